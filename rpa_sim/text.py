@@ -7,13 +7,14 @@ are written down.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 
-__all__ = ["normalize", "nl", "nls", "nls_pairs"]
+__all__ = ["normalize", "nl", "nls", "nls_pairs", "parse_number"]
 
 
 def normalize(text: str) -> str:
@@ -74,3 +75,34 @@ def nls_pairs(a: Sequence[str], b: Sequence[str], *, workers: int = 1) -> np.nda
         return np.zeros(0, dtype=np.float64)
     distance = cpdist(a, b, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers)
     return 1.0 - distance
+
+
+_IGNORED_IN_NUMBERS = str.maketrans("", "", ",$€£¥₹ \t\n")
+
+
+def parse_number(text: str) -> float | None:
+    """Read a number, ignoring thousands separators, currency signs and a trailing ``%``.
+
+    Commas are always thousands separators and the dot is the decimal point
+    (the convention of DocVQA's English documents). Returns ``None`` when the
+    rest is not a plain finite number.
+
+    Examples
+    --------
+    >>> parse_number("$1,700.50")
+    1700.5
+    >>> parse_number("12 %")
+    12.0
+    >>> parse_number("(8)") is None
+    True
+    """
+    cleaned = text.translate(_IGNORED_IN_NUMBERS)
+    if cleaned.endswith("%"):
+        cleaned = cleaned[:-1]
+    if not cleaned or not all(c.isdigit() or c in ".+-eE" for c in cleaned) or not any(c.isdigit() for c in cleaned):
+        return None
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
