@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass
+import math
+from dataclasses import astuple, dataclass
 from typing import Literal, get_args
 
 import numpy as np
@@ -56,8 +57,9 @@ class KIEOutcomes:
     predicted value and its correction: 1 when correct, 0 for a deletion),
     ``value`` and ``correction`` (the value a reviewer writes; empty for a
     deletion). Addition rows: ``addition_document`` and ``addition_key``.
-    Per document: ``document_additions`` and ``document_entities_gt``.
-    ``counts`` are the corpus KIEval counts, equal to the sums over the rows.
+    Per document: ``document_counts``, one row of KIEval counts per document
+    (columns named by :meth:`KIEvalCounts.field_names`; see :meth:`document_count`).
+    ``counts`` are the corpus KIEval counts, the column sums.
     """
 
     document_ids: np.ndarray
@@ -73,8 +75,7 @@ class KIEOutcomes:
     correction: np.ndarray
     addition_document: np.ndarray
     addition_key: np.ndarray
-    document_additions: np.ndarray
-    document_entities_gt: np.ndarray
+    document_counts: np.ndarray
     counts: KIEvalCounts
     value_match: ValueMatch = "exact"
 
@@ -86,6 +87,13 @@ class KIEOutcomes:
     @property
     def documents(self) -> int:
         return len(self.document_ids)
+
+    def document_count(self, name: str) -> np.ndarray:
+        """One KIEval count per document, e.g. ``"additions"`` or ``"entities_gt"``."""
+        names = KIEvalCounts.field_names()
+        if name not in names:
+            raise ValueError(f"name must be one of {names}, got {name!r}")
+        return self.document_counts[:, names.index(name)]
 
 
 class _KIEColumns:
@@ -100,20 +108,14 @@ class _KIEColumns:
         self.values: list[str] = []
         self.corrections: list[str] = []
         self.addition_document, self.addition_key = array("i"), array("i")
-        self.document_additions, self.document_entities_gt = array("q"), array("q")
-        self.counts = KIEvalCounts()
+        self.document_counts = array("q")
 
 
-def _grounding(entities, document: Document | None, mode: GroundingMode) -> list[float]:
-    if mode != "compute":
-        given = [e.grounding if e.grounding is not None else np.nan for e in entities]
-        if mode == "given" or document is None or not any(np.isnan(given)):
-            return given
-    else:
-        given = [np.nan] * len(entities)
-    if document is None:
-        return given
-    return [g if not np.isnan(g) else locatability(e.value, document) for g, e in zip(given, entities)]
+def _grounding(values: list[str], given: list[float | None], document: Document | None,
+               mode: GroundingMode) -> list[float]:
+    if mode == "given" or document is None:
+        return [math.nan if g is None or mode == "compute" else g for g in given]
+    return [locatability(v, document) if g is None or mode == "compute" else g for v, g in zip(values, given)]
 
 
 def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exact",
@@ -149,25 +151,24 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
         if record.ground_truth is None or record.prediction is None:
             raise ValueError(f"record {record.id!r} needs both ground_truth and prediction to be evaluated")
         result = evaluate_document(record.ground_truth, record.prediction, value_match=value_match)
-        n = len(result.entities)
+        n = len(result.keys)
         columns.document_ids.append(record.id)
         columns.document.extend([index] * n)
         columns.group.extend(result.groups.tolist())
-        columns.key.extend(columns.keys.code(e.key) for e in result.entities)
-        columns.confidence.extend(e.confidence for e in result.entities)
-        columns.grounding.extend(_grounding(result.entities, record.document, grounding))
+        columns.key.extend(map(columns.keys.code, result.keys))
+        columns.confidence.extend(result.confidences)
+        columns.grounding.extend(_grounding(result.values, result.groundings, record.document, grounding))
         columns.outcome.extend(result.labels.tolist())
-        columns.values.extend(e.value for e in result.entities)
+        columns.values.extend(result.values)
         columns.corrections.extend(c if c is not None else "" for c in result.corrections)
         columns.addition_document.extend([index] * len(result.additions))
         columns.addition_key.extend(columns.keys.code(a.key) for a in result.additions)
-        columns.document_additions.append(result.counts.additions)
-        columns.document_entities_gt.append(result.counts.entities_gt)
-        columns.counts = columns.counts + result.counts
+        columns.document_counts.extend(astuple(result.counts))
     return _finish(columns, value_match)
 
 
 def _finish(c: _KIEColumns, value_match: ValueMatch) -> KIEOutcomes:
+    counts = _column(c.document_counts, np.int64).reshape(-1, len(KIEvalCounts.field_names()))
     outcome = _column(c.outcome, np.int8)
     value = np.array(c.values, dtype=_STRINGS)
     correction = np.array(c.corrections, dtype=_STRINGS)
@@ -189,9 +190,8 @@ def _finish(c: _KIEColumns, value_match: ValueMatch) -> KIEOutcomes:
         correction=correction,
         addition_document=_column(c.addition_document, np.int32),
         addition_key=_column(c.addition_key, np.int32),
-        document_additions=_column(c.document_additions, np.int64),
-        document_entities_gt=_column(c.document_entities_gt, np.int64),
-        counts=c.counts,
+        document_counts=counts,
+        counts=KIEvalCounts(*(int(total) for total in counts.sum(axis=0))),
         value_match=value_match,
     )
 

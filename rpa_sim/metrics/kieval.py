@@ -12,7 +12,7 @@ addition. Those labels are what the replay engine routes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, astuple, dataclass, fields
 from typing import Literal
 
 import numpy as np
@@ -20,7 +20,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 from scipy.optimize import linear_sum_assignment
 
-from rpa_sim.records import Entity, Extraction, PredictedEntity, PredictedExtraction
+from rpa_sim.records import Entity, Extraction, PredictedExtraction
 
 __all__ = [
     "CORRECT",
@@ -83,7 +83,12 @@ class KIEvalCounts:
     ignored_empty: int = 0
 
     def __add__(self, other: KIEvalCounts) -> KIEvalCounts:
-        return KIEvalCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+        return KIEvalCounts(*(a + b for a, b in zip(astuple(self), astuple(other))))
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The count fields, in order (the columns of a per-document counts array)."""
+        return tuple(f.name for f in fields(cls))
 
     @property
     def fp(self) -> int:
@@ -173,7 +178,8 @@ class DocumentOutcome:
     """KIEval of one document with a label per predicted entity.
 
     Predicted entities are numbered in record order: the non-grouped entities
-    first, then each group's entities. ``labels[i]`` is :data:`CORRECT`,
+    first, then each group's entities, whose ``keys``, ``values``, ``confidences``
+    and ``groundings`` are listed in that order. ``labels[i]`` is :data:`CORRECT`,
     :data:`SUBSTITUTION` or :data:`DELETION`; ``corrections[i]`` is the value
     a reviewer writes (the ground truth's for a substitution, the value itself
     when correct, ``None`` for a deletion). Entities with an empty value are
@@ -181,11 +187,14 @@ class DocumentOutcome:
     """
 
     counts: KIEvalCounts
-    entities: tuple[PredictedEntity, ...]
+    keys: list[str]
+    values: list[str]
+    confidences: list[float]
+    groundings: list[float | None]
     groups: np.ndarray
     labels: np.ndarray
-    corrections: tuple[str | None, ...]
-    additions: tuple[Addition, ...] = field(default=())
+    corrections: list[str | None]
+    additions: list[Addition]
 
 
 def group_category(name: str | None, keys: Iterable[str]) -> str | None:
@@ -233,28 +242,43 @@ class _Group:
 
 
 class _Side:
-    """One side of a document: its groups (0 = non-grouped) and its non-empty entities, flattened."""
+    """One side of a document: its groups (0 = non-grouped) and its non-empty entities, flattened.
 
-    __slots__ = ("groups", "keys", "values", "entities", "ignored", "pairs")
+    Each entity's fields are read once here (attribute reads on the models are
+    the dominant cost on large corpora): ``values`` are the compared form,
+    ``raw`` the values as given; the predicted side also keeps confidences and groundings.
+    """
 
-    def __init__(self, groups: Sequence[tuple[str | None, Sequence[Entity]]], value_match: ValueMatch) -> None:
+    __slots__ = ("groups", "keys", "values", "raw", "confidences", "groundings", "ignored", "pairs")
+
+    def __init__(self, groups: Sequence[tuple[str | None, Sequence[Entity]]], value_match: ValueMatch, *,
+                 predicted: bool) -> None:
         self.keys: list[str] = []
         self.values: list[str] = []
-        self.entities: list = []
+        self.raw: list[str] = []
+        self.confidences: list[float] = []
+        self.groundings: list[float | None] = []
         self.groups: list[_Group] = []
         self.ignored = 0
+        fold = value_match == "normalized"
         for position, (name, entities) in enumerate(groups):
             members: list[int] = []
+            keys = []
             for entity in entities:
-                if not entity.value.strip():
+                key, value = entity.key, entity.value
+                keys.append(key)
+                if not value.strip():
                     self.ignored += 1
                     continue
                 members.append(len(self.keys))
-                self.keys.append(entity.key)
-                self.values.append(_fold(entity.value) if value_match == "normalized" else entity.value)
-                self.entities.append(entity)
+                self.keys.append(key)
+                self.raw.append(value)
+                self.values.append(_fold(value) if fold else value)
+                if predicted:
+                    self.confidences.append(entity.confidence)
+                    self.groundings.append(entity.grounding)
             # group 0 (non-grouped) is paired by rule, not by category
-            category = None if position == 0 else group_category(name, (e.key for e in entities))
+            category = None if position == 0 else group_category(name, keys)
             self.groups.append(_Group(category, members, self.keys, self.values))
         self.pairs: dict[tuple[str, str], int] = {}
         for group in self.groups:
@@ -336,7 +360,7 @@ class _Labels:
 
     def __init__(self, gt: _Side, pred: _Side) -> None:
         self.gt, self.pred = gt, pred
-        self.confidences = [entity.confidence for entity in pred.entities]
+        self.confidences = pred.confidences
         self.labels = np.full(len(pred.keys), DELETION, dtype=np.int8)
         self.corrections: list[str | None] = [None] * len(pred.keys)
         self.additions: list[Addition] = []
@@ -344,12 +368,12 @@ class _Labels:
 
     def correct(self, i: int) -> None:
         self.labels[i] = CORRECT
-        self.corrections[i] = self.pred.entities[i].value
+        self.corrections[i] = self.pred.raw[i]
         self.tp += 1
 
     def add_unpaired(self, g: int) -> None:
-        entities = self.gt.entities
-        self.additions.extend(Addition(self.gt.keys[j], entities[j].value, g) for j in self.gt.groups[g].members)
+        raw = self.gt.raw
+        self.additions.extend(Addition(self.gt.keys[j], raw[j], g) for j in self.gt.groups[g].members)
 
     def pair(self, g: int, p: int) -> None:
         gt_group, pred_group = self.gt.groups[g], self.pred.groups[p]
@@ -384,13 +408,13 @@ class _Labels:
         leftover_gt.reverse()
         unmatched_gt = set(leftover_gt)
         if leftover_pred and leftover_gt:
-            for j, i in _substitution_pairs([self.gt.entities[j].value for j in leftover_gt],
-                                            [self.pred.entities[i].value for i in leftover_pred]):
+            for j, i in _substitution_pairs([self.gt.raw[j] for j in leftover_gt],
+                                            [self.pred.raw[i] for i in leftover_pred]):
                 self.labels[leftover_pred[i]] = SUBSTITUTION
-                self.corrections[leftover_pred[i]] = self.gt.entities[leftover_gt[j]].value
+                self.corrections[leftover_pred[i]] = self.gt.raw[leftover_gt[j]]
                 unmatched_gt.discard(leftover_gt[j])
                 self.substitutions += 1
-        self.additions.extend(Addition(key, self.gt.entities[j].value, g) for j in leftover_gt if j in unmatched_gt)
+        self.additions.extend(Addition(key, self.gt.raw[j], g) for j in leftover_gt if j in unmatched_gt)
 
 
 def _substitution_pairs(truth: list[str], predicted: list[str]) -> list[tuple[int, int]]:
@@ -446,12 +470,12 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
     >>> out.counts.tp, out.counts.substitutions, out.counts.kieval_aligned
     (1, 1, 0.5)
     >>> [OUTCOME_NAMES[label] for label in out.labels], out.corrections
-    (['correct', 'substitution'], ('Americano', 'Latte'))
+    (['correct', 'substitution'], ['Americano', 'Latte'])
     """
     if value_match not in ("exact", "normalized"):
         raise ValueError(f"value_match must be 'exact' or 'normalized', got {value_match!r}")
-    gt = _Side(_groups_of(ground_truth), value_match)
-    pred = _Side(_groups_of(prediction), value_match)
+    gt = _Side(_groups_of(ground_truth), value_match, predicted=False)
+    pred = _Side(_groups_of(prediction), value_match, predicted=True)
     pairs = _pair_groups(gt, pred)
     outcome = _Labels(gt, pred)
     groups_tp = 0
@@ -482,8 +506,8 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
         tp_grouping_blind=gt.common_pairs(pred),
         ignored_empty=gt.ignored + pred.ignored,
     )
-    return DocumentOutcome(counts, tuple(pred.entities), groups, outcome.labels, tuple(outcome.corrections),
-                           tuple(outcome.additions))
+    return DocumentOutcome(counts, pred.keys, pred.raw, pred.confidences, pred.groundings, groups, outcome.labels,
+                           outcome.corrections, outcome.additions)
 
 
 def kieval(documents: Iterable[tuple[Extraction, PredictedExtraction]], *,

@@ -1,0 +1,132 @@
+"""The command line: its output contract (FORMATS.md), its errors and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rpa_sim.cli import main
+from tests.conftest import shared_path
+
+KIE_KEYS = {"documents", "entities_gt", "entities_pred", "tp", "fp", "fn", "substitutions", "additions",
+            "deletions", "entity_f1", "group_f1", "kieval_aligned", "group_aligned", "ignored_empty"}
+VQA_KEYS = {"questions", "anls", "accuracy", "smudge", "match", "grounding", "alpha", "evidence_iou"}
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def qwen_jsonl(tmp_path, capsys):
+    out = tmp_path / "qwen.jsonl.gz"
+    status, stdout, _ = run(capsys, "import", "kieval-csv", str(shared_path("data", "kieval_qwen72b_cord", "csv")),
+                            "--out", str(out))
+    assert status == 0
+    assert "wrote 100 documents" in stdout and "confidence 1.0" in stdout
+    return out
+
+
+def test_import_then_score_gives_the_official_kieval_figures(qwen_jsonl, capsys):
+    status, out, _ = run(capsys, "score", str(qwen_jsonl), "--json")
+    assert status == 0
+    result = json.loads(out)
+    assert KIE_KEYS <= result.keys()
+    assert (result["tp"], result["substitutions"], result["additions"] + result["deletions"]) == (1020, 167, 273)
+    assert round(result["entity_f1"], 4) == 0.7707 and round(result["kieval_aligned"], 4) == 0.6986
+    assert result["value_match"] == "exact" and result["skipped"] == 0
+
+
+def test_score_table_is_readable(qwen_jsonl, capsys):
+    status, out, _ = run(capsys, "score", str(qwen_jsonl))
+    assert status == 0
+    assert "KIEval_Aligned" in out and "0.6986" in out and "1,020" in out
+
+
+def test_score_vqa_json_keys(tmp_path, capsys):
+    data = tmp_path / "vqa.jsonl"
+    data.write_text(json.dumps({"id": "q1", "answers": ["12"], "prediction": {"answer": "12", "confidence": 0.9}})
+                    + "\n" + json.dumps({"id": "q2", "answers": ["Coca Cola"],
+                                         "prediction": {"answer": "coca cola", "confidence": 0.7}}) + "\n")
+    status, out, _ = run(capsys, "score", str(data), "--json")
+    result = json.loads(out)
+    assert status == 0 and VQA_KEYS <= result.keys()
+    assert (result["questions"], result["anls"], result["accuracy"]) == (2, 1.0, 1.0)
+    assert result["smudge"] is None and result["evidence_iou"] is None
+
+
+def test_bad_record_stops_with_its_location(tmp_path, capsys):
+    data = tmp_path / "bad.jsonl"
+    good = {"id": "r1", "ground_truth": {"entities": []}, "prediction": {"entities": []}}
+    bad = {"id": "r2", "ground_truth": {"entities": []},
+           "prediction": {"groups": [[{"key": "a", "value": "b", "confidence": 1.7}]]}}
+    data.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    status, out, err = run(capsys, "score", str(data))
+    assert status == 1 and out == ""
+    assert err.strip() == (f"rpa-sim: error: {data}: line 2 (id r2): prediction.groups[0][0].confidence: "
+                           "1.7 is not in [0, 1]")
+    status, out, err = run(capsys, "score", str(data), "--skip-invalid", "--json")
+    assert status == 0 and json.loads(out)["documents"] == 1 and json.loads(out)["skipped"] == 1
+    assert "skipped 1 record" in err and "line 2 (id r2)" in err
+
+
+def test_missing_file_and_bad_import_source(tmp_path, capsys):
+    status, _, err = run(capsys, "score", str(tmp_path / "nope.jsonl"))
+    assert status == 1 and "nope.jsonl" in err
+    (tmp_path / "src" / "gt").mkdir(parents=True)
+    status, _, err = run(capsys, "import", "kieval-csv", str(tmp_path / "src"), "--out", str(tmp_path / "o.jsonl"))
+    assert status == 1 and "pred" in err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_import_prediction_without_ground_truth_is_an_error(tmp_path, capsys):
+    for side in ("gt", "pred"):
+        (tmp_path / side).mkdir()
+    (tmp_path / "gt" / "1.csv").write_text("#h\ndate\t1\n")
+    (tmp_path / "pred" / "1.csv").write_text("#h\ndate\t1\n")
+    (tmp_path / "pred" / "2.csv").write_text("#h\ndate\t1\n")
+    status, _, err = run(capsys, "import", "kieval-csv", str(tmp_path), "--out", str(tmp_path / "o.jsonl"))
+    assert status == 1 and "prediction without ground truth: 2.csv" in err
+
+
+def test_import_malformed_group_block_names_file_and_line(tmp_path, capsys):
+    for side in ("gt", "pred"):
+        (tmp_path / side).mkdir()
+    (tmp_path / "gt" / "7.csv").write_text("0\nmenu.nm\tmenu.price\nLATTE\t4.00\nTEA\n")
+    (tmp_path / "pred" / "7.csv").write_text("0\nmenu.nm\tmenu.price\nLATTE\t4.00\n")
+    status, _, err = run(capsys, "import", "kieval-csv", str(tmp_path), "--out", str(tmp_path / "o.jsonl"))
+    assert status == 1
+    assert f"{tmp_path / 'gt' / '7.csv'}: line 4: group block '0' has 2 keys but 1 values" in err
+
+
+def test_import_shortlist(tmp_path, capsys):
+    for side in ("gt", "pred"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "1.csv").write_text("#h\ndate\t1\nfoo\tx\n")
+    status, out, _ = run(capsys, "import", "kieval-csv", str(tmp_path), "--out", str(tmp_path / "o.jsonl"),
+                         "--shortlist", "date")
+    assert status == 0 and "2 values dropped" in out
+    status, out, _ = run(capsys, "score", str(tmp_path / "o.jsonl"), "--json")
+    assert json.loads(out)["entities_gt"] == 1
+
+
+def test_demo_is_deterministic(capsys):
+    status, first, _ = run(capsys, "demo", "--json")
+    assert status == 0
+    _, second, _ = run(capsys, "demo", "--json")
+    assert first == second
+    figures = json.loads(first)
+    assert figures["documents"] == 200
+    assert figures["substitutions"] > 0 and figures["additions"] > 0 and figures["deletions"] > 0
+    status, text, _ = run(capsys, "demo")
+    assert "generated" in text and "KIEval_Aligned" in text
+
+
+def test_console_script_usage_error_exits_2():
+    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", "score"], capture_output=True, text=True)
+    assert completed.returncode == 2 and "DATA" in completed.stderr

@@ -1,0 +1,133 @@
+"""The outcome tables: columns that add up to the metrics, on hand-made and real data."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rpa_sim.importers.kieval_csv import import_kieval_csv
+from rpa_sim.metrics.anls import anls_question
+from rpa_sim.metrics.kieval import kieval
+from rpa_sim.outcomes import ANSWER_TYPES, evaluate_kie, evaluate_vqa
+from rpa_sim.records import KIERecord, VQARecord
+from rpa_sim.synthetic import synthetic_receipts
+from tests.conftest import shared_path
+
+PAGE = {"width": 1000, "height": 1000, "words": [
+    {"text": "LATTE", "bbox": [100, 100, 160, 120]},
+    {"text": "4,000", "bbox": [400, 100, 460, 120]},
+    {"text": "TOTAL", "bbox": [100, 500, 160, 520]},
+    {"text": "12.", "bbox": [400, 500, 440, 520]},
+]}
+
+
+def kie_record(**overrides):
+    data = {
+        "id": "r1",
+        "ground_truth": {"entities": [{"key": "total", "value": "12"}],
+                         "groups": [[{"key": "menu.nm", "value": "LATTE"}, {"key": "menu.price", "value": "4,000"}]]},
+        "prediction": {"entities": [{"key": "total", "value": "12", "confidence": 0.95}],
+                       "groups": [[{"key": "menu.nm", "value": "LATTE", "confidence": 0.9, "grounding": 0.7},
+                                   {"key": "menu.price", "value": "4.000", "confidence": 0.42},
+                                   {"key": "menu.cnt", "value": "1", "confidence": 0.3}]]},
+    }
+    data.update(overrides)
+    return KIERecord.model_validate(data)
+
+
+def test_kie_rows_carry_labels_corrections_and_scores():
+    table = evaluate_kie([kie_record()], grounding="given")
+    assert len(table) == 4 and table.documents == 1
+    assert table.keys == ("total", "menu.nm", "menu.price", "menu.cnt")
+    assert table.key.tolist() == [0, 1, 2, 3]
+    assert table.group.tolist() == [0, 1, 1, 1]
+    assert table.outcome.tolist() == [0, 0, 1, 2]
+    assert table.correction.tolist() == ["12", "LATTE", "4,000", ""]
+    assert table.similarity.tolist() == [1.0, 1.0, pytest.approx(0.8), 0.0]
+    assert table.confidence.tolist() == [0.95, 0.9, 0.42, 0.3]
+    assert table.grounding[1] == 0.7 and np.isnan(table.grounding[[0, 2, 3]]).all()
+    assert table.document_count("additions").tolist() == [0] and len(table.addition_document) == 0
+
+
+def test_kie_grounding_computed_from_the_page_when_not_given():
+    table = evaluate_kie([kie_record(document={"pages": [PAGE]})])
+    assert table.grounding[1] == 0.7  # given values are kept
+    assert table.grounding[0] == pytest.approx(2 / 3)  # "12" against the word "12."
+    assert table.grounding[2] == pytest.approx(0.8)  # "4.000" against "4,000"
+    computed = evaluate_kie([kie_record(document={"pages": [PAGE]})], grounding="compute")
+    assert computed.grounding[1] == 1.0
+
+
+def test_kie_additions_are_rows_of_their_own():
+    record = kie_record(prediction={"entities": [], "groups": [[{"key": "menu.nm", "value": "LATTE",
+                                                                  "confidence": 0.5}]]})
+    table = evaluate_kie([record, record.model_copy(update={"id": "r2"})])
+    assert table.addition_document.tolist() == [0, 0, 1, 1]
+    assert [table.keys[k] for k in table.addition_key] == ["total", "menu.price"] * 2
+    assert table.document_count("additions").tolist() == [2, 2]
+    assert table.document_count("entities_gt").tolist() == [3, 3]
+
+
+def test_kie_table_equals_corpus_counts_on_real_data():
+    records, _ = import_kieval_csv(shared_path("data", "kieval_qwen72b_cord", "csv"))
+    records = list(records)
+    table = evaluate_kie(records)
+    assert table.counts == kieval((r.ground_truth, r.prediction) for r in records)
+    assert np.bincount(table.outcome, minlength=3).tolist() == [1020, 167, 159]
+    assert len(table.addition_key) == table.document_count("additions").sum() == 114
+    assert table.document.max() == 99 and np.all(np.diff(table.document) >= 0)
+
+
+def test_kie_table_is_deterministic():
+    first = evaluate_kie(synthetic_receipts(50, seed=3))
+    second = evaluate_kie(synthetic_receipts(50, seed=3))
+    for name in ("document", "key", "confidence", "outcome", "similarity", "value", "correction"):
+        assert np.array_equal(getattr(first, name), getattr(second, name)), name
+    assert first.counts == second.counts
+
+
+def test_kie_needs_both_sides():
+    with pytest.raises(ValueError, match="'r1' needs both"):
+        evaluate_kie([kie_record(prediction=None)])
+
+
+def vqa_record(qid, answers, prediction, confidence=0.5, **extra):
+    return VQARecord.model_validate({"id": qid, "answers": answers,
+                                     "prediction": {"answer": prediction, "confidence": confidence,
+                                                    **extra.pop("predicted", {})}, **extra})
+
+
+def test_vqa_rows_and_summary():
+    records = [
+        vqa_record("q1", ["12"], "12", 0.9, document={"pages": [PAGE]}, question_type="Table/List",
+                   evidence=[{"page": 0, "bbox": [400, 500, 440, 520]}],
+                   predicted={"evidence": [{"page": 0, "bbox": [400, 500, 440, 520]}]}),
+        vqa_record("q2", ["LATTE"], "LATE", 0.4, document={"pages": [PAGE]}, predicted={"grounding": 0.2}),
+        vqa_record("q3", ["4,000"], "vanilla", 0.1),
+    ]
+    table = evaluate_vqa(records)
+    assert table.question_ids.tolist() == ["q1", "q2", "q3"]
+    assert table.question_types == ("Table/List", "")
+    assert [ANSWER_TYPES[t] for t in table.answer_type] == ["numeric", "textual", "hybrid"]
+    assert table.anls.tolist() == [1.0, pytest.approx(0.8), 0.0]
+    assert table.anls[1] == anls_question(["LATTE"], "LATE")
+    assert table.accuracy.tolist() == [1.0, 0.0, 0.0]
+    assert table.smudge_grounding[0] == 1.0 and np.isnan(table.smudge_grounding[2])
+    assert table.grounding[1] == 0.2  # given grounding wins for routing
+    assert table.grounding[0] == 1.0  # otherwise the prediction's locatability
+    assert table.evidence_iou[0] == 1.0 and np.isnan(table.evidence_iou[1:]).all()
+    assert table.absolute_deviation[0] == 0.0 and np.isnan(table.absolute_deviation[1])
+    summary = table.summary()
+    assert summary["questions"] == 3 and summary["alpha"] == 0.25
+    assert summary["anls"] == pytest.approx((1 + 0.8) / 3)
+    composite = 0.25 * table.match[:2] + 0.75 * table.smudge_grounding[:2]
+    assert summary["smudge"] == pytest.approx(composite.mean())
+    assert summary["evidence_iou"] == 1.0
+
+
+def test_vqa_without_documents_has_no_smudge():
+    summary = evaluate_vqa([vqa_record("q", ["a b"], "a b")]).summary()
+    assert summary["smudge"] is None and summary["grounding"] is None and summary["evidence_iou"] is None
+    assert not any(isinstance(v, float) and math.isnan(v) for v in summary.values())
