@@ -70,13 +70,13 @@ class Page(_Model):
 
     width: float = Field(gt=0, allow_inf_nan=False)
     height: float = Field(gt=0, allow_inf_nan=False)
-    words: list[Word] = []
+    words: list[Word] = Field(default_factory=list)
 
 
 class Document(_Model):
     """The OCR of a document, used to locate (ground) answers and values on the page."""
 
-    pages: list[Page] = []
+    pages: list[Page] = Field(default_factory=list)
 
 
 class Entity(_Model):
@@ -104,7 +104,7 @@ class Group(_Model):
     """A ground-truth group; ``name`` is its category when given explicitly."""
 
     name: str | None = None
-    entities: list[Entity] = []
+    entities: list[Entity] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -116,7 +116,7 @@ class PredictedGroup(_Model):
     """A predicted group; ``name`` is its category when given explicitly."""
 
     name: str | None = None
-    entities: list[PredictedEntity] = []
+    entities: list[PredictedEntity] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -127,15 +127,15 @@ class PredictedGroup(_Model):
 class Extraction(_Model):
     """The ground-truth side of a KIE document: non-grouped entities and groups."""
 
-    entities: list[Entity] = []
-    groups: list[Group] = []
+    entities: list[Entity] = Field(default_factory=list)
+    groups: list[Group] = Field(default_factory=list)
 
 
 class PredictedExtraction(_Model):
     """The predicted side of a KIE document."""
 
-    entities: list[PredictedEntity] = []
-    groups: list[PredictedGroup] = []
+    entities: list[PredictedEntity] = Field(default_factory=list)
+    groups: list[PredictedGroup] = Field(default_factory=list)
 
 
 class KIERecord(_Model):

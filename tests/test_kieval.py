@@ -167,7 +167,7 @@ def test_labels_duplicate_value_most_confident_copy_is_correct():
     ]})
     out = evaluate_document(gt, pred)
     assert out.labels.tolist() == [DELETION, CORRECT]
-    assert out.corrections == (None, "10.00")
+    assert out.corrections == [None, "10.00"]
 
 
 def test_labels_substitutions_pair_by_similarity_and_leftovers_are_deletions():
@@ -175,7 +175,7 @@ def test_labels_substitutions_pair_by_similarity_and_leftovers_are_deletions():
     pred = pred_doc([("menu.nm", "AMERICAN0"), ("menu.nm", "LATE"), ("menu.nm", "XYZ")])
     out = evaluate_document(gt, pred)
     assert out.labels.tolist() == [SUBSTITUTION, SUBSTITUTION, DELETION]
-    assert out.corrections == ("AMERICANO", "LATTE", None)
+    assert out.corrections == ["AMERICANO", "LATTE", None]
     assert (out.counts.substitutions, out.counts.deletions, out.counts.additions) == (2, 1, 0)
 
 

@@ -1,0 +1,648 @@
+"""Read and write canonical JSONL records (``../shared/spec/FORMATS.md``), streaming.
+
+:func:`read_records` turns a ``.jsonl`` or ``.jsonl.gz`` file, or a ground-truth
+file and a predictions file joined on ``id``, into validated
+:class:`~rpa_sim.records.KIERecord` or :class:`~rpa_sim.records.VQARecord`
+objects, one at a time, so that a file of any size can be scored. Every bad
+line becomes an :class:`~rpa_sim.errors.InputError` that says where it is
+(``FILE: line N (id ID): FIELD: problem``); with ``skip_invalid=True`` bad
+records are collected instead of raised. :func:`write_records` writes records
+back canonically and atomically. ``docs/formats.md`` lists every message.
+
+Examples
+--------
+>>> import tempfile
+>>> from rpa_sim.records import VQAPrediction, VQARecord
+>>> tmp = tempfile.TemporaryDirectory()
+>>> path = Path(tmp.name) / "questions.jsonl"
+>>> question = VQARecord(id="q-1", answers=["12"],
+...                      prediction=VQAPrediction(answer="12", confidence=0.9))
+>>> write_records([question], path)
+1
+>>> print(path.read_text(), end="")
+{"id":"q-1","answers":["12"],"prediction":{"answer":"12","confidence":0.9}}
+>>> stream = read_records(path)
+>>> stream.task, [record.id for record in stream], stream.count
+('vqa', ['q-1'], 1)
+>>> tmp.cleanup()
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import gzip
+import json
+import math
+import os
+import sqlite3
+import tempfile
+import uuid
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from pydantic import ValidationError
+
+from rpa_sim.errors import InputError
+from rpa_sim.records import KIERecord, Record, VQARecord, task_of
+
+__all__ = ["RecordStream", "read_records", "write_records"]
+
+Task = Literal["kie", "vqa"]
+
+_MODELS: dict[str, type[KIERecord] | type[VQARecord]] = {"kie": KIERecord, "vqa": VQARecord}
+# The field scoring needs from the ground-truth side; the other side is always "prediction".
+_TRUTH_SIDE = {"kie": "ground_truth", "vqa": "answers"}
+# Top-level fields that may come from only one of the two files.
+_FIELDS = (KIERecord.model_fields.keys() | VQARecord.model_fields.keys()) - {"id"}
+_UNIT_FIELDS = frozenset({"confidence", "grounding"})
+_GZIP_MAGIC = b"\x1f\x8b"
+_SHOW_LIMIT = 60
+
+
+# --------------------------------------------------------------------------- public API
+
+
+class RecordStream:
+    """The validated records of one data set, read lazily in file order.
+
+    Made by :func:`read_records`. Iterating reads the file(s) again from the
+    start each time and resets :attr:`skipped` and :attr:`count`.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The records file (the ground-truth file in the two-file form).
+    predictions : pathlib.Path or None
+        The predictions file of the two-file form.
+    task : {"kie", "vqa"}
+        The task, as given or inferred from the first record that tells it.
+    skip_invalid : bool
+        Whether bad records are collected in :attr:`skipped` rather than raised.
+    skipped : list of InputError
+        The records skipped by the last iteration, in the order met.
+    count : int
+        The records yielded by the last iteration.
+    """
+
+    def __init__(self, path: Path, *, predictions: Path | None, task: Task | None,
+                 skip_invalid: bool) -> None:
+        self.path = path
+        self.predictions = predictions
+        self.skip_invalid = skip_invalid
+        self.skipped: list[InputError] = []
+        self.count = 0
+        self._kinds: Counter[str] = Counter()
+        for file in self._files:
+            _require_records(file)
+        if task is None:
+            self.task, self._task_note = _infer_task(self._files, skip_invalid=skip_invalid)
+        else:
+            self.task, self._task_note = task, _TaskNote(None, None)
+
+    @property
+    def _files(self) -> tuple[Path, ...]:
+        return (self.path,) if self.predictions is None else (self.path, self.predictions)
+
+    def __iter__(self) -> Iterator[Record]:
+        self.skipped, self.count, self._kinds = [], 0, Counter()
+        # closing: a raised error releases the files and the join index at once.
+        with contextlib.closing(self._items()) as items:
+            for item in items:
+                if isinstance(item, _Bad):
+                    if not self.skip_invalid:
+                        raise item.error
+                    self.skipped.append(item.error)
+                    self._kinds[item.kind] += 1
+                else:
+                    self.count += 1
+                    yield item
+        if self.count == 0:
+            raise InputError(f"no valid records: {len(self.skipped)} skipped", path=str(self.path))
+
+    def _items(self) -> Iterator[Record | _Bad]:
+        if self.predictions is None:
+            pairs: Iterator[_Pair | _Bad] = (
+                item if isinstance(item, _Bad) else _Pair(item, None)
+                for item in _raw_records(self.path, {}))
+        else:
+            pairs = _join(self.path, self.predictions)
+        for item in pairs:
+            yield item if isinstance(item, _Bad) else self._validate(item)
+
+    def _validate(self, pair: _Pair) -> Record | _Bad:
+        for line in pair.lines:
+            told = task_of(line.data)
+            if told is not None and told != self.task:
+                problem = f"a {told} record, but the task is {self.task} {self._task_note.about(line.path)}"
+                return _bad(problem, f"{told} record in {self.task} data", line)
+        try:
+            record = _MODELS[self.task].model_validate_json(pair.text, strict=True)
+        except ValidationError as exc:
+            return _invalid(exc, pair)
+        return _missing_side(record, pair, self.task) or record
+
+    def skipped_summary(self) -> str:
+        """What the last iteration skipped, counted by kind of problem, for a one-line report.
+
+        Returns
+        -------
+        str
+            E.g. ``"skipped 3 records: 2 confidence not in [0, 1], 1 duplicate id"``,
+            the most frequent kinds first.
+        """
+        total = len(self.skipped)
+        if total == 0:
+            return "skipped 0 records"
+        kinds = ", ".join(f"{n} {kind}" for kind, n in self._kinds.most_common())
+        return f"skipped {total} record{'' if total == 1 else 's'}: {kinds}"
+
+
+def read_records(path: str | os.PathLike[str], *, predictions: str | os.PathLike[str] | None = None,
+                 task: Task | None = None, skip_invalid: bool = False) -> RecordStream:
+    """Open a records file (or a ground-truth file and a predictions file) for streaming.
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.jsonl`` file, gzip-compressed or not (told by its first bytes,
+        not its name). In the two-file form, the ground-truth side.
+    predictions : path-like, optional
+        The prediction side, joined to ``path`` on ``id``. Files in the same
+        id order are joined in lockstep; otherwise the predictions are indexed
+        in a temporary on-disk database, so memory stays bounded.
+    task : {"kie", "vqa"}, optional
+        The task; by default inferred from the first record whose fields tell it.
+    skip_invalid : bool, default=False
+        Collect bad records in :attr:`RecordStream.skipped` instead of raising.
+        File-level problems (a missing, empty, truncated or corrupt file, or a
+        task that no record tells) raise all the same.
+
+    Returns
+    -------
+    RecordStream
+        Iterable over the validated records, in file order.
+
+    Raises
+    ------
+    InputError
+        Here for file-level problems and for a bad line met while inferring
+        the task; while iterating for every bad record unless ``skip_invalid``.
+    """
+    if task not in (None, "kie", "vqa"):
+        raise ValueError(f"task must be 'kie' or 'vqa', got {task!r}")
+    return RecordStream(Path(path), predictions=None if predictions is None else Path(predictions),
+                        task=task, skip_invalid=skip_invalid)
+
+
+def write_records(records: Iterable[Record], path: str | os.PathLike[str]) -> int:
+    """Write records as canonical JSONL, atomically; gzip-compressed when ``path`` ends in ``.gz``.
+
+    Keys come in the models' field order, ``None`` fields are left out,
+    unnamed groups are written as bare lists, and a gzip header carries no
+    file name and a zero time, so identical records give identical bytes.
+    The records go to a temporary file beside ``path`` that is renamed over
+    it at the end: an interrupted write leaves ``path`` as it was.
+
+    Parameters
+    ----------
+    records : iterable of KIERecord or VQARecord
+        Consumed once, lazily.
+    path : path-like
+        The output file.
+
+    Returns
+    -------
+    int
+        The number of records written.
+    """
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    count = 0
+    try:
+        # "x" mode rather than mkstemp: the file gets the usual umask permissions.
+        with open(temporary, "xb") as handle:
+            with _compressing(handle, gzipped=path.name.endswith(".gz")) as out:
+                for record in records:
+                    out.write(_canonical_line(record))
+                    count += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return count
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _compressing(handle: IO[bytes], *, gzipped: bool) -> contextlib.AbstractContextManager[IO[bytes]]:
+    if not gzipped:
+        return contextlib.nullcontext(handle)
+    # filename="" keeps the temporary file's name out of the header.
+    return gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=6)
+
+
+def _canonical_line(record: Record) -> bytes:
+    data = _bare_groups(record.model_dump(mode="json", exclude_none=True))
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+def _bare_groups(data: dict[str, Any]) -> dict[str, Any]:
+    """Write unnamed groups as bare lists, the form FORMATS.md shows.
+
+    >>> _bare_groups({"prediction": {"groups": [{"entities": []}, {"name": "menu", "entities": []}]}})
+    {'prediction': {'groups': [[], {'name': 'menu', 'entities': []}]}}
+    """
+    for side in ("ground_truth", "prediction"):
+        extraction = data.get(side)
+        if isinstance(extraction, dict) and "groups" in extraction:
+            extraction["groups"] = [group["entities"] if group.keys() == {"entities"} else group
+                                    for group in extraction["groups"]]
+    return data
+
+
+# --------------------------------------------------------------------------- reading lines
+
+
+@dataclass(frozen=True)
+class _Bad:
+    """A per-record problem on its way to being raised or skipped; ``kind`` groups the summary."""
+
+    error: InputError
+    kind: str
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One parsed line: a JSON object with a string id."""
+
+    path: str
+    number: int
+    id: str
+    data: dict[str, Any]
+    text: str
+
+
+def _bad(problem: str, kind: str, line: _Line, field: str | None = None) -> _Bad:
+    return _Bad(InputError(problem, path=line.path, line=line.number, record_id=line.id, field=field), kind)
+
+
+def _open(path: Path) -> IO[bytes]:
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError("no such file", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc.strerror}", path=str(path)) from None
+
+
+def _decompressing(handle: IO[bytes]) -> contextlib.AbstractContextManager[IO[bytes]]:
+    if handle.peek(2)[:2] == _GZIP_MAGIC:  # type: ignore[attr-defined]
+        return gzip.GzipFile(fileobj=handle, mode="rb")
+    return contextlib.nullcontext(handle)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Number and bytes of each line; a broken gzip stream is a file-level :class:`InputError`."""
+    with _open(path) as handle, _decompressing(handle) as stream:
+        number = 0
+        try:
+            for number, raw in enumerate(stream, 1):
+                yield number, raw
+        except EOFError as exc:
+            last = f"the last complete line is {number}" if number else "no line is complete"
+            raise InputError(f"truncated gzip file: {last}", path=str(path)) from exc
+        except (gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(f"corrupt gzip file after line {number}: {exc}", path=str(path)) from exc
+
+
+def _require_records(path: Path) -> None:
+    with contextlib.closing(_raw_records(path, {})) as items:
+        if next(items, None) is None:
+            raise InputError("no records", path=str(path))
+
+
+def _parse(path: str, number: int, raw: bytes) -> _Line | _Bad | None:
+    """One line as a :class:`_Line`, a :class:`_Bad`, or ``None`` when blank."""
+    if number == 1:
+        raw = raw.removeprefix(codecs.BOM_UTF8)  # as Windows tools write it
+    if not raw.strip():
+        return None
+    raw = raw.rstrip(b"\r\n")  # so that a line cut short is reported at its end
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line"
+        return _Bad(InputError(problem, path=path, line=number), "not UTF-8")
+    try:
+        data = json.loads(text)  # accepts NaN and Infinity: validation rejects them by field
+    except json.JSONDecodeError as exc:
+        problem = f"invalid JSON: {exc.msg} at column {exc.pos + 1}"
+        return _Bad(InputError(problem, path=path, line=number), "invalid JSON")
+    if not isinstance(data, dict):
+        return _Bad(InputError(f"expected a JSON object, got {_show(data)}", path=path, line=number),
+                    "not a JSON object")
+    if "id" not in data:
+        return _Bad(InputError("missing", path=path, line=number, field="id"), "missing id")
+    if not isinstance(data["id"], str) or not data["id"]:
+        problem = f"expected a non-empty string, got {_show(data['id'])}"
+        return _Bad(InputError(problem, path=path, line=number, field="id"), "invalid id")
+    return _Line(path, number, data["id"], data, text)
+
+
+def _raw_records(path: Path, seen: dict[str, int]) -> Iterator[_Line | _Bad]:
+    """The non-blank lines of ``path``, parsed; ``seen`` maps ids to their first line."""
+    for number, raw in _lines(path):
+        item = _parse(str(path), number, raw)
+        if isinstance(item, _Line):
+            first = seen.setdefault(item.id, number)
+            if first != number:
+                item = _bad(f"duplicate id (first on line {first})", "duplicate id", item)
+        if item is not None:
+            yield item
+
+
+# --------------------------------------------------------------------------- task
+
+
+@dataclass(frozen=True)
+class _TaskNote:
+    """Where the task came from: the line it was inferred from, or neither when given."""
+
+    path: str | None
+    line: int | None
+
+    def about(self, path: str) -> str:
+        if self.line is None:
+            return "(given explicitly)"
+        where = f"line {self.line}" if self.path == path else f"{self.path} line {self.line}"
+        return f"(inferred from {where})"
+
+
+def _infer_task(files: tuple[Path, ...], *, skip_invalid: bool) -> tuple[Task, _TaskNote]:
+    for path in files:
+        with contextlib.closing(_raw_records(path, {})) as items:
+            for item in items:
+                if isinstance(item, _Bad):
+                    if skip_invalid:
+                        continue
+                    raise item.error
+                told = task_of(item.data)
+                if told is not None:
+                    return told, _TaskNote(item.path, item.number)
+    raise InputError("no record tells whether the task is kie or vqa; give the task explicitly",
+                     path=str(files[0]))
+
+
+# --------------------------------------------------------------------------- two files
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """A record to validate: one line, or a ground-truth line and its prediction line."""
+
+    truth: _Line
+    pred: _Line | None
+
+    @property
+    def lines(self) -> tuple[_Line, ...]:
+        return (self.truth,) if self.pred is None else (self.truth, self.pred)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.truth.data if self.pred is None else {**self.truth.data, **self.pred.data}
+
+    @property
+    def text(self) -> str:
+        if self.pred is None:
+            return self.truth.text
+        # The members of both objects side by side: cheaper than encoding the merged dict again.
+        # Only "id" (the same on both sides) and unknown, ignored fields can appear twice.
+        return f"{self.truth.text.rstrip()[:-1]},{self.pred.text.lstrip()[1:]}"
+
+    def line_of(self, key: str) -> _Line:
+        """The line a top-level field comes from, or where it was expected when absent."""
+        if self.pred is None:
+            return self.truth
+        if key in self.pred.data:
+            return self.pred
+        if key in self.truth.data:
+            return self.truth
+        return self.pred if key == "prediction" else self.truth
+
+
+def _pair(truth: _Line, pred: _Line) -> _Pair | _Bad:
+    clash = next((key for key in pred.data if key in _FIELDS and key in truth.data), None)
+    if clash is None:
+        return _Pair(truth, pred)
+    problem = f"also in {truth.path} line {truth.number}; each file holds only its side"
+    return _bad(problem, "field in both files", pred, field=clash)
+
+
+def _join(truth_path: Path, pred_path: Path) -> Iterator[_Pair | _Bad]:
+    """Join on id: in lockstep while the ids agree, then through an on-disk index."""
+    truth_seen: dict[str, int] = {}
+    truths, preds = _raw_records(truth_path, truth_seen), _raw_records(pred_path, {})
+    truth, pred = next(truths, None), next(preds, None)
+    while truth is not None or pred is not None:
+        if isinstance(truth, _Bad):
+            yield truth
+            truth = next(truths, None)
+        elif isinstance(pred, _Bad):
+            yield pred
+            pred = next(preds, None)
+        elif truth is not None and pred is not None and truth.id == pred.id:
+            yield _pair(truth, pred)
+            truth, pred = next(truths, None), next(preds, None)
+        else:
+            yield from _join_indexed(_prepend(truth, truths), _prepend(pred, preds),
+                                     truth_seen=truth_seen, truth_path=truth_path, pred_path=pred_path)
+            return
+
+
+def _prepend(item: _Line | None, rest: Iterator[_Line | _Bad]) -> Iterator[_Line | _Bad]:
+    return rest if item is None else chain([item], rest)
+
+
+def _join_indexed(truths: Iterator[_Line | _Bad], preds: Iterator[_Line | _Bad], *,
+                  truth_seen: dict[str, int], truth_path: Path, pred_path: Path) -> Iterator[_Pair | _Bad]:
+    """Index the remaining predictions on disk, then look each remaining ground truth up.
+
+    Predictions joined in lockstep before are not in the index; their ids are
+    in ``truth_seen`` like every ground-truth id, which finds the orphans.
+    """
+    with tempfile.TemporaryDirectory(prefix="rpa-sim-") as directory, \
+            contextlib.closing(sqlite3.connect(Path(directory) / "predictions.db")) as db:
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute("CREATE TABLE pred (id TEXT PRIMARY KEY, line INTEGER, text TEXT)")
+        for item in preds:
+            if isinstance(item, _Bad):
+                yield item
+            else:
+                db.execute("INSERT INTO pred VALUES (?, ?, ?)", (item.id, item.number, item.text))
+        for item in truths:
+            if isinstance(item, _Bad):
+                yield item
+                continue
+            row = db.execute("SELECT line, text FROM pred WHERE id = ?", (item.id,)).fetchone()
+            if row is None:
+                yield _bad(f"no prediction with this id in {pred_path}", "ground truth without prediction", item)
+            else:
+                yield _pair(item, _Line(str(pred_path), row[0], item.id, json.loads(row[1]), row[1]))
+        for record_id, number in db.execute("SELECT id, line FROM pred ORDER BY rowid"):
+            if record_id not in truth_seen:
+                error = InputError(f"no ground truth with this id in {truth_path}", path=str(pred_path),
+                                   line=number, record_id=record_id)
+                yield _Bad(error, "prediction without ground truth")
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _missing_side(record: Record, pair: _Pair, task: str) -> _Bad | None:
+    for key in (_TRUTH_SIDE[task], "prediction"):
+        if getattr(record, key) is None:
+            line = pair.line_of(key)
+            return _bad("null" if key in line.data else "missing", f"missing {key}", line, field=key)
+    return None
+
+
+def _invalid(exc: ValidationError, pair: _Pair) -> _Bad:
+    """The first validation error of a record, located and worded as the raw JSON has it."""
+    errors = exc.errors(include_url=False)
+    first = _bare_error(errors[0])
+    steps = _raw_steps(first["loc"], pair.data)
+    # A union reports one error per alternative at the same place: word them together.
+    alternatives = [error["type"] for error in errors if _raw_steps(error["loc"], pair.data) == steps]
+    names = [step for step in steps if isinstance(step, str)]
+    leaf = names[-1] if names else "record"
+    problem, kind = _describe(first, leaf, alternatives)
+    line = pair.line_of(names[0]) if names else pair.truth
+    return _bad(problem, kind, line, field=_format_steps(steps) or None)
+
+
+def _bare_error(error: dict[str, Any]) -> dict[str, Any]:
+    # A short tuple reports each missing position; say instead that the list is too short.
+    loc = error["loc"]
+    if error["type"] == "missing" and loc and isinstance(loc[-1], int):
+        return {**error, "type": "too_short", "loc": loc[:-1], "ctx": {"min_length": loc[-1] + 1}}
+    return error
+
+
+def _raw_steps(loc: tuple[str | int, ...], data: Any) -> list[str | int]:
+    """The steps of a pydantic location that exist in the raw JSON.
+
+    Dropped: the ``entities`` step a bare-list group gains while validated,
+    and the tags pydantic adds under a scalar for each alternative of a union.
+
+    >>> raw = {"prediction": {"groups": [[{"key": "k"}]]}}
+    >>> _raw_steps(("prediction", "groups", 0, "entities", 0, "confidence"), raw)
+    ['prediction', 'groups', 0, 0, 'confidence']
+    >>> _raw_steps(("segment", "int"), {"segment": 1.5})
+    ['segment']
+    """
+    steps: list[str | int] = []
+    node = data
+    for step in loc:
+        if isinstance(step, int):
+            steps.append(step)
+            node = node[step] if isinstance(node, list) and step < len(node) else None
+        elif isinstance(node, dict):
+            steps.append(step)
+            node = node.get(step)
+    return steps
+
+
+def _format_steps(steps: list[str | int]) -> str:
+    """
+    >>> _format_steps(["prediction", "groups", 2, 0, "confidence"])
+    'prediction.groups[2][0].confidence'
+    """
+    text = ""
+    for step in steps:
+        text += f"[{step}]" if isinstance(step, int) else f".{step}" if text else step
+    return text
+
+
+_EXPECTED = {
+    "string_type": "a string",
+    "float_type": "a number",
+    "int_type": "an integer",
+    "list_type": "a list",
+    "model_type": "an object",
+}
+_GROUP_MODELS = frozenset({"Group", "PredictedGroup"})
+_RANGES = {
+    "greater_than": "{value} is not greater than {gt:g}",
+    "greater_than_equal": "{value} is less than {ge:g}",
+    "finite_number": "{value} is not a finite number",
+}
+
+
+def _describe(error: dict[str, Any], leaf: str, alternatives: list[str]) -> tuple[str, str]:
+    """A short problem quoting the bad value, and the kind it is counted under."""
+    kind, ctx = error["type"], error.get("ctx", {})
+    if kind == "missing":
+        return "missing", f"missing {leaf}"
+    value = _show(error["input"])
+    if leaf in _UNIT_FIELDS and kind in ("less_than_equal", "greater_than_equal", "finite_number"):
+        return f"{value} is not in [0, 1]", f"{leaf} not in [0, 1]"
+    if leaf == "bbox" and kind in ("tuple_type", "too_short", "too_long"):
+        return f"expected [x0, y0, x1, y1], got {value}", "invalid bbox"
+    if kind == "model_type" and ctx.get("class_name") in _GROUP_MODELS:
+        return f"expected a list of entities or an object, got {value}", f"invalid {leaf}"
+    if kind in _EXPECTED:
+        expected = " or ".join(dict.fromkeys(_EXPECTED[a] for a in alternatives if a in _EXPECTED))
+        return f"expected {expected}, got {value}", f"invalid {leaf}"
+    if kind in _RANGES:
+        return _RANGES[kind].format(value=value, **ctx), f"{leaf} out of range"
+    if kind == "too_short":
+        n = ctx["min_length"]
+        return f"expected at least {n} item{'' if n == 1 else 's'}, got {value}", f"invalid {leaf}"
+    if kind == "value_error":
+        return _value_error(str(ctx["error"]), error["input"], leaf)
+    if kind == "json_invalid":
+        return f"invalid JSON: {ctx['error'].replace(' at line 1 column ', ' at column ')}", "invalid JSON"
+    return f"{error['msg']}, got {value}", f"invalid {leaf}"
+
+
+def _value_error(text: str, raw: Any, leaf: str) -> tuple[str, str]:
+    # records.py quotes a box after float coercion ([10.0, 0.0, ...]): quote it as the file has it.
+    if isinstance(raw, list) and all(isinstance(v, (int, float)) for v in raw):
+        coerced = str([float(v) for v in raw])
+        if text.startswith(coerced):
+            reason = text[len(coerced):].strip()
+            return f"{_show(raw)} {reason}", f"{leaf} {reason}"
+    return text, f"invalid {leaf}"
+
+
+def _show(value: Any) -> str:
+    """A bad value as JSON would write it (but ``nan``, ``inf``), cut to a readable length.
+
+    >>> _show([10, 0.5, float("nan"), None, True, "é"])
+    '[10, 0.5, nan, null, true, "é"]'
+    >>> len(_show("x" * 500))
+    60
+    """
+    text = _render(value)
+    return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_render(k)}: {_render(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
