@@ -17,6 +17,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from rpa_sim.metrics.anls import absolute_deviation, accuracy_scores, anls_scores
+from rpa_sim.metrics.evidence import evidence_iou
 from rpa_sim.metrics.kieval import OUTCOME_NAMES, KIEvalCounts, ValueMatch, evaluate_document
 from rpa_sim.metrics.smudge import AnswerType, Normalization, evaluate_question, locatability, smudge_scores
 from rpa_sim.records import Document, KIERecord, VQARecord
@@ -300,8 +301,6 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         raise ValueError(f"grounding must be 'auto', 'given' or 'compute', got {grounding!r}")
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
-    from rpa_sim.metrics.evidence import evidence_iou
-
     ids, answers, predictions = [], [], []
     question_types = _Vocabulary()
     kind_code = {name: code for code, name in enumerate(ANSWER_TYPES)}
