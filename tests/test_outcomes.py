@@ -131,3 +131,17 @@ def test_vqa_without_documents_has_no_smudge():
     summary = evaluate_vqa([vqa_record("q", ["a b"], "a b")]).summary()
     assert summary["smudge"] is None and summary["grounding"] is None and summary["evidence_iou"] is None
     assert not any(isinstance(v, float) and math.isnan(v) for v in summary.values())
+
+
+def test_kie_counts_unchanged_when_documents_are_shuffled():
+    records = list(synthetic_receipts(60, seed=5))
+    order = np.random.default_rng(0).permutation(len(records))
+    table = evaluate_kie(records)
+    shuffled = evaluate_kie([records[i] for i in order])
+    assert shuffled.counts == table.counts
+    # the same rows, in the new document order
+    for new_index, old_index in enumerate(order):
+        rows_before = table.document == old_index
+        rows_after = shuffled.document == new_index
+        assert np.array_equal(table.outcome[rows_before], shuffled.outcome[rows_after])
+        assert np.array_equal(table.document_counts[old_index], shuffled.document_counts[new_index])
