@@ -11,6 +11,7 @@ addition. Those labels are what the replay engine routes.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, astuple, dataclass, fields
 from typing import Literal
@@ -226,19 +227,26 @@ def _fold(value: str) -> str:
 class _Group:
     """One group as matching needs it: its entity indices, multiset of pairs, and per-key counts."""
 
-    __slots__ = ("category", "members", "pairs", "key_counts", "by_key")
+    __slots__ = ("category", "members", "keys", "pairs", "key_counts")
 
-    def __init__(self, category: str | None, members: list[int], keys: list[str], values: list[str]) -> None:
+    def __init__(self, category: str | None, members: range, keys: list[str], values: list[str]) -> None:
         self.category = category
         self.members = members
+        self.keys = keys
+        # plain dict loops: Counter's construction costs more than it saves on groups this small
         self.pairs: dict[tuple[str, str], int] = {}
         self.key_counts: dict[str, int] = {}
-        self.by_key: dict[str, list[int]] = {}
-        for i in members:
-            pair = (keys[i], values[i])
+        for pair in zip(keys, values):
             self.pairs[pair] = self.pairs.get(pair, 0) + 1
-            self.key_counts[keys[i]] = self.key_counts.get(keys[i], 0) + 1
-            self.by_key.setdefault(keys[i], []).append(i)
+        for key in keys:
+            self.key_counts[key] = self.key_counts.get(key, 0) + 1
+
+    def by_key(self) -> dict[str, list[int]]:
+        """Entity indices per key, in position order."""
+        grouped: dict[str, list[int]] = {}
+        for i, key in zip(self.members, self.keys):
+            grouped.setdefault(key, []).append(i)
+        return grouped
 
 
 class _Side:
@@ -262,24 +270,22 @@ class _Side:
         self.ignored = 0
         fold = value_match == "normalized"
         for position, (name, entities) in enumerate(groups):
-            members: list[int] = []
-            keys = []
-            for entity in entities:
-                key, value = entity.key, entity.value
-                keys.append(key)
-                if not value.strip():
-                    self.ignored += 1
-                    continue
-                members.append(len(self.keys))
-                self.keys.append(key)
-                self.raw.append(value)
-                self.values.append(_fold(value) if fold else value)
-                if predicted:
-                    self.confidences.append(entity.confidence)
-                    self.groundings.append(entity.grounding)
+            all_keys = [e.key for e in entities]
+            kept = [e for e in entities if e.value.strip()]
+            keys = all_keys if len(kept) == len(entities) else [e.key for e in kept]
+            raw = [e.value for e in kept]
+            values = [_fold(v) for v in raw] if fold else raw
+            self.ignored += len(entities) - len(kept)
+            start = len(self.keys)
+            self.keys += keys
+            self.raw += raw
+            self.values += values
+            if predicted:
+                self.confidences += [e.confidence for e in kept]
+                self.groundings += [e.grounding for e in kept]
             # group 0 (non-grouped) is paired by rule, not by category
-            category = None if position == 0 else group_category(name, keys)
-            self.groups.append(_Group(category, members, self.keys, self.values))
+            category = None if position == 0 else group_category(name, all_keys)
+            self.groups.append(_Group(category, range(start, len(self.keys)), keys, values))
         self.pairs: dict[tuple[str, str], int] = {}
         for group in self.groups:
             for pair, n in group.pairs.items():
@@ -381,8 +387,9 @@ class _Labels:
             for i in pred_group.members:
                 self.correct(i)
             return
-        for key, truth in gt_group.by_key.items():
-            self._key(key, g, truth, pred_group.by_key.get(key, ()))
+        predicted = pred_group.by_key()
+        for key, truth in gt_group.by_key().items():
+            self._key(key, g, truth, predicted.get(key, ()))
 
     def _key(self, key: str, g: int, truth: list[int], predicted: Sequence[int]) -> None:
         gt_values, pred_values = self.gt.values, self.pred.values
@@ -489,7 +496,7 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
             outcome.add_unpaired(g)
 
     # each group's entities are numbered consecutively
-    groups = np.repeat(np.arange(len(pred.groups), dtype=np.int32), [len(group.members) for group in pred.groups])
+    groups = np.repeat(np.arange(len(pred.groups), dtype=np.int32), [len(group.keys) for group in pred.groups])
     n_gt, n_pred = len(gt.keys), len(pred.keys)
     counts = KIEvalCounts(
         documents=1,
