@@ -196,6 +196,7 @@ class DocumentOutcome:
     labels: np.ndarray
     corrections: list[str | None]
     additions: list[Addition]
+    pairs: list[tuple[int, int]]
 
 
 def group_category(name: str | None, keys: Iterable[str]) -> str | None:
@@ -514,7 +515,7 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
         ignored_empty=gt.ignored + pred.ignored,
     )
     return DocumentOutcome(counts, pred.keys, pred.raw, pred.confidences, pred.groundings, groups, outcome.labels,
-                           outcome.corrections, outcome.additions)
+                           outcome.corrections, outcome.additions, pairs)
 
 
 def kieval(documents: Iterable[tuple[Extraction, PredictedExtraction]], *,

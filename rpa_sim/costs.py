@@ -1,0 +1,54 @@
+"""What reviews and residual errors cost."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rpa_sim.reviewer import Reviewer
+
+__all__ = ["CostModel"]
+
+_Money = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+
+
+class CostModel(BaseModel):
+    """Costs in one currency: per review, per reviewed document, per error left in the output.
+
+    A review's price is ``per_review`` when given, else the reviewer's
+    ``seconds_per_item`` at ``hourly_rate``; likewise a document's price is
+    ``per_document`` or ``seconds_per_document`` at ``hourly_rate``.
+
+    Examples
+    --------
+    >>> costs = CostModel(hourly_rate=36.0, per_residual_error=5.0)
+    >>> costs.review_price(Reviewer(seconds_per_item=10))
+    0.1
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    per_review: _Money | None = None
+    per_document: _Money | None = None
+    hourly_rate: _Money | None = None
+    per_residual_error: _Money = 0.0
+
+    @model_validator(mode="after")
+    def _something_to_price(self) -> CostModel:
+        if self.per_review is None and self.hourly_rate is None and self.per_document is None \
+                and self.per_residual_error == 0.0:
+            raise ValueError("a cost model needs per_review, per_document, hourly_rate or per_residual_error")
+        return self
+
+    def review_price(self, reviewer: Reviewer) -> float:
+        """The price of reviewing one prediction."""
+        if self.per_review is not None:
+            return self.per_review
+        return (self.hourly_rate or 0.0) * reviewer.seconds_per_item / 3600.0
+
+    def document_price(self, reviewer: Reviewer) -> float:
+        """The price of opening one document for review."""
+        if self.per_document is not None:
+            return self.per_document
+        return (self.hourly_rate or 0.0) * reviewer.seconds_per_document / 3600.0

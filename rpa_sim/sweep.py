@@ -1,0 +1,490 @@
+"""Stage 2, route and sweep: exact trade-off curves over every threshold from one sort.
+
+Every quantity a curve reports is a sum over items (or documents) of one value
+when the item is reviewed and another when it is not. Writing ``x_i`` and
+``y_i`` for the two, a total at threshold ``τ`` is ``Σ y_i + Σ_{reviewed} (x_i - y_i)``.
+A compiled policy routes item ``i`` exactly when ``τ > entry_i``, so sorting
+the entries once turns every total at every threshold into one cumulative sum
+and one binary search. Audits, the reviewer's miss and false-correction rates
+enter as expectations in ``x_i``, ``y_i``; a Monte Carlo replay draws them
+instead, through the same sums.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from rpa_sim.costs import CostModel
+from rpa_sim.errors import InputError
+from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.policies import CompiledPolicy, Policy, compile_policy
+from rpa_sim.reviewer import Reviewer
+
+__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "KIE_COLUMNS", "VQA_COLUMNS"]
+
+Table = KIEOutcomes | VQAOutcomes
+
+COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
+KIE_COLUMNS = COMMON_COLUMNS + ("kieval_aligned", "residual_substitutions", "residual_deletions", "additions")
+VQA_COLUMNS = COMMON_COLUMNS + ("anls", "accuracy", "smudge")
+
+
+def parse_thresholds(spec: str) -> str | np.ndarray:
+    """A threshold grid from its command-line form.
+
+    ``exact`` (every distinct entry threshold), ``linspace:START:STOP:NUM`` or
+    a comma-separated list.
+
+    Examples
+    --------
+    >>> parse_thresholds("linspace:0:1:5").tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> parse_thresholds("0.5, 0.9").tolist()
+    [0.5, 0.9]
+    >>> parse_thresholds("exact")
+    'exact'
+    """
+    spec = spec.strip()
+    if spec == "exact":
+        return spec
+    try:
+        if spec.startswith("linspace:"):
+            start, stop, num = spec.removeprefix("linspace:").split(":")
+            if int(num) < 1:
+                raise ValueError
+            return np.linspace(float(start), float(stop), int(num))
+        values = np.array([float(part) for part in spec.split(",")], dtype=np.float64)
+    except ValueError:
+        raise InputError(f"thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, got {spec!r}") from None
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"thresholds must be finite numbers, got {spec!r}")
+    return np.sort(values)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A policy's trade-off curve: one value per threshold in each column.
+
+    ``columns`` holds the FORMATS.md sweep columns (without ``policy``) and
+    ``cost`` when a cost model was given. Ratios that are undefined at a
+    threshold are NaN here and ``null`` in exports.
+    """
+
+    policy: str
+    task: Literal["kie", "vqa"]
+    columns: dict[str, np.ndarray]
+
+    @property
+    def threshold(self) -> np.ndarray:
+        return self.columns["threshold"]
+
+    @property
+    def metric_name(self) -> str:
+        """The post-correction quality metric of the curve's task."""
+        return "kieval_aligned" if self.task == "kie" else "anls"
+
+    @property
+    def metric(self) -> np.ndarray:
+        return self.columns[self.metric_name]
+
+    @property
+    def auto_rate(self) -> np.ndarray:
+        return self.columns["auto_rate"]
+
+    def __len__(self) -> int:
+        return len(self.threshold)
+
+    def column_names(self) -> tuple[str, ...]:
+        names = KIE_COLUMNS if self.task == "kie" else VQA_COLUMNS
+        return names + (("cost",) if "cost" in self.columns else ())
+
+    def rows(self) -> list[dict[str, str | float | None]]:
+        """One dict per threshold, in the FORMATS.md column order."""
+        names = self.column_names()[1:]
+        data = [self.columns[name].tolist() for name in names]
+        return [{"policy": self.policy, **{n: (None if isinstance(v, float) and math.isnan(v) else v)
+                                           for n, v in zip(names, values)}}
+                for values in zip(*data)]
+
+    def to_dataframe(self):
+        """The curve as a pandas DataFrame (pandas is optional)."""
+        import pandas as pd  # noqa: PLC0415 (optional dependency)
+
+        return pd.DataFrame({"policy": self.policy, **{n: self.columns[n] for n in self.column_names()[1:]}})
+
+
+def curves_to_csv(curves: Sequence[Curve]) -> str:
+    """Curves as CSV text: a header line, then a line per policy and threshold."""
+    if not curves:
+        return ""
+    names = curves[0].column_names()
+    lines = [",".join(names)]
+    for curve in curves:
+        if curve.column_names() != names:
+            raise ValueError("curves of different tasks or cost settings cannot share one CSV")
+        for row in curve.rows():
+            lines.append(",".join(_csv_cell(row[name]) for name in names))
+    return "\n".join(lines) + "\n"
+
+
+def curves_to_json(curves: Sequence[Curve]) -> str:
+    """Curves as one JSON array of row objects."""
+    return json.dumps([row for curve in curves for row in curve.rows()], allow_nan=False)
+
+
+def _csv_cell(value: str | float | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return f'"{value}"' if "," in value or '"' in value else value
+    return repr(float(value))
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Monte Carlo spread of a replay: per threshold, the mean, standard deviation and 5-95% range."""
+
+    threshold: np.ndarray
+    replicates: int
+    seed: int
+    mean: dict[str, np.ndarray]
+    std: dict[str, np.ndarray]
+    low: dict[str, np.ndarray]
+    high: dict[str, np.ndarray]
+
+
+@dataclass
+class _Quantities:
+    """Per-item and per-document values when reviewed (x) and not (y), and the audit draws."""
+
+    names: tuple[str, ...]
+    x: np.ndarray
+    y: np.ndarray
+    audit: np.ndarray
+    doc_names: tuple[str, ...] = ()
+    doc_base: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    doc_gain: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def base(self) -> np.ndarray:
+        return (self.y + (self.x - self.y) * self.audit[:, None]).sum(axis=0)
+
+    def gain(self) -> np.ndarray:
+        return (self.x - self.y) * (1.0 - self.audit)[:, None]
+
+
+class Sweeper:
+    """A policy applied to an outcome table, ready to answer at any threshold.
+
+    Construction sorts the items once by entry threshold and builds the
+    cumulative sums; :meth:`curve` and :meth:`at` are then binary searches.
+
+    Parameters
+    ----------
+    table : KIEOutcomes or VQAOutcomes
+    policy : Policy
+    reviewer : Reviewer, default=Reviewer()
+        Perfect unless told otherwise; curves use its rates in expectation.
+    costs : CostModel, optional
+        Adds a ``cost`` column.
+
+    Examples
+    --------
+    >>> from rpa_sim.outcomes import evaluate_kie
+    >>> from rpa_sim.policies import load_policy
+    >>> from rpa_sim.synthetic import synthetic_receipts
+    >>> table = evaluate_kie(synthetic_receipts(20, seed=1))
+    >>> sweeper = Sweeper(table, load_policy("confidence"))
+    >>> point = sweeper.at(0.0)
+    >>> point["auto_rate"], point["kieval_aligned"] == table.counts.kieval_aligned
+    (1.0, True)
+    >>> sweeper.at(2.0)["kieval_aligned"] == 1 - table.counts.additions / (
+    ...     table.counts.entities_pred - table.counts.deletions + table.counts.additions)
+    True
+    """
+
+    def __init__(self, table: Table, policy: Policy, *, reviewer: Reviewer | None = None,
+                 costs: CostModel | None = None) -> None:
+        self.table = table
+        self.policy = policy
+        self.reviewer = reviewer or Reviewer()
+        self.costs = costs
+        self.task: Literal["kie", "vqa"] = "kie" if isinstance(table, KIEOutcomes) else "vqa"
+        self.compiled = _compile(table, policy, self.task)
+        self.n = len(table)
+        self._order = np.argsort(self.compiled.entry, kind="stable")
+        self._sorted_entry = self.compiled.entry[self._order]
+        self._budget = None if policy.budget is None else policy.budget.limit(self.n)
+        self._selection = _selection(self)
+        self._base, self._prefix, self._doc_base, self._doc_prefix = self._sums(self._expected())
+
+    # -- the quantities ---------------------------------------------------------------------------
+
+    def _expected(self) -> _Quantities:
+        r = self.reviewer
+        n = self.n
+        audit = np.full(n, self.policy.audit)
+        miss = np.full(n, r.miss_rate)
+        false = np.full(n, r.false_correction_rate)
+        return self._quantities(audit, miss, false, doc_audit=None, addition_miss=None)
+
+    def _quantities(self, audit, miss, false, *, doc_audit, addition_miss) -> _Quantities:
+        if self.task == "kie":
+            return _kie_quantities(self, audit, miss, false, doc_audit, addition_miss)
+        return _vqa_quantities(self, audit, miss, false)
+
+    def _sums(self, q: _Quantities) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        added, removed, doc_added, doc_removed = self._selection
+        gain = q.gain()
+        steps = np.zeros_like(gain)
+        joins = added >= 0
+        steps[joins] = gain[added[joins]]
+        leaves = removed >= 0
+        steps[leaves] -= gain[removed[leaves]]
+        prefix = np.vstack([np.zeros((1, gain.shape[1])), np.cumsum(steps, axis=0)])
+        doc_prefix = np.zeros((len(added) + 1, q.doc_gain.shape[1] if q.doc_gain.ndim == 2 else 0))
+        if doc_prefix.shape[1]:
+            doc_steps = np.zeros((len(added), doc_prefix.shape[1]))
+            first = doc_added >= 0
+            doc_steps[first] = q.doc_gain[doc_added[first]]
+            last = doc_removed >= 0
+            doc_steps[last] -= q.doc_gain[doc_removed[last]]
+            doc_prefix[1:] = np.cumsum(doc_steps, axis=0)
+        return q.base(), prefix, q.doc_base, doc_prefix
+
+    # -- answers ----------------------------------------------------------------------------------
+
+    def thresholds(self, grid: str | Sequence[float] | np.ndarray = "exact") -> np.ndarray:
+        """The thresholds of a grid; ``"exact"`` gives 0, every distinct finite entry and one above the last."""
+        if isinstance(grid, str):
+            if grid != "exact":
+                return np.asarray(parse_thresholds(grid))
+            finite = self._sorted_entry[np.isfinite(self._sorted_entry)]
+            top = np.nextafter(finite[-1], np.inf) if len(finite) else 1.0
+            return np.unique(np.concatenate([[0.0], finite, [top]]))
+        return np.sort(np.asarray(grid, dtype=np.float64))
+
+    def _state(self, thresholds: np.ndarray) -> np.ndarray:
+        # the number of items routed at each threshold: those with entry < threshold
+        return np.searchsorted(self._sorted_entry, thresholds, side="left")
+
+    def curve(self, grid: str | Sequence[float] | np.ndarray = "exact") -> Curve:
+        """The trade-off curve at every threshold of ``grid``."""
+        thresholds = self.thresholds(grid)
+        state = self._state(thresholds)
+        columns = self._metrics(self._base + self._prefix[state], self._doc_base + self._doc_prefix[state])
+        return Curve(self.policy.name, self.task, {"threshold": thresholds, **columns})
+
+    def at(self, threshold: float) -> dict[str, float]:
+        """Every figure of the curve at one threshold (a point query)."""
+        curve = self.curve(np.array([threshold], dtype=np.float64))
+        return {name: float(values[0]) for name, values in curve.columns.items()}
+
+    def replicate(self, replicates: int, *, seed: int, grid: str | Sequence[float] | np.ndarray = "exact") -> Spread:
+        """Monte Carlo replays: audits, misses and false corrections drawn, ``replicates`` times.
+
+        Draws use ``numpy.random.default_rng(seed)``; the same seed gives the same spread.
+        """
+        if replicates < 1:
+            raise ValueError(f"replicates must be at least 1, got {replicates!r}")
+        thresholds = self.thresholds(grid)
+        state = self._state(thresholds)
+        rng = np.random.default_rng(seed)
+        runs: dict[str, list[np.ndarray]] = {}
+        for _ in range(replicates):
+            base, prefix, doc_base, doc_prefix = self._sums(self._drawn(rng))
+            for name, values in self._metrics(base + prefix[state], doc_base + doc_prefix[state]).items():
+                runs.setdefault(name, []).append(values)
+        stacked = {name: np.vstack(values) for name, values in runs.items()}
+        return Spread(thresholds, replicates, seed,
+                      mean={k: v.mean(axis=0) for k, v in stacked.items()},
+                      std={k: v.std(axis=0, ddof=1) if replicates > 1 else np.zeros(v.shape[1])
+                           for k, v in stacked.items()},
+                      low={k: np.quantile(v, 0.05, axis=0) for k, v in stacked.items()},
+                      high={k: np.quantile(v, 0.95, axis=0) for k, v in stacked.items()})
+
+    def _drawn(self, rng: np.random.Generator) -> _Quantities:
+        r = self.reviewer
+        n = self.n
+        audit = (rng.random(n) < self.policy.audit).astype(np.float64)
+        miss = (rng.random(n) < r.miss_rate).astype(np.float64)
+        false = (rng.random(n) < r.false_correction_rate).astype(np.float64)
+        if self.task == "vqa":
+            return self._quantities(audit, miss, false, doc_audit=None, addition_miss=None)
+        table = self.table
+        documents = table.documents
+        doc_audit = np.zeros(documents)
+        np.maximum.at(doc_audit, table.document, audit)
+        additions = table.document_count("additions")
+        addition_miss = rng.binomial(additions, r.miss_rate).astype(np.float64)
+        return self._quantities(audit, miss, false, doc_audit=doc_audit, addition_miss=addition_miss)
+
+    def _metrics(self, sums: np.ndarray, doc_sums: np.ndarray) -> dict[str, np.ndarray]:
+        n = self.n
+        reviewed = sums[:, 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            auto_rate = 1.0 - reviewed / n if n else np.full(len(sums), np.nan)
+            if self.task == "kie":
+                counts = self.table.counts
+                additions = counts.additions - doc_sums[:, 1]
+                errors = sums[:, 1] + sums[:, 2] + additions
+                # N(PR*): the predictions kept, plus the missing values a document review added
+                denominator = sums[:, 3] + doc_sums[:, 1] + additions
+                # (N(PR*) + Add - errors) / (N(PR*) + Add): at τ = 0 exactly TP / (TP + errors)
+                aligned = np.where(denominator > 0, (denominator - errors) / denominator, np.nan)
+                columns = {
+                    "auto_rate": auto_rate,
+                    "reviewed": reviewed,
+                    "documents_straight_through": self.table.documents - doc_sums[:, 0],
+                    "kieval_aligned": aligned,
+                    "residual_substitutions": sums[:, 1],
+                    "residual_deletions": sums[:, 2],
+                    "additions": additions,
+                }
+                documents_reviewed = doc_sums[:, 0]
+            else:
+                valid = np.count_nonzero(~np.isnan(self.table.smudge()))
+                columns = {
+                    "auto_rate": auto_rate,
+                    "reviewed": reviewed,
+                    "documents_straight_through": n - reviewed,
+                    "anls": sums[:, 1] / n if n else np.full(len(sums), np.nan),
+                    "accuracy": sums[:, 2] / n if n else np.full(len(sums), np.nan),
+                    "smudge": sums[:, 3] / valid if valid else np.full(len(sums), np.nan),
+                }
+                errors = n - sums[:, 2]
+                documents_reviewed = reviewed
+        if self.costs is not None:
+            columns["cost"] = (reviewed * self.costs.review_price(self.reviewer)
+                               + documents_reviewed * self.costs.document_price(self.reviewer)
+                               + errors * self.costs.per_residual_error)
+        return columns
+
+
+def _compile(table: Table, policy: Policy, task: str) -> CompiledPolicy:
+    if task == "kie":
+        return compile_policy(policy, confidence=table.confidence, grounding=table.grounding, fields=table.key,
+                              field_names=table.keys, units=table.document)
+    if policy.escalate == "document":
+        raise InputError(f"policy {policy.name!r} escalates documents, which VQA questions do not have")
+    return compile_policy(policy, confidence=table.confidence, grounding=table.grounding,
+                          fields=table.question_type, field_names=table.question_types)
+
+
+def _kie_quantities(sweeper: Sweeper, audit, miss, false, doc_audit, addition_miss) -> _Quantities:
+    table = sweeper.table
+    outcome = table.outcome
+    substitution = (outcome == 1).astype(np.float64)
+    deletion = (outcome == 2).astype(np.float64)
+    correct = (outcome == 0).astype(np.float64)
+    x = np.column_stack([
+        np.ones(len(outcome)),                      # reviewed
+        substitution * miss + correct * false,      # substitutions left
+        deletion * miss,                            # deletions left
+        1.0 - deletion * (1.0 - miss),              # predictions kept, N(PR*)
+    ])
+    y = np.column_stack([np.zeros(len(outcome)), substitution, deletion, np.ones(len(outcome))])
+    # Per document: whether it is opened (routed, or holding an audited item) and the
+    # additions its review makes when whole documents are reviewed.
+    items = np.bincount(table.document, minlength=table.documents)
+    if doc_audit is None:
+        doc_audit = 1.0 - (1.0 - sweeper.policy.audit) ** items
+    additions = table.document_count("additions").astype(np.float64)
+    if sweeper.policy.fix_additions:
+        fixed = additions - addition_miss if addition_miss is not None else additions * (1.0 - sweeper.reviewer.miss_rate)
+    else:
+        fixed = np.zeros(table.documents)
+    doc_gain = np.column_stack([1.0 - doc_audit, fixed])
+    doc_base = np.array([doc_audit.sum(), 0.0])
+    return _Quantities(("reviewed", "substitutions", "deletions", "kept"), x, y, audit,
+                       ("opened", "additions_fixed"), doc_base, doc_gain)
+
+
+def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
+    table = sweeper.table
+    right = table.anls == 1.0
+    smudge = np.nan_to_num(table.smudge(), nan=0.0)
+    has_smudge = ~np.isnan(table.smudge())
+
+    def reviewed_score(score: np.ndarray, counts: np.ndarray | bool = True) -> np.ndarray:
+        # A reviewed question takes its ground truth (every score 1) unless the reviewer
+        # misses the error; a right answer is broken (every score 0) by a false correction.
+        value = np.where(right, 1.0 - false, miss * score + (1.0 - miss))
+        return np.where(counts, value, 0.0)
+
+    x = np.column_stack([np.ones(len(table)), reviewed_score(table.anls), reviewed_score(table.accuracy),
+                         reviewed_score(smudge, has_smudge)])
+    y = np.column_stack([np.zeros(len(table)), table.anls, table.accuracy, smudge])
+    return _Quantities(("reviewed", "anls", "accuracy", "smudge"), x, y, audit)
+
+
+def _selection(sweeper: Sweeper) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """How the reviewed set changes as items enter in entry order.
+
+    Returns, for step ``k`` (the k-th item to be routed): the item that joins
+    the reviewed set, the item that leaves it (-1: none), and the document that
+    gets its first reviewed item or loses its last one (-1: none). With a
+    budget, the reviewed set is the ``limit`` least confident routed items.
+    """
+    order = sweeper._order
+    n = len(order)
+    units = sweeper.table.document if sweeper.task == "kie" else None
+    confidence = sweeper.table.confidence[order]
+    limit = sweeper._budget
+    if limit is None or limit >= n or bool(np.all(np.diff(confidence) >= 0)):
+        # Routed items come least confident first: the reviewed set grows as a
+        # prefix of the entry order, frozen once the budget is used up.
+        reviewed = min(n, n if limit is None else limit)
+        added = np.full(n, -1)
+        added[:reviewed] = order[:reviewed]
+        doc_added = np.full(n, -1)
+        if units is not None and reviewed:
+            documents = units[order[:reviewed]]
+            _, first = np.unique(documents, return_index=True)
+            doc_added[first] = documents[first]
+        return added, np.full(n, -1), doc_added, np.full(n, -1)
+    return _budget_selection(order, sweeper.compiled.entry, sweeper.table.confidence, units, limit)
+
+
+def _budget_selection(order: np.ndarray, entry: np.ndarray, confidence: np.ndarray, units: np.ndarray | None,
+                      limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    n = len(order)
+    added = np.full(n, -1)
+    removed = np.full(n, -1)
+    doc_added = np.full(n, -1)
+    doc_removed = np.full(n, -1)
+    heap: list[tuple[float, float, int]] = []  # the reviewed items, most confident on top
+    per_document: dict[int, int] = {}
+    conf = confidence.tolist()
+    ent = entry.tolist()
+    unit_list = units.tolist() if units is not None else None
+    for step, item in enumerate(order.tolist()):
+        key = (-conf[item], -ent[item], -item)
+        if limit == 0:
+            continue
+        if len(heap) < limit:
+            heapq.heappush(heap, key)
+            leaving = -1
+        elif key > heap[0]:
+            leaving = -heapq.heapreplace(heap, key)[2]
+        else:
+            continue
+        added[step] = item
+        removed[step] = leaving
+        if unit_list is not None:
+            document = unit_list[item]
+            per_document[document] = per_document.get(document, 0) + 1
+            if per_document[document] == 1:
+                doc_added[step] = document
+            if leaving >= 0:
+                gone = unit_list[leaving]
+                per_document[gone] -= 1
+                if per_document[gone] == 0:
+                    doc_removed[step] = gone
+    return added, removed, doc_added, doc_removed
