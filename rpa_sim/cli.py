@@ -15,16 +15,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rpa_sim import __version__
+from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
 from rpa_sim.importers.kieval_csv import import_kieval_csv
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
+from rpa_sim.policies import load_policy
 from rpa_sim.readers import read_records, write_records
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.reviewer import Reviewer
+from rpa_sim.scenario import comparison_table, load_scenario, run_scenario, write_outputs
+from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, curves_to_json, parse_thresholds
 
 __all__ = ["main"]
 
-DEMO_DOCUMENTS = 200
-DEMO_SEED = 2024
+DEMO_SCENARIO = "receipts-demo"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,20 +38,40 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rpa-sim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = commands.add_parser("demo", help="score a small generated receipts set (the bundled default)")
-    demo.add_argument("--json", action="store_true", help="print the figures as JSON")
+    demo = commands.add_parser("demo", help=f"run the bundled scenario ({DEMO_SCENARIO}) and compare its policies")
+    demo.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     score = commands.add_parser("score", help="corpus metrics of the predictions as they are")
-    score.add_argument("data", type=Path, metavar="DATA", help="records (.jsonl or .jsonl.gz)")
-    score.add_argument("--predictions", type=Path, metavar="FILE",
-                       help="predictions joined to DATA on id (DATA then holds the ground truth)")
-    score.add_argument("--task", choices=("kie", "vqa"), help="default: inferred from the records")
+    _data_arguments(score)
     score.add_argument("--json", action="store_true", help="print the figures as JSON")
-    score.add_argument("--skip-invalid", action="store_true",
-                       help="skip records that do not fit the format and report them, instead of stopping")
-    score.add_argument("--value-match", choices=("exact", "normalized"), default="exact",
-                       help="KIE: compare values exactly (the official KIEval) or with case and spaces folded")
-    score.add_argument("--alpha", type=float, default=0.25, help="VQA: SMuDGE's weight of the match score")
+
+    sweep = commands.add_parser("sweep", help="trade-off curves, one row per policy and threshold")
+    _data_arguments(sweep)
+    sweep.add_argument("--policy", action="append", required=True, metavar="P",
+                       help="a policy file or bundled policy name (repeat for several)")
+    sweep.add_argument("--thresholds", default="exact", metavar="SPEC",
+                       help="exact (every distinct threshold), linspace:START:STOP:NUM, or a comma list")
+    sweep.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sweep.add_argument("--out", type=Path, metavar="FILE", help="write to FILE (atomically) instead of printing")
+    sweep.add_argument("--miss-rate", type=float, default=0.0, help="the reviewer misses this share of errors")
+    sweep.add_argument("--false-correction-rate", type=float, default=0.0,
+                       help="the reviewer breaks this share of correct values")
+
+    certify = commands.add_parser("certify", help="the most permissive threshold with a guaranteed error rate")
+    _data_arguments(certify)
+    certify.add_argument("--max-error", type=float, required=True, metavar="EPS",
+                         help="largest acceptable error rate of auto-accepted predictions")
+    certify.add_argument("--delta", type=float, required=True, metavar="D",
+                         help="allowed probability that the guarantee fails")
+    certify.add_argument("--calibration-fraction", type=float, default=0.5, metavar="F",
+                         help="share of documents used to certify; the rest checks it (default 0.5)")
+    certify.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the calibration split")
+    certify.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    run = commands.add_parser("run", help="everything a scenario asks for: curves, comparison, costs")
+    run.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
+    run.add_argument("--out", type=Path, metavar="DIR", help="write curves.csv and summary.json into DIR")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
 
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
@@ -58,6 +81,18 @@ def _parser() -> argparse.ArgumentParser:
     kieval_csv.add_argument("--shortlist", metavar="KEYS",
                             help="comma-separated keys to keep (the official shortlist); default: all keys")
     return parser
+
+
+def _data_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", type=Path, metavar="DATA", help="records (.jsonl or .jsonl.gz)")
+    parser.add_argument("--predictions", type=Path, metavar="FILE",
+                        help="predictions joined to DATA on id (DATA then holds the ground truth)")
+    parser.add_argument("--task", choices=("kie", "vqa"), help="default: inferred from the records")
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="skip records that do not fit the format and report them, instead of stopping")
+    parser.add_argument("--value-match", choices=("exact", "normalized"), default="exact",
+                        help="KIE: compare values exactly (the official KIEval) or with case and spaces folded")
+    parser.add_argument("--alpha", type=float, default=0.25, help="VQA: SMuDGE's weight of the match score")
 
 
 def _number(value: float | int | None) -> str:
@@ -101,26 +136,102 @@ def _print_json(payload: dict) -> None:
     print(json.dumps(payload, indent=2, allow_nan=False))
 
 
-def _score(args: argparse.Namespace) -> int:
+def _evaluate(args: argparse.Namespace) -> KIEOutcomes | VQAOutcomes:
+    """Read and evaluate DATA, reporting skipped records on standard error."""
     stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid)
     if stream.task == "kie":
         table = evaluate_kie(stream, value_match=args.value_match)
-        payload = {**table.counts.to_dict(), "value_match": table.value_match}
-        text = _kie_report(table)
     else:
         table = evaluate_vqa(stream, alpha=args.alpha)
-        payload = table.summary()
-        text = _vqa_report(table)
     if stream.skipped:
         print(f"rpa-sim: {stream.skipped_summary()}", file=sys.stderr)
         for error in stream.skipped[:20]:
             print(f"  {error}", file=sys.stderr)
         if len(stream.skipped) > 20:
             print(f"  ... and {len(stream.skipped) - 20} more", file=sys.stderr)
+    args.skipped = len(stream.skipped)
+    return table
+
+
+def _score(args: argparse.Namespace) -> int:
+    table = _evaluate(args)
+    if isinstance(table, KIEOutcomes):
+        payload = {**table.counts.to_dict(), "value_match": table.value_match}
+        text = _kie_report(table)
+    else:
+        payload = table.summary()
+        text = _vqa_report(table)
     if args.json:
-        _print_json({**payload, "skipped": len(stream.skipped)})
+        _print_json({**payload, "skipped": args.skipped})
     else:
         print(text)
+    return 0
+
+
+def _curve_table(curves: list[Curve]) -> str:
+    names = curves[0].column_names()
+    rows = [[str(row[n]) if isinstance(row[n], str) else _number(row[n]) if row[n] is not None else "n/a"
+             for n in names] for curve in curves for row in curve.rows()]
+    widths = [max(len(x) for x in column) for column in zip(names, *rows)]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [list(names), *rows])
+
+
+def _write_or_print(text: str, out: Path | None) -> None:
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    temporary = out.with_name(f".{out.name}.tmp")
+    temporary.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    temporary.replace(out)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    policies = [load_policy(p) for p in args.policy]
+    grid = parse_thresholds(args.thresholds)
+    reviewer = _reviewer(args)
+    table = _evaluate(args)
+    curves = [Sweeper(table, policy, reviewer=reviewer).curve(grid) for policy in policies]
+    text = {"csv": curves_to_csv, "json": curves_to_json, "table": _curve_table}[args.format](curves)
+    _write_or_print(text, args.out)
+    return 0
+
+
+def _reviewer(args: argparse.Namespace) -> Reviewer:
+    try:
+        return Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
+    except ValueError as error:
+        problems = "; ".join(e["msg"] for e in error.errors())
+        raise InputError(f"reviewer rates must be in [0, 1]: {problems}") from None
+
+
+def _certify(args: argparse.Namespace) -> int:
+    table = _evaluate(args)
+    error = table.outcome != 0 if isinstance(table, KIEOutcomes) else table.anls < 0.5
+    groups = table.document if isinstance(table, KIEOutcomes) else None
+    try:
+        result = certify_threshold(table.confidence, error, max_error=args.max_error, delta=args.delta,
+                                   calibration_fraction=args.calibration_fraction, seed=args.seed, groups=groups)
+    except ValueError as problem:
+        raise InputError(str(problem)) from None
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result.guarantee)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    scenario, base = load_scenario(args.scenario)
+    result = run_scenario(scenario, base)
+    if args.out is not None:
+        for path in write_outputs(result, args.out):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        _print_json(result.summary)
+    else:
+        print(f"{scenario.name}: {scenario.description}\n")
+        print(comparison_table(result))
     return 0
 
 
@@ -139,17 +250,11 @@ def _import_kieval_csv(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    table = evaluate_kie(synthetic_receipts(DEMO_DOCUMENTS, seed=DEMO_SEED))
-    if args.json:
-        _print_json({**table.counts.to_dict(), "value_match": table.value_match})
-        return 0
-    print(f"rpa-sim demo: {DEMO_DOCUMENTS} generated CORD-like receipts (seed {DEMO_SEED}), scored as predicted.")
-    print("(This is a small generated set; the bundled demo scenario with review policies comes later.)\n")
-    print(_kie_report(table))
-    return 0
+    args.scenario, args.out = DEMO_SCENARIO, None
+    return _run(args)
 
 
-_COMMANDS = {"demo": _demo, "score": _score}
+_COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

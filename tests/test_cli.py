@@ -120,11 +120,69 @@ def test_demo_is_deterministic(capsys):
     assert status == 0
     _, second, _ = run(capsys, "demo", "--json")
     assert first == second
-    figures = json.loads(first)
-    assert figures["documents"] == 200
-    assert figures["substitutions"] > 0 and figures["additions"] > 0 and figures["deletions"] > 0
+    summary = json.loads(first)
+    assert summary["scenario"] == "receipts-demo" and summary["data"]["documents"] == 1000
+    assert len(summary["policies"]) >= 4
     status, text, _ = run(capsys, "demo")
-    assert "generated" in text and "KIEval_Aligned" in text
+    assert "document-escalation" in text and "AUC" in text and "certified" in text
+
+
+def test_sweep_formats(qwen_jsonl, tmp_path, capsys):
+    status, out, _ = run(capsys, "sweep", str(qwen_jsonl), "--policy", "confidence", "--policy",
+                         "document-escalation", "--thresholds", "0,2", "--format", "json")
+    rows = json.loads(out)
+    assert status == 0 and [(r["policy"], r["threshold"]) for r in rows] == [
+        ("confidence", 0.0), ("confidence", 2.0), ("document-escalation", 0.0), ("document-escalation", 2.0)]
+    assert rows[0]["kieval_aligned"] == pytest.approx(1020 / 1460) and rows[0]["auto_rate"] == 1.0
+    # every prediction reviewed: only the 114 additions stay, and escalation adds them too
+    assert rows[1]["residual_substitutions"] == 0 and rows[1]["additions"] == 114 and rows[3]["additions"] == 0
+    out_file = tmp_path / "curves.csv"
+    status, _, err = run(capsys, "sweep", str(qwen_jsonl), "--policy", "confidence", "--format", "csv",
+                         "--out", str(out_file))
+    assert status == 0 and "wrote" in err
+    assert out_file.read_text().splitlines()[0].startswith("policy,threshold,auto_rate,reviewed,")
+
+
+def test_sweep_unknown_policy_and_bad_grid(qwen_jsonl, capsys):
+    status, _, err = run(capsys, "sweep", str(qwen_jsonl), "--policy", "nope")
+    assert status == 1 and "no policy file or bundled policy named 'nope'" in err
+    status, _, err = run(capsys, "sweep", str(qwen_jsonl), "--policy", "confidence", "--thresholds", "linspace:1")
+    assert status == 1 and "'linspace:1'" in err
+
+
+def test_certify_json_keys(tmp_path, capsys):
+    data = tmp_path / "receipts.jsonl"
+    from rpa_sim.readers import write_records
+    from rpa_sim.synthetic import synthetic_receipts
+    write_records(synthetic_receipts(300, seed=2), data)
+    status, out, _ = run(capsys, "certify", str(data), "--max-error", "0.05", "--delta", "0.1", "--json")
+    result = json.loads(out)
+    assert status == 0
+    assert set(result) == {"threshold", "max_error", "delta", "calibration_n", "accepted_n", "accepted_errors",
+                           "p_value", "upper_bound", "holdout_auto_rate", "holdout_error"}
+    assert result["threshold"] is not None and result["upper_bound"] <= 0.05 + 1e-12
+    status, text, _ = run(capsys, "certify", str(data), "--max-error", "0.05", "--delta", "0.1")
+    assert "exchangeable" in text
+    status, _, err = run(capsys, "certify", str(data), "--max-error", "1.5", "--delta", "0.1")
+    assert status == 1 and "1.5" in err
+
+
+def test_run_writes_outputs(tmp_path, capsys):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: tiny\ndata: {generate: receipts, n: 40, seed: 1}\npolicies: [confidence]\n"
+                        "costs: {per_review: 0.1, per_residual_error: 1}\ntargets: [0.9]\n")
+    status, out, _ = run(capsys, "run", str(scenario), "--out", str(tmp_path / "out"))
+    assert status == 0 and "confidence" in out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["policies"][0]["cost_optimum"]["cost"] > 0
+    assert (tmp_path / "out" / "curves.csv").read_text().startswith("policy,threshold,")
+
+
+def test_run_bad_scenario(tmp_path, capsys):
+    scenario = tmp_path / "bad.yaml"
+    scenario.write_text("name: bad\ndata: {generate: receipts}\npolicies: [confidence]\nreviewer: {miss_rate: 2}\n")
+    status, _, err = run(capsys, "run", str(scenario))
+    assert status == 1 and "bad.yaml" in err and "reviewer.miss_rate" in err
 
 
 def test_console_script_usage_error_exits_2():

@@ -1,0 +1,312 @@
+"""Scenarios: the data, the policies, the reviewer, the costs and the targets of one study.
+
+A scenario YAML file names everything ``rpa-sim run`` needs; running it
+evaluates the data once, sweeps every policy, compares them and writes
+``curves.csv`` and ``summary.json``. Paths inside a scenario are relative to
+the scenario file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rpa_sim.certify import certify_threshold
+from rpa_sim.compare import area_under_curve, cost_optimum, finite_or_none, operating_point, pareto
+from rpa_sim.costs import CostModel
+from rpa_sim.errors import InputError
+from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
+from rpa_sim.policies import Policy, load_policy, policy_from_mapping
+from rpa_sim.readers import read_records
+from rpa_sim.reviewer import Reviewer
+from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
+from rpa_sim.synthetic import synthetic_receipts
+
+__all__ = ["Scenario", "ScenarioResult", "load_scenario", "run_scenario", "write_outputs", "comparison_table",
+           "bundled_scenarios"]
+
+SCENARIO_FOLDER = Path(__file__).resolve().parent.parent / "scenarios"
+_Open = Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DataSpec(_Strict):
+    """Records from a file (``file``, optionally ``predictions``) or from a generator (``generate``)."""
+
+    file: Path | None = None
+    predictions: Path | None = None
+    generate: Literal["receipts"] | None = None
+    n: Annotated[int, Field(ge=1)] = 500
+    seed: Annotated[int, Field(ge=0)] = 0
+    error_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.12
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataSpec:
+        if (self.file is None) == (self.generate is None):
+            raise ValueError("data needs exactly one of file or generate")
+        if self.predictions is not None and self.file is None:
+            raise ValueError("predictions go with file")
+        return self
+
+
+class CertifySpec(_Strict):
+    """Settings of the certified threshold (METRICS.md §7)."""
+
+    max_error: _Open
+    delta: _Open
+    calibration_fraction: Annotated[float, Field(gt=0.0, le=1.0)] = 0.5
+    seed: Annotated[int, Field(ge=0)] = 0
+
+
+class Scenario(_Strict):
+    """One study: ``rpa-sim run SCENARIO.yaml``."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    data: DataSpec
+    task: Literal["kie", "vqa"] | None = None
+    policies: list[Union[str, dict[str, Any]]] = Field(min_length=1)
+    reviewer: Reviewer = Reviewer()
+    costs: CostModel | None = None
+    thresholds: str = "exact"
+    targets: list[Annotated[float, Field(gt=0.0, le=1.0)]] = []
+    certify: CertifySpec | None = None
+    replicates: Annotated[int, Field(ge=0)] = 0
+    seed: Annotated[int, Field(ge=0)] = 0
+    alpha: Annotated[float, Field(ge=0.0, le=1.0)] = 0.25
+
+
+def bundled_scenarios() -> dict[str, Path]:
+    """The scenario files bundled in ``scenarios/``, by name."""
+    return {path.stem: path for path in sorted(SCENARIO_FOLDER.glob("*.yaml"))}
+
+
+def load_scenario(name_or_path: str | Path) -> tuple[Scenario, Path]:
+    """A scenario and the folder its relative paths start from (a bundled one by name)."""
+    path = Path(name_or_path)
+    if not path.suffix and str(name_or_path) in bundled_scenarios():
+        path = bundled_scenarios()[str(name_or_path)]
+    if not path.is_file():
+        raise InputError(f"no scenario file or bundled scenario named {str(name_or_path)!r} "
+                         f"(bundled: {', '.join(bundled_scenarios())})")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", path=str(path),
+                         line=None if mark is None else mark.line + 1) from None
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}"
+                             for e in error.errors())
+        raise InputError(problems, path=str(path)) from None
+    parse_thresholds(scenario.thresholds)
+    return scenario, path.parent
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """What a run produced: the outcome table, a curve per policy and the summary."""
+
+    scenario: Scenario
+    table: KIEOutcomes | VQAOutcomes
+    policies: list[Policy]
+    curves: list[Curve]
+    summary: dict[str, Any]
+
+
+def _policies(scenario: Scenario, base: Path) -> list[Policy]:
+    policies = []
+    for entry in scenario.policies:
+        if isinstance(entry, dict):
+            policies.append(policy_from_mapping(entry, source=f"scenario {scenario.name!r}, policies"))
+        elif (base / entry).is_file():
+            policies.append(load_policy(base / entry))
+        else:
+            policies.append(load_policy(entry))
+    names = [p.name for p in policies]
+    if len(set(names)) != len(names):
+        raise InputError(f"policy names must differ within a scenario, got {names}")
+    return policies
+
+
+def _evaluate(scenario: Scenario, base: Path) -> KIEOutcomes | VQAOutcomes:
+    data = scenario.data
+    if data.generate == "receipts":
+        return evaluate_kie(synthetic_receipts(data.n, seed=data.seed, error_rate=data.error_rate))
+    predictions = None if data.predictions is None else base / data.predictions
+    stream = read_records(base / data.file, predictions=predictions, task=scenario.task)
+    if stream.task == "kie":
+        return evaluate_kie(stream)
+    return evaluate_vqa(stream, alpha=scenario.alpha)
+
+
+def _errors(table: KIEOutcomes | VQAOutcomes) -> np.ndarray:
+    if isinstance(table, KIEOutcomes):
+        return table.outcome != 0
+    return table.anls < 0.5
+
+
+def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
+    """The certified threshold of a policy's swept knob, with its plain-language guarantee.
+
+    A policy auto-accepts an item exactly when its entry threshold is at least
+    ``τ``, so certification runs on the entries. Items the policy always
+    reviews never count as accepted; a budget can force acceptance and voids
+    the guarantee, so budgeted policies are not certified.
+    """
+    if sweeper.policy.budget is not None:
+        return {"threshold": None, "guarantee": "not certified: a review budget can force items through "
+                                               "unreviewed, whatever the threshold"}
+    entry = sweeper.compiled.entry
+    finite = np.isfinite(entry)
+    candidates = np.unique(entry[finite])
+    if np.any(entry == -np.inf):
+        candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
+    scores = np.clip(np.where(finite, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
+    groups = sweeper.table.document if isinstance(sweeper.table, KIEOutcomes) else None
+    result = certify_threshold(scores, _errors(sweeper.table), max_error=spec.max_error, delta=spec.delta,
+                               calibration_fraction=spec.calibration_fraction, seed=spec.seed, groups=groups,
+                               candidates=candidates if len(candidates) else None)
+    return {**result.to_dict(), "guarantee": result.guarantee}
+
+
+def _baselines(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str, Any]:
+    plain = Policy.model_validate({"name": "baseline", "review_if": {"confidence": "sweep"}})
+    sweeper = Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs)
+    none, everything = (sweeper.at(t) for t in (0.0, 2.0))
+    metric = "kieval_aligned" if isinstance(table, KIEOutcomes) else "anls"
+    return {name: {"metric": finite_or_none(point[metric]), "reviewed": point["reviewed"],
+                   "cost": point.get("cost")} for name, point in (("review_none", none), ("review_all", everything))}
+
+
+def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
+    """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
+    policies = _policies(scenario, base)
+    table = _evaluate(scenario, base)
+    grid = parse_thresholds(scenario.thresholds)
+    sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
+    curves = [sweeper.curve(grid) for sweeper in sweepers]
+    dominated_by = pareto(curves)
+    baselines = _baselines(table, scenario)
+    summaries = []
+    for sweeper, curve in zip(sweepers, curves):
+        summaries.append(_policy_summary(scenario, sweeper, curve, dominated_by[curve.policy], baselines))
+    summary = {
+        "scenario": scenario.name,
+        "description": scenario.description,
+        "task": curves[0].task,
+        "metric": curves[0].metric_name,
+        "data": _data_summary(table),
+        "reviewer": scenario.reviewer.model_dump(),
+        "costs": None if scenario.costs is None else scenario.costs.model_dump(),
+        "thresholds": scenario.thresholds,
+        "targets": list(scenario.targets),
+        "baselines": baselines,
+        "policies": summaries,
+    }
+    return ScenarioResult(scenario, table, policies, curves, summary)
+
+
+def _data_summary(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
+    if isinstance(table, KIEOutcomes):
+        counts = table.counts.to_dict()
+        return {"documents": table.documents, "predictions": len(table), **counts}
+    return {"questions": len(table), **table.summary()}
+
+
+def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, dominated_by: list[str],
+                    baselines: dict[str, Any]) -> dict[str, Any]:
+    points = {f"{target:g}": operating_point(curve, target) for target in scenario.targets}
+    summary: dict[str, Any] = {
+        "policy": curve.policy,
+        "description": sweeper.policy.description,
+        "knob": sweeper.policy.knob,
+        "auc": area_under_curve(curve),
+        "auto_rate_range": [float(np.nanmin(curve.auto_rate)), float(np.nanmax(curve.auto_rate))],
+        "operating_points": {k: None if p is None else p.to_dict() for k, p in points.items()},
+        "cost_optimum": None,
+        "certified": None if scenario.certify is None else certify_policy(sweeper, scenario.certify),
+        "dominated_by": dominated_by,
+    }
+    if scenario.costs is not None:
+        best = cost_optimum(curve)
+        summary["cost_optimum"] = {
+            **best.to_dict(),
+            "savings_vs_review_all": baselines["review_all"]["cost"] - best.cost,
+            "savings_vs_review_none": baselines["review_none"]["cost"] - best.cost,
+        }
+    if scenario.replicates:
+        chosen = [p.threshold for p in points.values() if p is not None]
+        if summary["cost_optimum"] is not None:
+            chosen.append(summary["cost_optimum"]["threshold"])
+        if chosen:
+            spread = sweeper.replicate(scenario.replicates, seed=scenario.seed, grid=np.unique(chosen))
+            summary["monte_carlo"] = {
+                "replicates": scenario.replicates, "seed": scenario.seed,
+                "thresholds": spread.threshold.tolist(),
+                **{f"{stat}_{name}": getattr(spread, stat)[name].tolist()
+                   for stat in ("mean", "std", "low", "high") for name in (curve.metric_name, "auto_rate")},
+            }
+    return summary
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
+    """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), each atomically."""
+    out.mkdir(parents=True, exist_ok=True)
+    curves, summary = out / "curves.csv", out / "summary.json"
+    _atomic_write(curves, curves_to_csv(result.curves))
+    _atomic_write(summary, json.dumps(result.summary, indent=2, allow_nan=False) + "\n")
+    return [curves, summary]
+
+
+def _cell(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def comparison_table(result: ScenarioResult) -> str:
+    """The policies side by side: AUC, operating points, cost optimum, certified threshold, dominance."""
+    summary = result.summary
+    metric = summary["metric"]
+    header = ["policy", "AUC"] + [f"auto@{t}" for t in summary["targets"]]
+    if summary["costs"] is not None:
+        header += ["best cost", "at τ", "saves vs all"]
+    header += ["certified τ", "dominated by"]
+    rows = []
+    for p in summary["policies"]:
+        row = [p["policy"], _cell(p["auc"])]
+        row += [_cell(None if point is None else point["auto_rate"]) for point in p["operating_points"].values()]
+        if summary["costs"] is not None:
+            best = p["cost_optimum"]
+            row += [f"{best['cost']:.2f}", _cell(best["threshold"], 3), f"{best['savings_vs_review_all']:.2f}"]
+        row += [_cell(None if p["certified"] is None else p["certified"]["threshold"], 3),
+                ", ".join(p["dominated_by"]) or "-"]
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths))) for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    notes = [f"metric: {metric} after review; auto@t = highest auto-rate whose {metric} reaches t"]
+    return "\n".join(lines + [""] + notes)
