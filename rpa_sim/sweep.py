@@ -162,21 +162,30 @@ class Spread:
 
 @dataclass
 class _Quantities:
-    """Per-item and per-document values when reviewed (x) and not (y), and the audit draws."""
+    """Per-item and per-document values when reviewed (x) and not (y), and the audit draws.
+
+    ``audit`` is the share audited (a number) for expectations, or the drawn
+    0/1 audit of each item for a Monte Carlo replay.
+    """
 
     names: tuple[str, ...]
     x: np.ndarray
     y: np.ndarray
-    audit: np.ndarray
+    audit: float | np.ndarray
     doc_names: tuple[str, ...] = ()
     doc_base: np.ndarray = field(default_factory=lambda: np.zeros(0))
     doc_gain: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     def base(self) -> np.ndarray:
-        return (self.y + (self.x - self.y) * self.audit[:, None]).sum(axis=0)
+        if np.ndim(self.audit) == 0:
+            return self.y.sum(axis=0) + self.audit * (self.x - self.y).sum(axis=0)
+        return self.y.sum(axis=0) + self.audit @ (self.x - self.y)
 
     def gain(self) -> np.ndarray:
-        return (self.x - self.y) * (1.0 - self.audit)[:, None]
+        difference = self.x - self.y
+        if np.ndim(self.audit) == 0:
+            return difference * (1.0 - self.audit) if self.audit else difference
+        return difference * (1.0 - self.audit)[:, None]
 
 
 class Sweeper:
@@ -228,11 +237,8 @@ class Sweeper:
 
     def _expected(self) -> _Quantities:
         r = self.reviewer
-        n = self.n
-        audit = np.full(n, self.policy.audit)
-        miss = np.full(n, r.miss_rate)
-        false = np.full(n, r.false_correction_rate)
-        return self._quantities(audit, miss, false, doc_audit=None, addition_miss=None)
+        return self._quantities(self.policy.audit, r.miss_rate, r.false_correction_rate, doc_audit=None,
+                                addition_miss=None)
 
     def _quantities(self, audit, miss, false, *, doc_audit, addition_miss) -> _Quantities:
         if self.task == "kie":
@@ -240,22 +246,14 @@ class Sweeper:
         return _vqa_quantities(self, audit, miss, false)
 
     def _sums(self, q: _Quantities) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        added, removed, doc_added, doc_removed = self._selection
+        """Totals with nothing reviewed, and their changes after each step of the selection."""
+        selection = self._selection
         gain = q.gain()
-        steps = np.zeros_like(gain)
-        joins = added >= 0
-        steps[joins] = gain[added[joins]]
-        leaves = removed >= 0
-        steps[leaves] -= gain[removed[leaves]]
-        prefix = np.vstack([np.zeros((1, gain.shape[1])), np.cumsum(steps, axis=0)])
-        doc_prefix = np.zeros((len(added) + 1, q.doc_gain.shape[1] if q.doc_gain.ndim == 2 else 0))
-        if doc_prefix.shape[1]:
-            doc_steps = np.zeros((len(added), doc_prefix.shape[1]))
-            first = doc_added >= 0
-            doc_steps[first] = q.doc_gain[doc_added[first]]
-            last = doc_removed >= 0
-            doc_steps[last] -= q.doc_gain[doc_removed[last]]
-            doc_prefix[1:] = np.cumsum(doc_steps, axis=0)
+        prefix = selection.prefix(gain, selection.added, selection.removed)
+        if q.doc_gain.size:
+            doc_prefix = selection.prefix(q.doc_gain, selection.doc_added, selection.doc_removed)
+        else:
+            doc_prefix = np.zeros((self.n + 1, 0))
         return q.base(), prefix, q.doc_base, doc_prefix
 
     # -- answers ----------------------------------------------------------------------------------
@@ -424,36 +422,66 @@ def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
     return _Quantities(("reviewed", "anls", "accuracy", "smudge"), x, y, audit)
 
 
-def _selection(sweeper: Sweeper) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class _Selection:
     """How the reviewed set changes as items enter in entry order.
 
-    Returns, for step ``k`` (the k-th item to be routed): the item that joins
-    the reviewed set, the item that leaves it (-1: none), and the document that
-    gets its first reviewed item or loses its last one (-1: none). With a
-    budget, the reviewed set is the ``limit`` least confident routed items.
+    Step ``k`` (the k-th item routed) adds item ``added[k]`` to the reviewed
+    set and removes ``removed[k]`` (-1: none); likewise a document gets its
+    first reviewed item (``doc_added``) or loses its last one (``doc_removed``).
+    Without removals the reviewed set is a prefix of the entry order and
+    ``removed`` / ``doc_removed`` are None.
     """
+
+    steps: int
+    added: np.ndarray
+    removed: np.ndarray | None
+    doc_added: np.ndarray
+    doc_removed: np.ndarray | None
+
+    def prefix(self, gain: np.ndarray, added: np.ndarray, removed: np.ndarray | None) -> np.ndarray:
+        """Row k: the summed gain of the reviewed set after k steps."""
+        prefix = np.zeros((self.steps + 1, gain.shape[1]))
+        if removed is None and (not len(added) or added.min() >= 0):
+            # every step adds an item: a plain cumulative sum in entry order
+            np.cumsum(gain[added], axis=0, out=prefix[1:])
+            return prefix
+        steps = np.zeros((self.steps, gain.shape[1]))
+        joins = added >= 0
+        steps[joins] = gain[added[joins]]
+        if removed is not None:
+            leaves = removed >= 0
+            steps[leaves] -= gain[removed[leaves]]
+        np.cumsum(steps, axis=0, out=prefix[1:])
+        return prefix
+
+
+def _selection(sweeper: Sweeper) -> _Selection:
+    """The selection of :class:`_Selection` for this policy and table."""
     order = sweeper._order
     n = len(order)
     units = sweeper.table.document if sweeper.task == "kie" else None
-    confidence = sweeper.table.confidence[order]
     limit = sweeper._budget
-    if limit is None or limit >= n or bool(np.all(np.diff(confidence) >= 0)):
+    if limit is None or limit >= n or bool(np.all(np.diff(sweeper.table.confidence[order]) >= 0)):
         # Routed items come least confident first: the reviewed set grows as a
         # prefix of the entry order, frozen once the budget is used up.
-        reviewed = min(n, n if limit is None else limit)
-        added = np.full(n, -1)
-        added[:reviewed] = order[:reviewed]
+        reviewed = n if limit is None else min(n, limit)
+        added = order if reviewed == n else np.where(np.arange(n) < reviewed, order, -1)
         doc_added = np.full(n, -1)
-        if units is not None and reviewed:
-            documents = units[order[:reviewed]]
-            _, first = np.unique(documents, return_index=True)
-            doc_added[first] = documents[first]
-        return added, np.full(n, -1), doc_added, np.full(n, -1)
+        if units is not None and n:
+            # A document joins at the step of its earliest item; its rows are contiguous.
+            step_of = np.empty(n, dtype=np.int64)
+            step_of[order] = np.arange(n)
+            starts = np.flatnonzero(np.r_[True, units[1:] != units[:-1]])
+            first = np.minimum.reduceat(step_of, starts)
+            joined = first < reviewed
+            doc_added[first[joined]] = units[starts[joined]]
+        return _Selection(n, added, None, doc_added, None)
     return _budget_selection(order, sweeper.compiled.entry, sweeper.table.confidence, units, limit)
 
 
 def _budget_selection(order: np.ndarray, entry: np.ndarray, confidence: np.ndarray, units: np.ndarray | None,
-                      limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                      limit: int) -> _Selection:
     n = len(order)
     added = np.full(n, -1)
     removed = np.full(n, -1)
@@ -487,4 +515,4 @@ def _budget_selection(order: np.ndarray, entry: np.ndarray, confidence: np.ndarr
                 per_document[gone] -= 1
                 if per_document[gone] == 0:
                     doc_removed[step] = gone
-    return added, removed, doc_added, doc_removed
+    return _Selection(n, added, removed, doc_added, doc_removed)
