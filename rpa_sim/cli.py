@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rpa_sim import __version__
+from rpa_sim.calibration import is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
 from rpa_sim.importers.kieval_csv import import_kieval_csv
@@ -207,7 +208,7 @@ def _reviewer(args: argparse.Namespace) -> Reviewer:
 
 def _certify(args: argparse.Namespace) -> int:
     table = _evaluate(args)
-    error = table.outcome != 0 if isinstance(table, KIEOutcomes) else table.anls < 0.5
+    error = ~is_correct(table)
     groups = table.document if isinstance(table, KIEOutcomes) else None
     try:
         result = certify_threshold(table.confidence, error, max_error=args.max_error, delta=args.delta,

@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from rpa_sim.calibration import aurc, is_correct, reliability_table
 from rpa_sim.certify import certify_threshold
 from rpa_sim.compare import area_under_curve, cost_optimum, finite_or_none, operating_point, pareto
 from rpa_sim.costs import CostModel
@@ -153,12 +154,6 @@ def _evaluate(scenario: Scenario, base: Path) -> KIEOutcomes | VQAOutcomes:
     return evaluate_vqa(stream, alpha=scenario.alpha)
 
 
-def _errors(table: KIEOutcomes | VQAOutcomes) -> np.ndarray:
-    if isinstance(table, KIEOutcomes):
-        return table.outcome != 0
-    return table.anls < 0.5
-
-
 def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
     """The certified threshold of a policy's swept knob, with its plain-language guarantee.
 
@@ -177,7 +172,7 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
         candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
     scores = np.clip(np.where(finite, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
     groups = sweeper.table.document if isinstance(sweeper.table, KIEOutcomes) else None
-    result = certify_threshold(scores, _errors(sweeper.table), max_error=spec.max_error, delta=spec.delta,
+    result = certify_threshold(scores, ~is_correct(sweeper.table), max_error=spec.max_error, delta=spec.delta,
                                calibration_fraction=spec.calibration_fraction, seed=spec.seed, groups=groups,
                                candidates=candidates if len(candidates) else None)
     return {**result.to_dict(), "guarantee": result.guarantee}
@@ -214,10 +209,28 @@ def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
         "costs": None if scenario.costs is None else scenario.costs.model_dump(),
         "thresholds": scenario.thresholds,
         "targets": list(scenario.targets),
+        "calibration": _calibration(table),
         "baselines": baselines,
         "policies": summaries,
     }
     return ScenarioResult(scenario, table, policies, curves, summary)
+
+
+def _calibration(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
+    """How well the confidences match the share of right predictions (METRICS.md §7)."""
+    if len(table) == 0:
+        return {}
+    correct = is_correct(table)
+    width = reliability_table(table.confidence, correct, scheme="equal_width")
+    mass = reliability_table(table.confidence, correct, scheme="equal_mass")
+    keep = width.count > 0
+    return {
+        "ece_equal_width": width.ece,
+        "ece_equal_mass": mass.ece,
+        "aurc": aurc(table.confidence, correct),
+        "reliability": {name: getattr(width, name)[keep].tolist()
+                        for name in ("lower", "upper", "count", "mean_confidence", "accuracy")},
+    }
 
 
 def _data_summary(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:

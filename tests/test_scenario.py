@@ -1,0 +1,105 @@
+"""Scenarios: the summary agrees with the curves, outputs are byte-identical, bad files fail clearly."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rpa_sim.calibration import ece, is_correct
+from rpa_sim.certify import certify_threshold
+from rpa_sim.errors import InputError
+from rpa_sim.scenario import bundled_scenarios, load_scenario, run_scenario, write_outputs
+
+TINY = """
+name: tiny
+data: {generate: receipts, n: 120, seed: 4}
+policies:
+  - confidence
+  - document-escalation
+  - name: inline
+    review_if: {confidence: {below: sweep, fields: {total.total_price: 0.9}}}
+reviewer: {miss_rate: 0.05, seconds_per_item: 6, seconds_per_document: 20}
+costs: {hourly_rate: 30, per_residual_error: 1.0}
+thresholds: linspace:0:1:51
+targets: [0.9, 0.95]
+certify: {max_error: 0.05, delta: 0.1}
+replicates: 50
+seed: 3
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY)
+    scenario, base = load_scenario(path)
+    return run_scenario(scenario, base)
+
+
+def test_summary_agrees_with_curves(tiny):
+    summary = tiny.summary
+    assert [p["policy"] for p in summary["policies"]] == ["confidence", "document-escalation", "inline"]
+    for policy, curve in zip(summary["policies"], tiny.curves):
+        for target, point in policy["operating_points"].items():
+            reaching = curve.metric >= float(target)
+            if point is None:
+                assert not reaching.any()
+                continue
+            assert point["auto_rate"] == curve.auto_rate[reaching].max()
+        best = policy["cost_optimum"]
+        assert best["cost"] == curve.columns["cost"].min()
+        assert best["savings_vs_review_all"] == pytest.approx(summary["baselines"]["review_all"]["cost"] - best["cost"])
+    assert summary["data"]["documents"] == 120
+    correct = is_correct(tiny.table)
+    assert summary["calibration"]["ece_equal_width"] == ece(tiny.table.confidence, correct)
+    spread = summary["policies"][0]["monte_carlo"]
+    assert spread["replicates"] == 50 and len(spread["mean_kieval_aligned"]) == len(spread["thresholds"])
+
+
+def test_certified_threshold_of_the_plain_policy_equals_certify(tiny):
+    certified = tiny.summary["policies"][0]["certified"]
+    table = tiny.table
+    direct = certify_threshold(table.confidence, ~is_correct(table), max_error=0.05, delta=0.1,
+                               groups=table.document)
+    assert certified["threshold"] == direct.threshold
+    assert certified["accepted_n"] == direct.accepted_n and "exchangeable" in certified["guarantee"]
+
+
+def test_outputs_are_byte_identical(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY)
+    outputs = []
+    for run in ("a", "b"):
+        scenario, base = load_scenario(path)
+        written = write_outputs(run_scenario(scenario, base), tmp_path / run)
+        outputs.append([p.read_bytes() for p in written])
+    assert outputs[0] == outputs[1]
+    rows = outputs[0][0].decode().splitlines()
+    assert len(rows) == 1 + 3 * 51 and rows[0].endswith(",cost")
+    json.loads(outputs[0][1])
+
+
+def test_bundled_scenarios_load():
+    assert "receipts-demo" in bundled_scenarios()
+    for name in bundled_scenarios():
+        scenario, _ = load_scenario(name)
+        assert scenario.policies
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("name: s\npolicies: [confidence]\n", "data: Field required"),
+    ("name: s\ndata: {generate: receipts, file: x.jsonl}\npolicies: [confidence]\n", "exactly one of file or generate"),
+    ("name: s\ndata: {generate: receipts}\npolicies: []\n", "policies"),
+    ("name: s\ndata: {generate: receipts}\npolicies: [confidence]\nthresholds: every\n", "'every'"),
+    ("name: s\ndata: {generate: receipts}\npolicies: [confidence, confidence]\n", "policy names must differ"),
+    ("name: s\ndata: {file: missing.jsonl}\npolicies: [confidence]\n", "missing.jsonl"),
+])
+def test_bad_scenarios(tmp_path, text, message):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as error:
+        scenario, base = load_scenario(path)
+        run_scenario(scenario, base)
+    assert message in str(error.value)
