@@ -51,13 +51,14 @@ class Threshold(_Strict):
     """``score < below`` routes an item; ``below: sweep`` makes it the swept knob.
 
     ``fields`` gives fixed thresholds for some keys (KIE) or question types
-    (VQA); items of other fields use ``below``. ``missing`` says what an item
+    (VQA); items of other fields use ``below``. A field threshold above 1
+    (``.inf`` in YAML) reviews every item of the field. ``missing`` says what an item
     without the score (grounding unknown) does: ``review`` (the default: what
     cannot be checked goes to a person) or ``accept``.
     """
 
     below: Union[_Unit, Literal["sweep"]]
-    fields: dict[str, _Unit] = {}
+    fields: dict[str, Annotated[float, Field(ge=0.0)]] = {}
     missing: Literal["review", "accept"] = "review"
 
     @model_validator(mode="before")

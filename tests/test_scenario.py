@@ -103,3 +103,14 @@ def test_bad_scenarios(tmp_path, text, message):
         scenario, base = load_scenario(path)
         run_scenario(scenario, base)
     assert message in str(error.value)
+
+
+def test_optimised_per_field_meets_target_and_beats_one_threshold(tiny):
+    for target, best in tiny.summary["optimised_per_field"].items():
+        if not best["feasible"]:
+            continue
+        assert best["metric"] >= float(target) - 1e-9
+        single = best["best_single_threshold"]
+        if single is not None:
+            assert best["auto_rate"] >= single["auto_rate"] - 1e-12
+    assert any(best["feasible"] for best in tiny.summary["optimised_per_field"].values())
