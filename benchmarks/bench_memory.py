@@ -62,7 +62,7 @@ def main() -> None:
         _, _, floor = measure("import", path)
         streamed, stream_s, stream_peak = measure("stream", path)
         rows, evaluate_s, peak = measure("evaluate", path)
-    print(f"peak resident memory, one fresh process each (target: evaluate < 1,536 MiB for 1M entities)")
+    print("peak resident memory, one fresh process each (target: evaluate < 1,536 MiB for 1M entities)")
     print(f"  import rpa-sim only            {floor:8.0f} MiB")
     print(f"  stream {streamed:,} records       {stream_peak:8.0f} MiB  ({stream_s:.1f} s)")
     print(f"  evaluate {rows:,} entity rows  {peak:8.0f} MiB  ({evaluate_s:.1f} s, "

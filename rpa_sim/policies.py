@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, Union
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rpa_sim.errors import InputError
 

@@ -168,11 +168,9 @@ class _Quantities:
     0/1 audit of each item for a Monte Carlo replay.
     """
 
-    names: tuple[str, ...]
     x: np.ndarray
     y: np.ndarray
     audit: float | np.ndarray
-    doc_names: tuple[str, ...] = ()
     doc_base: np.ndarray = field(default_factory=lambda: np.zeros(0))
     doc_gain: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
@@ -388,6 +386,7 @@ def _kie_quantities(sweeper: Sweeper, audit, miss, false, doc_audit, addition_mi
         1.0 - deletion * (1.0 - miss),              # predictions kept, N(PR*)
     ])
     y = np.column_stack([np.zeros(len(outcome)), substitution, deletion, np.ones(len(outcome))])
+    # document columns: opened for review, additions the review makes
     # Per document: whether it is opened (routed, or holding an audited item) and the
     # additions its review makes when whole documents are reviewed.
     items = np.bincount(table.document, minlength=table.documents)
@@ -400,8 +399,7 @@ def _kie_quantities(sweeper: Sweeper, audit, miss, false, doc_audit, addition_mi
         fixed = np.zeros(table.documents)
     doc_gain = np.column_stack([1.0 - doc_audit, fixed])
     doc_base = np.array([doc_audit.sum(), 0.0])
-    return _Quantities(("reviewed", "substitutions", "deletions", "kept"), x, y, audit,
-                       ("opened", "additions_fixed"), doc_base, doc_gain)
+    return _Quantities(x, y, audit, doc_base, doc_gain)
 
 
 def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
@@ -419,7 +417,8 @@ def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
     x = np.column_stack([np.ones(len(table)), reviewed_score(table.anls), reviewed_score(table.accuracy),
                          reviewed_score(smudge, has_smudge)])
     y = np.column_stack([np.zeros(len(table)), table.anls, table.accuracy, smudge])
-    return _Quantities(("reviewed", "anls", "accuracy", "smudge"), x, y, audit)
+    # columns: reviewed, ANLS, accuracy, SMuDGE
+    return _Quantities(x, y, audit)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ addition. Those labels are what the replay engine routes.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, astuple, dataclass, fields
 from typing import Literal
