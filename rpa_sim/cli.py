@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--miss-rate", type=float, default=0.0, help="the reviewer misses this share of errors")
     sweep.add_argument("--false-correction-rate", type=float, default=0.0,
                        help="the reviewer breaks this share of correct values")
+    sweep.add_argument("--replicates", type=int, default=0, metavar="N",
+                       help="add Monte Carlo spread columns from N seeded replays (audits, misses, false corrections)")
+    sweep.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the Monte Carlo replays")
 
     certify = commands.add_parser("certify", help="the most permissive threshold with a guaranteed error rate")
     _data_arguments(certify)
@@ -191,8 +194,16 @@ def _sweep(args: argparse.Namespace) -> int:
     policies = [load_policy(p) for p in args.policy]
     grid = parse_thresholds(args.thresholds)
     reviewer = _reviewer(args)
+    if args.replicates < 0 or args.seed < 0:
+        raise InputError(f"--replicates and --seed must be non-negative, got {args.replicates} and {args.seed}")
     table = _evaluate(args)
-    curves = [Sweeper(table, policy, reviewer=reviewer).curve(grid) for policy in policies]
+    curves = []
+    for policy in policies:
+        sweeper = Sweeper(table, policy, reviewer=reviewer)
+        curve = sweeper.curve(grid)
+        if args.replicates:
+            curve = curve.with_spread(sweeper.replicate(args.replicates, seed=args.seed, grid=curve.threshold))
+        curves.append(curve)
     text = {"csv": curves_to_csv, "json": curves_to_json, "table": _curve_table}[args.format](curves)
     _write_or_print(text, args.out)
     return 0

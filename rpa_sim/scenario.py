@@ -176,7 +176,14 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
     result = certify_threshold(scores, ~is_correct(sweeper.table), max_error=spec.max_error, delta=spec.delta,
                                calibration_fraction=spec.calibration_fraction, seed=spec.seed, groups=groups,
                                candidates=candidates if len(candidates) else None)
-    return {**result.to_dict(), "guarantee": result.guarantee}
+    certified = {**result.to_dict(), "guarantee": result.guarantee}
+    if result.threshold is not None:
+        # the policy run in "certified" mode: its figures at the certified threshold
+        point = sweeper.at(result.threshold)
+        metric = "kieval_aligned" if isinstance(sweeper.table, KIEOutcomes) else "anls"
+        certified["at_threshold"] = {"auto_rate": point["auto_rate"], "metric": finite_or_none(point[metric]),
+                                     "cost": point.get("cost")}
+    return certified
 
 
 def _baselines(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str, Any]:

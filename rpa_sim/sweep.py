@@ -103,7 +103,19 @@ class Curve:
 
     def column_names(self) -> tuple[str, ...]:
         names = KIE_COLUMNS if self.task == "kie" else VQA_COLUMNS
-        return names + (("cost",) if "cost" in self.columns else ())
+        extra = tuple(name for name in self.columns if name not in names and name != "threshold")
+        return names + tuple(sorted(extra, key=lambda name: (name != "cost", name)))
+
+    def with_spread(self, spread: Spread) -> Curve:
+        """The curve with Monte Carlo columns for its metric and auto-rate: ``*_mc_mean``, ``_std``, ``_low``, ``_high``.
+
+        ``spread`` must come from :meth:`Sweeper.replicate` on the same thresholds.
+        """
+        if not np.array_equal(spread.threshold, self.threshold):
+            raise ValueError("the spread was computed on other thresholds than the curve")
+        extra = {f"{name}_mc_{stat}": getattr(spread, stat)[name]
+                 for name in (self.metric_name, "auto_rate") for stat in ("mean", "std", "low", "high")}
+        return Curve(self.policy, self.task, {**self.columns, **extra})
 
     def rows(self) -> list[dict[str, str | float | None]]:
         """One dict per threshold, in the FORMATS.md column order."""

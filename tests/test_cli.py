@@ -188,3 +188,19 @@ def test_run_bad_scenario(tmp_path, capsys):
 def test_console_script_usage_error_exits_2():
     completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", "score"], capture_output=True, text=True)
     assert completed.returncode == 2 and "DATA" in completed.stderr
+
+
+def test_sweep_monte_carlo_columns(tmp_path, capsys):
+    from rpa_sim.readers import write_records
+    from rpa_sim.synthetic import synthetic_receipts
+    data = tmp_path / "r.jsonl"
+    write_records(synthetic_receipts(30, seed=1), data)
+    argv = ["sweep", str(data), "--policy", "audited-budget", "--thresholds", "0.5,0.9", "--format", "json",
+            "--miss-rate", "0.1", "--replicates", "200", "--seed", "3"]
+    status, out, _ = run(capsys, *argv)
+    rows = json.loads(out)
+    assert status == 0 and len(rows) == 2
+    for row in rows:
+        assert row["kieval_aligned_mc_low"] <= row["kieval_aligned_mc_mean"] <= row["kieval_aligned_mc_high"]
+        assert abs(row["kieval_aligned_mc_mean"] - row["kieval_aligned"]) < 0.01
+    assert run(capsys, *argv)[1] == out

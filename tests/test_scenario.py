@@ -113,3 +113,10 @@ def test_optimised_per_field_meets_target_and_beats_one_threshold(tiny):
         if single is not None:
             assert best["auto_rate"] >= single["auto_rate"] - 1e-12
     assert any(best["feasible"] for best in tiny.summary["optimised_per_field"].values())
+
+
+def test_certified_mode_reports_the_figures_at_its_threshold(tiny):
+    certified = tiny.summary["policies"][0]["certified"]
+    assert certified["threshold"] is not None
+    at = certified["at_threshold"]
+    assert 0.0 <= at["auto_rate"] <= 1.0 and at["cost"] > 0

@@ -281,3 +281,11 @@ def test_parse_thresholds_rejects_garbage():
         parse_thresholds("linspace:0:1")
     with pytest.raises(ValueError, match="'0.5,x'"):
         parse_thresholds("0.5,x")
+
+
+def test_dataframe_export():
+    pd = pytest.importorskip("pandas", reason="pandas is optional: the DataFrame export needs it")
+    table = evaluate_kie(kie_records(5), grounding="given")
+    frame = Sweeper(table, policy("confidence")).curve("linspace:0:1:3").to_dataframe()
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns)[:3] == ["policy", "threshold", "auto_rate"]
+    assert frame["threshold"].tolist() == [0.0, 0.5, 1.0]
