@@ -247,17 +247,14 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_kieval_csv(args: argparse.Namespace) -> int:
-    shortlist = None if args.shortlist is None else {k.strip() for k in args.shortlist.split(",") if k.strip()}
-    records, report = import_kieval_csv(args.source, shortlist=shortlist)
+def _import(args: argparse.Namespace) -> int:
+    if args.format == "kieval-csv":
+        shortlist = None if args.shortlist is None else {k.strip() for k in args.shortlist.split(",") if k.strip()}
+        records, report = import_kieval_csv(args.source, shortlist=shortlist)
     written = write_records(records, args.out)
-    print(f"wrote {written} documents to {args.out}")
-    print("note: the KIEval CSV format has no confidences; every prediction has confidence 1.0")
-    if report.missing_prediction:
-        print(f"note: {len(report.missing_prediction)} documents have no prediction file "
-              f"(scored as predicting nothing): {', '.join(report.missing_prediction[:10])}")
-    if report.dropped_keys:
-        print(f"note: {report.dropped_keys} values dropped: their keys are not in the shortlist")
+    print(f"wrote {written} records to {args.out}")
+    for line in report.lines():
+        print(line)
     return 0
 
 
@@ -266,15 +263,13 @@ def _demo(args: argparse.Namespace) -> int:
     return _run(args)
 
 
-_COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run}
+_COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        if args.command == "import":
-            return _import_kieval_csv(args)
         return _COMMANDS[args.command](args)
     except InputError as error:
         print(f"rpa-sim: error: {error}", file=sys.stderr)

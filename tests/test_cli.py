@@ -28,7 +28,7 @@ def qwen_jsonl(tmp_path, capsys):
     status, stdout, _ = run(capsys, "import", "kieval-csv", str(shared_path("data", "kieval_qwen72b_cord", "csv")),
                             "--out", str(out))
     assert status == 0
-    assert "wrote 100 documents" in stdout and "confidence 1.0" in stdout
+    assert "wrote 100 records" in stdout and "confidence 1.0" in stdout
     return out
 
 
@@ -110,7 +110,7 @@ def test_import_shortlist(tmp_path, capsys):
         (tmp_path / side / "1.csv").write_text("#h\ndate\t1\nfoo\tx\n")
     status, out, _ = run(capsys, "import", "kieval-csv", str(tmp_path), "--out", str(tmp_path / "o.jsonl"),
                          "--shortlist", "date")
-    assert status == 0 and "2 values dropped" in out
+    assert status == 0 and "not mapped: 2 values whose keys are not in the shortlist" in out
     status, out, _ = run(capsys, "score", str(tmp_path / "o.jsonl"), "--json")
     assert json.loads(out)["entities_gt"] == 1
 

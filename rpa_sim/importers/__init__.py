@@ -1,0 +1,42 @@
+"""Importers: real formats into canonical records (``rpa-sim import FORMAT SRC --out FILE``).
+
+Every importer returns the records (an iterator, consumed once) and an
+:class:`ImportReport` saying what it produced, what it could not map (with
+counts) and what the format lacks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+__all__ = ["ImportReport"]
+
+
+@dataclass
+class ImportReport:
+    """What an import produced and what it could not map.
+
+    Attributes
+    ----------
+    format : str
+        The importer's name (``cord``, ``textract-expense``, ...).
+    records : int
+        Records produced; filled in as the records are consumed.
+    unmapped : Counter
+        What could not be mapped, by reason, with counts (e.g. ``"line item field without a value": 3``).
+    notes : list of str
+        What the user must know: a side the format lacks and how to join it
+        (``--predictions``), confidences that were set rather than read, ...
+    """
+
+    format: str
+    records: int = 0
+    unmapped: Counter = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The report as lines of text for the command line."""
+        lines = [f"note: {note}" for note in self.notes]
+        lines += [f"not mapped: {count} {reason}" for reason, count in sorted(self.unmapped.items())]
+        return lines

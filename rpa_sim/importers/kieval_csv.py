@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rpa_sim.errors import InputError
+from rpa_sim.importers import ImportReport
 from rpa_sim.records import Entity, Extraction, Group, KIERecord, PredictedEntity, PredictedExtraction, PredictedGroup
 
-__all__ = ["EMPTY_TOKEN", "VALUE_DELIMITER", "ParsedBlocks", "ImportReport", "parse_kieval_csv", "record_from_blocks",
+__all__ = ["EMPTY_TOKEN", "VALUE_DELIMITER", "ParsedBlocks", "parse_kieval_csv", "record_from_blocks",
            "import_kieval_csv"]
 
 EMPTY_TOKEN = "<empty>"
@@ -113,16 +114,6 @@ def _read(path: Path, shortlist: Collection[str] | None) -> ParsedBlocks:
     return parse_kieval_csv(text, shortlist=shortlist, path=str(path))
 
 
-@dataclass(frozen=True)
-class ImportReport:
-    """What an import produced and what it could not map."""
-
-    documents: int
-    dropped_keys: int
-    missing_prediction: list[str]
-    missing_ground_truth: list[str]
-
-
 def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None = None,
                       ) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read ``SRC/gt/*.csv`` and ``SRC/pred/*.csv`` into KIE records, joined on the file stem.
@@ -151,12 +142,15 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     parsed = {stem: (_read(gt_files[stem], shortlist),
                      _read(pred_files[stem], shortlist) if stem in pred_files else ParsedBlocks([], [], 0))
               for stem in ids}
-    report = ImportReport(
-        documents=len(ids),
-        dropped_keys=sum(g.dropped_keys + p.dropped_keys for g, p in parsed.values()),
-        missing_prediction=[stem for stem in ids if stem not in pred_files],
-        missing_ground_truth=[],
-    )
+    report = ImportReport("kieval-csv", records=len(ids))
+    report.notes.append("the KIEval CSV format has no confidences; every prediction has confidence 1.0")
+    missing = [stem for stem in ids if stem not in pred_files]
+    if missing:
+        report.notes.append(f"{len(missing)} documents have no prediction file (scored as predicting nothing): "
+                            + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
+    dropped = sum(g.dropped_keys + p.dropped_keys for g, p in parsed.values())
+    if dropped:
+        report.unmapped["values whose keys are not in the shortlist"] = dropped
     return (record_from_blocks(stem, *parsed[stem]) for stem in ids), report
 
 
