@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rpa_sim.errors import InputError
+from rpa_sim.yamlfile import read_yaml, validated
 
 __all__ = [
     "SWEEP",
@@ -155,15 +155,6 @@ class Policy(_Strict):
 Condition.model_rebuild()
 
 
-def _validation_message(error: ValidationError) -> str:
-    parts = []
-    for problem in error.errors():
-        where = ".".join(str(step) for step in problem["loc"] if not str(step).startswith("function-"))
-        message = problem["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts)
-
-
 def bundled_policies() -> dict[str, Path]:
     """The policy files bundled in ``policies/``, by name (the file name without ``.yaml``)."""
     return {path.stem: path for path in sorted(POLICY_FOLDER.glob("*.yaml"))}
@@ -171,10 +162,7 @@ def bundled_policies() -> dict[str, Path]:
 
 def policy_from_mapping(data: Any, *, source: str) -> Policy:
     """Validate a policy given as a mapping (from YAML, or inline in a scenario)."""
-    try:
-        return Policy.model_validate(data)
-    except ValidationError as error:
-        raise InputError(_validation_message(error), path=source) from None
+    return validated(Policy, data, source=source)
 
 
 def load_policy(name_or_path: str | Path) -> Policy:
@@ -191,13 +179,7 @@ def load_policy(name_or_path: str | Path) -> Policy:
     if not path.is_file():
         names = ", ".join(bundled_policies())
         raise InputError(f"no policy file or bundled policy named {str(name_or_path)!r} (bundled: {names})")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", path=str(path),
-                         line=None if mark is None else mark.line + 1) from None
-    return policy_from_mapping(data, source=str(path))
+    return policy_from_mapping(read_yaml(path), source=str(path))
 
 
 class CompiledPolicy:

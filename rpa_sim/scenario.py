@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rpa_sim.calibration import aurc, is_correct, reliability_table
 from rpa_sim.certify import certify_threshold
@@ -31,6 +30,7 @@ from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
 from rpa_sim.synthetic import synthetic_receipts
 from rpa_sim.tuning import optimised_policy
+from rpa_sim.yamlfile import read_yaml, validated
 
 __all__ = ["Scenario", "ScenarioResult", "load_scenario", "run_scenario", "write_outputs", "comparison_table",
            "bundled_scenarios"]
@@ -102,18 +102,7 @@ def load_scenario(name_or_path: str | Path) -> tuple[Scenario, Path]:
     if not path.is_file():
         raise InputError(f"no scenario file or bundled scenario named {str(name_or_path)!r} "
                          f"(bundled: {', '.join(bundled_scenarios())})")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", path=str(path),
-                         line=None if mark is None else mark.line + 1) from None
-    try:
-        scenario = Scenario.model_validate(data)
-    except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}"
-                             for e in error.errors())
-        raise InputError(problems, path=str(path)) from None
+    scenario = validated(Scenario, read_yaml(path), source=str(path))
     parse_thresholds(scenario.thresholds)
     return scenario, path.parent
 
