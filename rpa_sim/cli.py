@@ -18,6 +18,8 @@ from rpa_sim import __version__
 from rpa_sim.calibration import is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
+from rpa_sim.importers.cord import import_cord
+from rpa_sim.importers.docile import import_docile
 from rpa_sim.importers.kieval_csv import import_kieval_csv
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
 from rpa_sim.policies import load_policy
@@ -79,11 +81,27 @@ def _parser() -> argparse.ArgumentParser:
 
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
-    kieval_csv = formats.add_parser("kieval-csv", help="the official KIEval CSV blocks (SRC/gt, SRC/pred)")
-    kieval_csv.add_argument("source", type=Path, metavar="SRC", help="folder with gt/ and pred/ CSV files")
-    kieval_csv.add_argument("--out", type=Path, required=True, metavar="FILE", help="canonical .jsonl(.gz) output")
+    kieval_csv = _import_format(formats, "kieval-csv", "the official KIEval CSV blocks (SRC/gt, SRC/pred)",
+                                "folder with gt/ and pred/ CSV files", predictions=None)
     kieval_csv.add_argument("--shortlist", metavar="KEYS",
                             help="comma-separated keys to keep (the official shortlist); default: all keys")
+    _import_format(formats, "cord", "CORD v1/v2 receipts: ground truth and OCR (gt_parse, valid_line)",
+                   "a folder of CORD .json files, one .json file, or a .jsonl of v2 rows",
+                   predictions="a folder of model outputs (Qwen/KIEval JSON), matched by file name")
+    docile = _import_format(formats, "docile", "a DocILE dataset folder: key fields, line items and OCR",
+                            "the dataset folder (annotations/, ocr/) or one of its split files",
+                            predictions="canonical prediction records (.jsonl), joined on id")
+    docile.add_argument("--segment", choices=("block", "line"), default="block",
+                        help="which docTR unit bounds the spans used for grounding (default: block)")
+    return parser
+
+
+def _import_format(formats, name: str, summary: str, source: str, *, predictions: str | None):
+    parser = formats.add_parser(name, help=summary)
+    parser.add_argument("source", type=Path, metavar="SRC", help=source)
+    parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="canonical .jsonl(.gz) output")
+    if predictions is not None:
+        parser.add_argument("--predictions", type=Path, metavar="P", help=predictions)
     return parser
 
 
@@ -251,6 +269,10 @@ def _import(args: argparse.Namespace) -> int:
     if args.format == "kieval-csv":
         shortlist = None if args.shortlist is None else {k.strip() for k in args.shortlist.split(",") if k.strip()}
         records, report = import_kieval_csv(args.source, shortlist=shortlist)
+    elif args.format == "cord":
+        records, report = import_cord(args.source, predictions=args.predictions)
+    else:
+        records, report = import_docile(args.source, predictions=args.predictions, segment=args.segment)
     written = write_records(records, args.out)
     print(f"wrote {written} records to {args.out}")
     for line in report.lines():
