@@ -20,7 +20,9 @@ from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
 from rpa_sim.importers.cord import import_cord
 from rpa_sim.importers.docile import import_docile
+from rpa_sim.importers.dude import import_dude
 from rpa_sim.importers.kieval_csv import import_kieval_csv
+from rpa_sim.importers.textract import import_textract_expense
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
 from rpa_sim.policies import load_policy
 from rpa_sim.readers import read_records, write_records
@@ -93,6 +95,10 @@ def _parser() -> argparse.ArgumentParser:
                             predictions="canonical prediction records (.jsonl), joined on id")
     docile.add_argument("--segment", choices=("block", "line"), default="block",
                         help="which docTR unit bounds the spans used for grounding (default: block)")
+    _import_format(formats, "textract-expense", "AWS Textract AnalyzeExpense responses: predictions only",
+                   "a response .json file or a folder of them", predictions=None)
+    _import_format(formats, "dude", "DUDE questions: ground truth, and a submission's answers",
+                   "the DUDE ground-truth JSON", predictions="a DUDE submission (answers, answers_confidence)")
     return parser
 
 
@@ -271,8 +277,12 @@ def _import(args: argparse.Namespace) -> int:
         records, report = import_kieval_csv(args.source, shortlist=shortlist)
     elif args.format == "cord":
         records, report = import_cord(args.source, predictions=args.predictions)
-    else:
+    elif args.format == "docile":
         records, report = import_docile(args.source, predictions=args.predictions, segment=args.segment)
+    elif args.format == "textract-expense":
+        records, report = import_textract_expense(args.source)
+    else:
+        records, report = import_dude(args.source, predictions=args.predictions)
     written = write_records(records, args.out)
     print(f"wrote {written} records to {args.out}")
     for line in report.lines():
