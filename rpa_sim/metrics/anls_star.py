@@ -1,26 +1,44 @@
 """ANLS* for nested predictions: strings, None, one-of tuples, matched lists, dicts (METRICS.md §2; seed 001).
 
-The score agrees with the authors' package ``anls_star`` 1.0.1 (``anls_score``),
-with one documented departure by default: a key the prediction adds with a
-None-like value is ignored entirely, as the package's README says, instead of
-being skipped in the score but counted in the length (``none_hallucinations="count"``
-restores the package's figure). See ``docs/metrics/anls.md``.
+The score agrees with the authors' package ``anls_star`` 1.0.1 (``anls_score``)
+but in two documented places (``docs/metrics/anls.md``):
 
-Lists are matched like the package's matching library (``munkres`` 3.0.0 in
-its pure-Python form) matches them, including which optimum wins a tie: when
-two matchings have the same summed similarity but cover elements of different
-sizes, the choice changes the score, so "some optimal matching" is not enough.
+- A key the prediction adds with a None-like value is ignored entirely, as the
+  package's README says, instead of being skipped in the score but counted in
+  the length. ``none_hallucinations="count"`` restores the package's figure.
+- Ties in list matching. Lists are matched one to one, with
+  ``scipy.optimize.linear_sum_assignment``, to maximise what the package's
+  Hungarian matching maximises: the sum of the pairs' ANLS*. Several matchings
+  can be optimal and give the list different scores, say when a predicted
+  item is as close to a short ground-truth item as to a long one. The package
+  then keeps whichever optimum ``munkres`` returns (after a one-ulp nudge for
+  exact pairs that float rounding can erase), which depends on the order of
+  the elements and even on whether munkres runs its C kernel or its Python
+  code. rpa_sim takes, among those optima, the one with the highest score of
+  the list (sum of its leaf similarities over its length, paper eq. 5), then
+  the shortest one, then the one with the most exact pairs; what is then left
+  to choose from gives the same result. No step depends on the order of the
+  elements, so shuffling a list never changes the score, and each list scores
+  the most that the package's objective allows.
+
+The rule is applied in exact arithmetic: a similarity is the rational
+``(n - d) / n``, and every criterion is solved on integer weights (see
+``_best_matching``). Float means settle the usual tie-free case first.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Literal
+from fractions import Fraction
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import bellman_ford
 
 from rpa_sim.text import normalize
 
@@ -30,6 +48,11 @@ NoneHallucinations = Literal["ignore", "count"]
 
 _LEAF, _NONE, _TUPLE, _LIST, _DICT = range(5)
 _LEAF_TYPES = (str, float, int, bool)
+# Matchings whose sums of means differ by less are compared exactly. Float sums
+# of means in [0, 1] err by less than (number of pairs) * 2**-52: far less.
+_MARGIN = 2.0**-30
+# Similarities are recovered as exact fractions (n - d) / n for texts of up to this many characters.
+_LONGEST_TEXT = 2**20
 
 
 class _Node:
@@ -43,7 +66,7 @@ class _Node:
     first needed: leaves inside unchanged subtrees are never compared.
     """
 
-    __slots__ = ("kind", "obj", "items", "size", "strings_only", "empty", "text")
+    __slots__ = ("empty", "items", "kind", "obj", "size", "strings_only", "text")
 
     def __init__(self, kind: int, obj: Any, items: Any, size: int, strings_only: bool, empty: bool) -> None:
         self.kind = kind
@@ -117,7 +140,7 @@ def _strings_only(children: list[_Node]) -> bool:
 # A pair's result: the leaf similarities in the package's order (kept as a list
 # so that sums round exactly as the package's do), the length they are divided
 # by, and whether the closest ground truth equals the prediction (the package's
-# tie-breaker for tuples and list matching).
+# tie-breaker between tuple options, and the last criterion of list ties).
 _Result = tuple[list[float], int, bool]
 
 
@@ -127,6 +150,7 @@ class _Scorer:
     def __init__(self, threshold: float, none_hallucinations: NoneHallucinations) -> None:
         self.threshold = threshold
         self.none_key_length = 1 if none_hallucinations == "count" else 0
+        self.fractions: dict[float, Fraction] = {}
 
     def pair(self, g: _Node, p: _Node) -> _Result:
         """Ground truth ``g`` against prediction ``p``."""
@@ -203,18 +227,67 @@ class _Scorer:
         if n == 0 or m == 0:
             return [], g.size + p.size, n == m
         cells = self.cells(g.items, p.items)
-        pairs = _assignment([[_tie_bumped_mean(cell) for cell in row] for row in cells])
+        pairs = self.matching(g, p, cells)
         values: list[float] = []
-        length = 0
+        # Every element counts its size; a matched pair counts its own length instead of its two sizes.
+        length = g.size + p.size
         for i, j in pairs:
             part, part_length, _ = cells[i][j]
             values += part
-            length += part_length
-        matched_rows = {i for i, _ in pairs}
-        matched_cols = {j for _, j in pairs}
-        length += sum(c.size for i, c in enumerate(g.items) if i not in matched_rows)
-        length += sum(c.size for j, c in enumerate(p.items) if j not in matched_cols)
+            length += part_length - g.items[i].size - p.items[j].size
         return values, length, n == m and all(cells[i][j][2] for i, j in pairs)
+
+    def matching(self, g: _Node, p: _Node, cells: list[list[_Result]]) -> list[tuple[int, int]]:
+        """The pairs of the tie rule's matching (ground-truth index, predicted index), sorted.
+
+        Exact arithmetic is only needed near a tie; the float means settle
+        every other case, most of them without a solver.
+        """
+        m = len(p.items)
+        if len(g.items) == 1 or m == 1:
+            # Each matching is a single pair: the best mean wins, the tie rule ranks near-equals.
+            flat = [_mean(cell) for row in cells for cell in row]
+            top = max(flat)
+            near_best = [k for k, mean in enumerate(flat) if mean >= top - _MARGIN]
+            if len(near_best) > 1:
+                base = g.size + p.size
+                near_best = [max(near_best, key=lambda k: _rank(self.terms(*divmod(k, m), g, p, cells), base))]
+            return [divmod(near_best[0], m)]
+        # The best matching usually beats every other by far more than float
+        # noise; it does when it survives a penalty of _MARGIN on each of its
+        # pairs, since any other matching has at least one pair less to pay for.
+        means = np.array([[_mean(cell) for cell in row] for row in cells])
+        rows, cols = linear_sum_assignment(means, maximize=True)
+        pairs = list(zip(rows.tolist(), cols.tolist()))
+        means[rows, cols] -= _MARGIN
+        if list(zip(*(index.tolist() for index in linear_sum_assignment(means, maximize=True)))) == pairs:
+            return pairs
+        terms = [[self.terms(i, j, g, p, cells) for j in range(m)] for i in range(len(g.items))]
+        return _best_matching(terms, g.size + p.size)
+
+    def terms(self, i: int, j: int, g: _Node, p: _Node, cells: list[list[_Result]]) -> _Terms:
+        """Element ``i`` of ``g`` against element ``j`` of ``p`` as exact rationals."""
+        values, length, equal = cells[i][j]
+        total = Fraction(0)
+        for value in values:
+            if value == 1.0:
+                total += 1
+            elif value:
+                total += self.exact(value)
+        mean = total / length if length else Fraction(1)
+        return _Terms(mean, total, length - g.items[i].size - p.items[j].size, equal)
+
+    def exact(self, similarity: float) -> Fraction:
+        """The fraction 1 - d / n that a leaf similarity was rounded from.
+
+        Exact for texts of up to ``_LONGEST_TEXT`` (2**20) characters: two
+        fractions with such denominators are at least 2**-40 apart, and the
+        float is within 2**-52 of its own.
+        """
+        fraction = self.fractions.get(similarity)
+        if fraction is None:
+            fraction = self.fractions[similarity] = Fraction(similarity).limit_denominator(_LONGEST_TEXT)
+        return fraction
 
     def cells(self, gs: list[_Node], ps: list[_Node]) -> list[list[_Result]]:
         """Every ground-truth element against every predicted one; string pairs in one rapidfuzz call."""
@@ -241,84 +314,143 @@ def _mean(result: _Result) -> float:
     return sum(values) / length if length > 0 else 1.0
 
 
-def _tie_bumped_mean(result: _Result) -> float:
-    """The pair's mean, one ulp higher when the pair is an exact match (the package's tie-breaker)."""
-    mean = _mean(result)
-    return math.nextafter(mean, math.inf) if result[2] else mean
+class _Terms(NamedTuple):
+    """What the tie rule needs to know of one pair of list elements (ground truth, prediction), exactly."""
+
+    mean: Fraction  # the pair's ANLS*, whose sum over the matched pairs the package maximises
+    total: Fraction  # the pair's sum of leaf similarities: its share of the list's numerator
+    delta: int  # l(g, p) - l_t(g) - l_t(p): how matching the pair changes the list's length
+    equal: bool  # whether the pair's closest ground truth equals the prediction
 
 
-def _assignment(profit: list[list[float]]) -> list[tuple[int, int]]:
-    """Rows and columns paired to maximise the total profit, sorted by row, ``min(n, m)`` pairs.
+def _list_score(total: Fraction, length: int) -> Fraction:
+    return total / length if length else Fraction(1)
 
-    Reproduces the optimum that ``munkres`` 3.0.0 (pure Python) returns, ties
-    included: profits become costs ``max - profit``; the shorter side plays the
-    rows; each row first takes the leftmost free column at its minimum cost,
-    then the rows left over are inserted one by one along shortest augmenting
-    paths (Hungarian method with potentials, leftmost column on ties).
+
+def _rank(terms: _Terms, base: int) -> tuple[Fraction, Fraction, int, bool]:
+    """The tie rule as a sort key, for a matching of a single pair; ``base`` is the list's length unmatched."""
+    length = base + terms.delta
+    return terms.mean, _list_score(terms.total, length), -length, terms.equal
+
+
+def _best_matching(terms: list[list[_Terms]], base: int) -> list[tuple[int, int]]:
+    """The tie rule's matching, as sorted (ground-truth index, predicted index) pairs.
+
+    ``terms`` holds every pair of elements, at least two a side; ``base`` is
+    the list's length with nothing matched. Each criterion of the rule is
+    maximised by ``linear_sum_assignment`` over the matchings optimal for the
+    ones before it (``_tight``), on exact integer weights.
+
+    Examples
+    --------
+    ``[{"a": "x", "b": "y"}, {"a": "x"}]`` against ``[{"a": "x", "b": "q"}, "z"]``:
+    both dicts score 1/2 against the predicted dict, nothing scores against
+    "z". Matching the two-key dict leaves the list 3 leaves long (1/3), the
+    other dict 4 (1/4); the order of the elements does not matter.
+
+    >>> half, one, zero = Fraction(1, 2), Fraction(1), Fraction(0)
+    >>> terms = [[_Terms(half, one, -2, False), _Terms(zero, zero, -1, False)],
+    ...          [_Terms(half, one, -1, False), _Terms(zero, zero, -1, False)]]
+    >>> _best_matching(terms, 6), _best_matching(terms[::-1], 6)
+    ([(0, 0), (1, 1)], [(0, 1), (1, 0)])
     """
-    top = max(max(row) for row in profit)
-    cost = [[top - x for x in row] for row in profit]
-    transposed = len(cost) > len(cost[0])
+    # The shorter side plays the rows, so that every row is matched.
+    transposed = len(terms) > len(terms[0])
     if transposed:
-        cost = [list(col) for col in zip(*cost)]
-    owner = _assign_rows(cost)
-    pairs = [(i, j) for j, i in enumerate(owner) if i >= 0]
-    return sorted((j, i) for i, j in pairs) if transposed else sorted(pairs)
+        terms = [list(column) for column in zip(*terms)]
+    n = len(terms)
+
+    def outcome(cols: np.ndarray) -> tuple[Fraction, int]:
+        """The list's sum of similarities and its length under a matching."""
+        pairs = [terms[i][cols[i]] for i in range(n)]
+        return sum((t.total for t in pairs), Fraction(0)), base + sum(t.delta for t in pairs)
+
+    # 1. The package's objective: the largest sum of means.
+    cols, cost = _solve(_common_denominator([[t.mean for t in row] for row in terms])[0], None)
+    optimal = _tight(cost, cols)
+    if (optimal[:n].sum(axis=1) > 1).any():
+        # 2. The highest score of the list, total / length: a ratio, maximised by
+        # Dinkelbach's method. With s the current matching's score, a matching
+        # that has more total - s * length than it (0) scores higher. Per pair
+        # that is total - s * delta up to a constant, here times the common
+        # denominator and the current length (s = 1 for an empty list). Each
+        # round raises s, and there are finitely many matchings.
+        totals, denominator = _common_denominator([[t.total for t in row] for row in terms])
+        best = cols
+        while True:
+            total, length = outcome(best)
+            numerator, divisor = (sum(totals[i][best[i]] for i in range(n)), length) if length else (denominator, 1)
+            cols, cost = _solve([[divisor * s - numerator * t.delta for s, t in zip(row_totals, row)]
+                                 for row_totals, row in zip(totals, terms)], optimal)
+            if _list_score(*outcome(cols)) <= _list_score(total, length):
+                break
+            best = cols
+        # 3. The shortest list, then the most exact pairs, which only decide the
+        # list's "closest ground truth" (a tuple ranks its options by it). At
+        # most n pairs are exact: they never outweigh one leaf of length.
+        cols, _ = _solve([[-(n + 1) * t.delta + t.equal for t in row] for row in terms], _tight(cost, cols))
+    pairs = [(i, int(cols[i])) for i in range(n)]
+    return sorted((j, i) for i, j in pairs) if transposed else pairs
 
 
-def _assign_rows(cost: list[list[float]]) -> list[int]:
-    """The row owning each column (-1 if none) of a minimum-cost assignment of every row; rows <= columns."""
-    n, m = len(cost), len(cost[0])
-    row_potential = [0.0] * n
-    col_potential = [0.0] * m
-    owner = [-1] * m
-    waiting = []
-    for i, row in enumerate(cost):
-        low = min(row)
-        row_potential[i] = low
-        free = next((j for j, c in enumerate(row) if c == low and owner[j] < 0), None)
-        if free is None:
-            waiting.append(i)
-        else:
-            owner[free] = i
-    for i in waiting:
-        _augment(i, cost, row_potential, col_potential, owner)
-    return owner
+def _common_denominator(fractions: list[list[Fraction]]) -> tuple[list[list[int]], int]:
+    """The numerators of ``fractions`` over their least common denominator, and that denominator."""
+    denominator = math.lcm(*(x.denominator for row in fractions for x in row))
+    return [[x.numerator * (denominator // x.denominator) for x in row] for row in fractions], denominator
 
 
-def _augment(start: int, cost: list[list[float]], row_potential: list[float], col_potential: list[float],
-             owner: list[int]) -> None:
-    """Give row ``start`` a column along a shortest augmenting path, updating the potentials (Dijkstra)."""
-    m = len(owner)
-    reach = [math.inf] * m  # cheapest reduced cost to reach each column so far
-    came_from = [-1] * m  # previous column on that path (-1: straight from ``start``)
-    done = [False] * m
-    row, via = start, -1
-    while True:
-        potential = row_potential[row]
-        for j in range(m):
-            if not done[j]:
-                # The reproduced solver's arithmetic, in its order: near-ties are decided by these floats.
-                reduced = cost[row][j] - potential - col_potential[j]
-                if reduced < reach[j]:
-                    reach[j], came_from[j] = reduced, via
-        col = min((j for j in range(m) if not done[j]), key=reach.__getitem__)
-        delta = reach[col]
-        row_potential[start] += delta
-        for j in range(m):
-            if done[j]:
-                row_potential[owner[j]] += delta
-                col_potential[j] -= delta
-            else:
-                reach[j] -= delta
-        done[col] = True
-        if owner[col] < 0:
-            break
-        row, via = owner[col], col
-    while col >= 0:
-        previous = came_from[col]
-        owner[col] = owner[previous] if previous >= 0 else start
-        col = previous
+def _solve(weights: list[list[int]], allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """A matching of maximum total weight using allowed cells only, and the costs it minimised.
+
+    ``weights`` has at most as many rows as columns; zero-weight rows pad it to
+    a square (a column matched to one is left unmatched), so that ``_tight``
+    can reason on perfect matchings. Returns each row's column.
+    """
+    n, m = len(weights), len(weights[0])
+    largest = max(max(map(abs, row)) for row in weights)
+    # Integers below 2**53 are exact in float64. The solver's potentials and
+    # _tight's path lengths and reduced costs are sums of at most 4m + 1 costs.
+    # Rationals with huge denominators (long texts of many different lengths)
+    # can need more bits: the weights are then rounded to the bits that fit, and
+    # matchings closer than the rounding can be taken for ties or the reverse.
+    excess = (largest * 8 * m).bit_length() - 53
+    if excess > 0:
+        weights = [[(w + (1 << (excess - 1))) >> excess for w in row] for row in weights]
+    cost = np.zeros((m, m))
+    cost[:n] = weights
+    np.negative(cost, out=cost)
+    if allowed is not None:
+        cost[~allowed] = np.inf
+    return linear_sum_assignment(cost)[1], cost
+
+
+def _tight(cost: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The cells a minimum-cost perfect matching may use, given one (``cols``); forbidden cells cost inf.
+
+    They are the cells of zero reduced cost under an optimal dual solution:
+    every perfect matching made of them has the minimum cost, and every
+    minimum-cost matching is made of them (complementary slackness). The dual
+    comes from shortest paths in the residual graph of ``cols`` (rows to
+    columns along free cells, columns back to rows along matched ones, a source
+    at distance 0 from every column), which has no negative cycle because
+    ``cols`` is optimal; every row is then reached through its own column only,
+    so the matched cells come out tight.
+    """
+    m = len(cost)
+    rows = np.arange(m)
+    graph = np.full((2 * m + 1, 2 * m + 1), np.inf)  # inf: no arc
+    graph[:m, m:2 * m] = cost
+    graph[rows, m + cols] = np.inf
+    graph[m + cols, rows] = -cost[rows, cols]
+    graph[2 * m, m:2 * m] = 0.0
+    # Built as CSR by hand: csgraph reads a dense 0 as "no arc", and its
+    # dense-to-sparse conversion costs more than the shortest paths.
+    arcs = np.isfinite(graph)
+    starts = np.zeros(len(graph) + 1, dtype=np.int32)
+    np.cumsum(arcs.sum(axis=1), out=starts[1:])
+    sparse = csr_matrix((graph[arcs], np.nonzero(arcs)[1].astype(np.int32), starts), shape=graph.shape)
+    distance = bellman_ford(sparse, indices=2 * m)
+    return cost + distance[:m, None] - distance[None, m:2 * m] == 0
 
 
 def anls_star(
@@ -334,8 +466,10 @@ def anls_star(
     scored by normalised Levenshtein similarity (0 past ``threshold``), None
     matches None, "", [] or {}; a tuple in the ground truth lists accepted
     alternatives (the best one counts); lists are matched element to element
-    (Hungarian matching), unmatched elements on either side count as misses;
-    dicts are compared key by key, missing and extra keys count as misses.
+    (Hungarian matching; among equally good matchings, the one that gives the
+    list the highest score), unmatched elements on either side count as
+    misses; dicts are compared key by key, missing and extra keys count as
+    misses.
     Every leaf weighs the same. As in the package, a ground-truth list of
     strings scored against a string is read as a tuple of alternatives (with
     a warning).
@@ -375,6 +509,14 @@ def anls_star(
     1.0
     >>> anls_star({"a": "x"}, {"a": "x", "b": None}, none_hallucinations="count")
     0.5
+
+    The predicted item is as close to either ground-truth item (1/2); pairing
+    it with the two-key one leaves one leaf unmatched, with the other two:
+
+    >>> anls_star([{"a": "x", "b": "y"}, {"a": "x"}], [{"a": "x", "b": "q"}])
+    0.3333333333333333
+    >>> anls_star([{"a": "x"}, {"a": "x", "b": "y"}], [{"a": "x", "b": "q"}])
+    0.3333333333333333
     """
     if none_hallucinations not in ("ignore", "count"):
         raise ValueError(f'none_hallucinations must be "ignore" or "count", got {none_hallucinations!r}')
