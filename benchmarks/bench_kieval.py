@@ -23,7 +23,7 @@ from pathlib import Path
 from rpa_sim.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
 from rpa_sim.metrics.kieval import evaluate_document
 from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.generators import generate_receipts
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SAMPLE = SHARED / "data" / "kieval_qwen72b_cord" / "csv"
@@ -89,7 +89,7 @@ def main() -> None:
     ours_from_csv = documents * (REPEATS // 10) / best_of(3, parse_and_evaluate)
     ours = documents * REPEATS / best_of(3, evaluate_only)
     table = documents * REPEATS / best_of(3, outcome_table)
-    generated = list(synthetic_receipts(5000, seed=11))
+    generated = list(generate_receipts(5000, seed=11))
     synthetic = len(generated) / best_of(3, lambda: evaluate_kie(generated, grounding="given"))
 
     print(f"KIEval on {documents} real CORD receipts (Qwen2-VL-72B), best of 3 runs")

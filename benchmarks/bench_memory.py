@@ -17,7 +17,7 @@ from itertools import count
 from pathlib import Path
 
 from rpa_sim.readers import write_records
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.generators import generate_receipts
 
 CHILD = """
 import resource, sys, time
@@ -38,7 +38,7 @@ def until_entities(target: int):
     """Receipts from the generator until their predicted entities reach ``target``."""
     total = 0
     for start in count(0, 10_000):
-        for record in synthetic_receipts(10_000, seed=start):
+        for record in generate_receipts(10_000, seed=start):
             if total >= target:
                 return
             total += sum(len(g.entities) for g in record.prediction.groups) + len(record.prediction.entities)

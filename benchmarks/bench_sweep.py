@@ -27,7 +27,7 @@ from rpa_sim.readers import read_records, write_records
 from rpa_sim.records import KIERecord
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Sweeper
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.generators import generate_receipts
 
 
 def timed(work):
@@ -84,7 +84,7 @@ def main() -> None:
     print(f"  sweep / score                    {sweep_s / score_s:8.3f}x  (target <= 1.5x)")
     print(f"  point query                      {query_s / len(queries) * 1000:8.3f} ms  (target < 10 ms)")
 
-    records = list(synthetic_receipts(500, seed=5))
+    records = list(generate_receipts(500, seed=5))
     grid = np.linspace(0, 1, 101)
     small = evaluate_kie(records)
     (_, naive_s) = timed(lambda: reevaluate(records, grid))

@@ -18,6 +18,7 @@ from rpa_sim import __version__
 from rpa_sim.calibration import is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
+from rpa_sim.generators import DocVQASettings, ReceiptSettings, write_dataset
 from rpa_sim.importers.cord import import_cord
 from rpa_sim.importers.docile import import_docile
 from rpa_sim.importers.dude import import_dude
@@ -29,6 +30,7 @@ from rpa_sim.readers import read_records, write_records
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.scenario import comparison_table, load_scenario, run_scenario, write_outputs
 from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, curves_to_json, parse_thresholds
+from rpa_sim.yamlfile import read_yaml, validated
 
 __all__ = ["main"]
 
@@ -80,6 +82,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
     run.add_argument("--out", type=Path, metavar="DIR", help="write curves.csv and summary.json into DIR")
     run.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
+
+    generate = commands.add_parser("generate", help="realistic synthetic data: receipts (KIE) or document questions")
+    generate.add_argument("kind", choices=("receipts", "docvqa"), help="what to generate")
+    generate.add_argument("--n", type=int, required=True, metavar="N", help="how many documents (docvqa: questions)")
+    generate.add_argument("--seed", type=int, required=True, metavar="S", help="the same seed gives the same bytes")
+    generate.add_argument("--out", type=Path, required=True, metavar="FILE", help="canonical .jsonl(.gz) output")
+    generate.add_argument("--settings", type=Path, metavar="YAML",
+                          help="generator settings (error rates, confidence model, ...); see docs/generators.md")
+    generate.add_argument("--workers", type=int, default=1, metavar="W", help="processes that generate (default 1)")
 
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
@@ -290,12 +301,25 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate(args: argparse.Namespace) -> int:
+    if args.n < 0 or args.seed < 0 or args.workers < 1:
+        raise InputError(f"--n and --seed must be non-negative and --workers positive, "
+                         f"got {args.n}, {args.seed} and {args.workers}")
+    model = ReceiptSettings if args.kind == "receipts" else DocVQASettings
+    settings = model() if args.settings is None else validated(model, read_yaml(args.settings) or {},
+                                                               source=str(args.settings))
+    written = write_dataset(args.kind, args.out, n=args.n, seed=args.seed, settings=settings, workers=args.workers)
+    print(f"wrote {written} {args.kind} records to {args.out}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     args.scenario, args.out = DEMO_SCENARIO, None
     return _run(args)
 
 
-_COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import}
+_COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import,
+             "generate": _generate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from rpa_sim.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.readers import read_records
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.generators import DocVQASettings, ReceiptSettings, generate_docvqa, generate_receipts
 from rpa_sim.tuning import optimised_policy
 from rpa_sim.yamlfile import read_yaml, validated
 
@@ -44,14 +44,18 @@ class _Strict(BaseModel):
 
 
 class DataSpec(_Strict):
-    """Records from a file (``file``, optionally ``predictions``) or from a generator (``generate``)."""
+    """Records from a file (``file``, optionally ``predictions``) or from a generator (``generate``).
+
+    ``settings`` are the generator's (:class:`~rpa_sim.generators.ReceiptSettings`
+    or :class:`~rpa_sim.generators.DocVQASettings`), naming only what they change.
+    """
 
     file: Path | None = None
     predictions: Path | None = None
-    generate: Literal["receipts"] | None = None
+    generate: Literal["receipts", "docvqa"] | None = None
     n: Annotated[int, Field(ge=1)] = 500
     seed: Annotated[int, Field(ge=0)] = 0
-    error_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.12
+    settings: dict[str, Any] = {}
 
     @model_validator(mode="after")
     def _one_source(self) -> DataSpec:
@@ -59,6 +63,8 @@ class DataSpec(_Strict):
             raise ValueError("data needs exactly one of file or generate")
         if self.predictions is not None and self.file is None:
             raise ValueError("predictions go with file")
+        if self.settings and self.generate is None:
+            raise ValueError("settings go with generate")
         return self
 
 
@@ -133,10 +139,14 @@ def _policies(scenario: Scenario, base: Path) -> list[Policy]:
     return policies
 
 
-def _evaluate(scenario: Scenario, base: Path) -> KIEOutcomes | VQAOutcomes:
+def _evaluate(scenario: Scenario, base: Path, source: str) -> KIEOutcomes | VQAOutcomes:
     data = scenario.data
     if data.generate == "receipts":
-        return evaluate_kie(synthetic_receipts(data.n, seed=data.seed, error_rate=data.error_rate))
+        settings = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
+        return evaluate_kie(generate_receipts(data.n, seed=data.seed, settings=settings))
+    if data.generate == "docvqa":
+        settings = validated(DocVQASettings, data.settings, source=f"{source}: data.settings")
+        return evaluate_vqa(generate_docvqa(data.n, seed=data.seed, settings=settings), alpha=scenario.alpha)
     predictions = None if data.predictions is None else base / data.predictions
     stream = read_records(base / data.file, predictions=predictions, task=scenario.task)
     if stream.task == "kie":
@@ -187,15 +197,18 @@ def _baselines(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
     policies = _policies(scenario, base)
-    table = _evaluate(scenario, base)
+    table = _evaluate(scenario, base, f"scenario {scenario.name!r}")
     grid = parse_thresholds(scenario.thresholds)
     sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
     curves = [sweeper.curve(grid) for sweeper in sweepers]
-    dominated_by = pareto(curves)
+    # Area, operating points and dominance are properties of a policy, not of the grid asked
+    # for the output: they come from the exact curves (every threshold at which anything changes).
+    exact = curves if isinstance(grid, str) else [sweeper.curve("exact") for sweeper in sweepers]
+    dominated_by = pareto(exact)
     baselines = _baselines(table, scenario)
     summaries = []
-    for sweeper, curve in zip(sweepers, curves):
-        summaries.append(_policy_summary(scenario, sweeper, curve, dominated_by[curve.policy], baselines))
+    for sweeper, curve, full in zip(sweepers, curves, exact):
+        summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines))
     summary = {
         "scenario": scenario.name,
         "description": scenario.description,
@@ -255,15 +268,15 @@ def _data_summary(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
     return {"questions": len(table), **table.summary()}
 
 
-def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, dominated_by: list[str],
+def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Curve, dominated_by: list[str],
                     baselines: dict[str, Any]) -> dict[str, Any]:
-    points = {f"{target:g}": operating_point(curve, target) for target in scenario.targets}
+    points = {f"{target:g}": operating_point(exact, target) for target in scenario.targets}
     summary: dict[str, Any] = {
         "policy": curve.policy,
         "description": sweeper.policy.description,
         "knob": sweeper.policy.knob,
-        "auc": area_under_curve(curve),
-        "auto_rate_range": [float(np.nanmin(curve.auto_rate)), float(np.nanmax(curve.auto_rate))],
+        "auc": area_under_curve(exact),
+        "auto_rate_range": [float(np.nanmin(exact.auto_rate)), float(np.nanmax(exact.auto_rate))],
         "operating_points": {k: None if p is None else p.to_dict() for k, p in points.items()},
         "cost_optimum": None,
         "certified": None if scenario.certify is None else certify_policy(sweeper, scenario.certify),

@@ -217,8 +217,8 @@ class Sweeper:
     --------
     >>> from rpa_sim.outcomes import evaluate_kie
     >>> from rpa_sim.policies import load_policy
-    >>> from rpa_sim.synthetic import synthetic_receipts
-    >>> table = evaluate_kie(synthetic_receipts(20, seed=1))
+    >>> from rpa_sim.generators import generate_receipts
+    >>> table = evaluate_kie(generate_receipts(20, seed=1))
     >>> sweeper = Sweeper(table, load_policy("confidence"))
     >>> point = sweeper.at(0.0)
     >>> point["auto_rate"], point["kieval_aligned"] == table.counts.kieval_aligned

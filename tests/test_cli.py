@@ -153,8 +153,8 @@ def test_sweep_unknown_policy_and_bad_grid(qwen_jsonl, capsys):
 def test_certify_json_keys(tmp_path, capsys):
     data = tmp_path / "receipts.jsonl"
     from rpa_sim.readers import write_records
-    from rpa_sim.synthetic import synthetic_receipts
-    write_records(synthetic_receipts(300, seed=2), data)
+    from rpa_sim.generators import generate_receipts
+    write_records(generate_receipts(300, seed=2), data)
     status, out, _ = run(capsys, "certify", str(data), "--max-error", "0.05", "--delta", "0.1", "--json")
     result = json.loads(out)
     assert status == 0
@@ -192,9 +192,9 @@ def test_console_script_usage_error_exits_2():
 
 def test_sweep_monte_carlo_columns(tmp_path, capsys):
     from rpa_sim.readers import write_records
-    from rpa_sim.synthetic import synthetic_receipts
+    from rpa_sim.generators import generate_receipts
     data = tmp_path / "r.jsonl"
-    write_records(synthetic_receipts(30, seed=1), data)
+    write_records(generate_receipts(30, seed=1), data)
     argv = ["sweep", str(data), "--policy", "audited-budget", "--thresholds", "0.5,0.9", "--format", "json",
             "--miss-rate", "0.1", "--replicates", "200", "--seed", "3"]
     status, out, _ = run(capsys, *argv)
@@ -204,3 +204,28 @@ def test_sweep_monte_carlo_columns(tmp_path, capsys):
         assert row["kieval_aligned_mc_low"] <= row["kieval_aligned_mc_mean"] <= row["kieval_aligned_mc_high"]
         assert abs(row["kieval_aligned_mc_mean"] - row["kieval_aligned"]) < 0.01
     assert run(capsys, *argv)[1] == out
+
+
+def test_generate_is_deterministic_and_scores(tmp_path, capsys):
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("error_scale: 0.5\nconfidence: {mode: calibrated}\n")
+    first, second = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
+    for out in (first, second):
+        status, text, _ = run(capsys, "generate", "receipts", "--n", "40", "--seed", "5", "--out", str(out),
+                              "--settings", str(settings))
+        assert status == 0 and "wrote 40 receipts records" in text
+    assert first.read_bytes() == second.read_bytes()
+    status, out, _ = run(capsys, "score", str(first), "--json")
+    assert status == 0 and json.loads(out)["documents"] == 40
+    status, text, _ = run(capsys, "generate", "docvqa", "--n", "30", "--seed", "1", "--out", str(tmp_path / "q.jsonl"))
+    status, out, _ = run(capsys, "score", str(tmp_path / "q.jsonl"), "--json")
+    assert json.loads(out)["questions"] == 30 and json.loads(out)["smudge"] is not None
+
+
+def test_generate_bad_settings(tmp_path, capsys):
+    settings = tmp_path / "bad.yaml"
+    settings.write_text("error_scale: -1\n")
+    status, _, err = run(capsys, "generate", "receipts", "--n", "5", "--seed", "1", "--out", str(tmp_path / "o.jsonl"),
+                         "--settings", str(settings))
+    assert status == 1 and "bad.yaml" in err and "error_scale" in err
+    assert not (tmp_path / "o.jsonl").exists()

@@ -11,7 +11,7 @@ from rpa_sim.outcomes import evaluate_kie
 from rpa_sim.policies import load_policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.generators import generate_receipts
 
 
 def curve(name, auto, metric, cost=None):
@@ -39,7 +39,7 @@ def test_operating_point_is_the_highest_auto_rate_reaching_the_target():
 
 
 def test_cost_optimum_equals_brute_force_over_the_grid():
-    table = evaluate_kie(synthetic_receipts(150, seed=9))
+    table = evaluate_kie(generate_receipts(150, seed=9))
     costs = CostModel(hourly_rate=30, per_residual_error=1.2)
     reviewer = Reviewer(seconds_per_item=5, seconds_per_document=12, miss_rate=0.03)
     for name in ("confidence", "document-escalation", "audited-budget"):

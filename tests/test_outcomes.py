@@ -12,7 +12,7 @@ from rpa_sim.metrics.anls import anls_question
 from rpa_sim.metrics.kieval import kieval
 from rpa_sim.outcomes import ANSWER_TYPES, evaluate_kie, evaluate_vqa
 from rpa_sim.records import KIERecord, VQARecord
-from rpa_sim.synthetic import synthetic_receipts
+from rpa_sim.generators import generate_receipts
 from tests.conftest import shared_path
 
 PAGE = {"width": 1000, "height": 1000, "words": [
@@ -81,8 +81,8 @@ def test_kie_table_equals_corpus_counts_on_real_data():
 
 
 def test_kie_table_is_deterministic():
-    first = evaluate_kie(synthetic_receipts(50, seed=3))
-    second = evaluate_kie(synthetic_receipts(50, seed=3))
+    first = evaluate_kie(generate_receipts(50, seed=3))
+    second = evaluate_kie(generate_receipts(50, seed=3))
     for name in ("document", "key", "confidence", "outcome", "similarity", "value", "correction"):
         assert np.array_equal(getattr(first, name), getattr(second, name)), name
     assert first.counts == second.counts
@@ -134,7 +134,7 @@ def test_vqa_without_documents_has_no_smudge():
 
 
 def test_kie_counts_unchanged_when_documents_are_shuffled():
-    records = list(synthetic_receipts(60, seed=5))
+    records = list(generate_receipts(60, seed=5))
     order = np.random.default_rng(0).permutation(len(records))
     table = evaluate_kie(records)
     shuffled = evaluate_kie([records[i] for i in order])

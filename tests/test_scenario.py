@@ -9,7 +9,9 @@ import pytest
 from rpa_sim.calibration import ece, is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
+from rpa_sim.compare import area_under_curve
 from rpa_sim.scenario import bundled_scenarios, load_scenario, run_scenario, write_outputs
+from rpa_sim.sweep import Sweeper
 
 TINY = """
 name: tiny
@@ -22,7 +24,7 @@ policies:
 reviewer: {miss_rate: 0.05, seconds_per_item: 6, seconds_per_document: 20}
 costs: {hourly_rate: 30, per_residual_error: 1.0}
 thresholds: linspace:0:1:51
-targets: [0.9, 0.95]
+targets: [0.8, 0.9]
 certify: {max_error: 0.05, delta: 0.1}
 replicates: 50
 seed: 3
@@ -40,13 +42,15 @@ def tiny(tmp_path):
 def test_summary_agrees_with_curves(tiny):
     summary = tiny.summary
     assert [p["policy"] for p in summary["policies"]] == ["confidence", "document-escalation", "inline"]
-    for policy, curve in zip(summary["policies"], tiny.curves):
+    for policy, curve, p in zip(summary["policies"], tiny.curves, tiny.policies):
+        exact = Sweeper(tiny.table, p, reviewer=tiny.scenario.reviewer).curve("exact")
+        assert policy["auc"] == pytest.approx(area_under_curve(exact), abs=1e-12)
         for target, point in policy["operating_points"].items():
-            reaching = curve.metric >= float(target)
+            reaching = exact.metric >= float(target)
             if point is None:
                 assert not reaching.any()
                 continue
-            assert point["auto_rate"] == curve.auto_rate[reaching].max()
+            assert point["auto_rate"] == exact.auto_rate[reaching].max()
         best = policy["cost_optimum"]
         assert best["cost"] == curve.columns["cost"].min()
         assert best["savings_vs_review_all"] == pytest.approx(summary["baselines"]["review_all"]["cost"] - best["cost"])
@@ -80,11 +84,20 @@ def test_outputs_are_byte_identical(tmp_path):
     json.loads(outputs[0][1])
 
 
-def test_bundled_scenarios_load():
-    assert "receipts-demo" in bundled_scenarios()
-    for name in bundled_scenarios():
-        scenario, _ = load_scenario(name)
-        assert scenario.policies
+@pytest.mark.parametrize("name", sorted(bundled_scenarios()))
+def test_bundled_scenarios_run(name):
+    scenario, base = load_scenario(name)
+    summary = run_scenario(scenario, base).summary
+    assert len(summary["policies"]) == len(scenario.policies)
+    for policy in summary["policies"]:
+        assert 0.0 < policy["auc"] <= 1.0
+        assert any(point is not None for point in policy["operating_points"].values())
+    assert any(best["feasible"] for best in summary["optimised_per_field"].values())
+
+
+def test_the_six_bundled_scenarios():
+    assert {"receipts-demo", "docvqa-demo", "policy-comparison", "cost-benefit", "imperfect-reviewer",
+            "certified-threshold"} <= set(bundled_scenarios())
 
 
 @pytest.mark.parametrize(("text", "message"), [
