@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 import math
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 import numpy as np
@@ -164,7 +164,7 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
         columns.corrections.extend(c if c is not None else "" for c in result.corrections)
         columns.addition_document.extend([index] * len(result.additions))
         columns.addition_key.extend(columns.keys.code(a.key) for a in result.additions)
-        columns.document_counts.extend(astuple(result.counts))
+        columns.document_counts.extend(result.counts.as_tuple())
     return _finish(columns, value_match)
 
 

@@ -12,7 +12,8 @@ addition. Those labels are what the replay engine routes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, astuple, dataclass, fields
+from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from typing import Literal
 
 import numpy as np
@@ -83,12 +84,16 @@ class KIEvalCounts:
     ignored_empty: int = 0
 
     def __add__(self, other: KIEvalCounts) -> KIEvalCounts:
-        return KIEvalCounts(*(a + b for a, b in zip(astuple(self), astuple(other))))
+        return KIEvalCounts(*(a + b for a, b in zip(self.as_tuple(), other.as_tuple())))
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         """The count fields, in order (the columns of a per-document counts array)."""
         return tuple(f.name for f in fields(cls))
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """The counts in :meth:`field_names` order."""
+        return _read_counts(self)
 
     @property
     def fp(self) -> int:
@@ -162,6 +167,10 @@ class KIEvalCounts:
             "grouping_blind_entity_f1": self.grouping_blind_entity_f1,
             **{k: counts[k] for k in ("groups_gt", "groups_pred", "groups_paired", "groups_tp")},
         }
+
+
+# one C-level read of every count (dataclasses.astuple deep-copies and is slow in a hot loop)
+_read_counts = attrgetter(*KIEvalCounts.field_names())
 
 
 @dataclass(frozen=True)
