@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,7 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     generate.add_argument("--out", type=Path, required=True, metavar="FILE", help="canonical .jsonl(.gz) output")
     generate.add_argument("--settings", type=Path, metavar="YAML",
                           help="generator settings (error rates, confidence model, ...); see docs/generators.md")
-    generate.add_argument("--workers", type=int, default=1, metavar="W", help="processes that generate (default 1)")
+    generate.add_argument("--workers", type=int, default=min(os.cpu_count() or 1, 4), metavar="W",
+                          help="processes that generate; the output is the same for any number (default: the cores, "
+                               "at most 4)")
 
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
