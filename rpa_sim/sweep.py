@@ -174,28 +174,30 @@ class Spread:
 
 @dataclass
 class _Quantities:
-    """Per-item and per-document values when reviewed (x) and not (y), and the audit draws.
+    """What review changes: per quantity (rows) and item (columns), ``x - y``; and the totals of ``y``.
 
     ``audit`` is the share audited (a number) for expectations, or the drawn
-    0/1 audit of each item for a Monte Carlo replay.
+    0/1 audit of each item for a Monte Carlo replay. Quantities are rows so
+    that gathers and cumulative sums run along contiguous memory.
     """
 
-    x: np.ndarray
-    y: np.ndarray
+    unreviewed: np.ndarray
+    difference: np.ndarray
     audit: float | np.ndarray
     doc_base: np.ndarray = field(default_factory=lambda: np.zeros(0))
     doc_gain: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     def base(self) -> np.ndarray:
+        """The totals with no item routed: audited items are reviewed all the same."""
         if np.ndim(self.audit) == 0:
-            return self.y.sum(axis=0) + self.audit * (self.x - self.y).sum(axis=0)
-        return self.y.sum(axis=0) + self.audit @ (self.x - self.y)
+            return self.unreviewed + self.audit * self.difference.sum(axis=1)
+        return self.unreviewed + self.difference @ self.audit
 
     def gain(self) -> np.ndarray:
-        difference = self.x - self.y
+        """What routing each item adds to the totals (nothing for an item audited anyway)."""
         if np.ndim(self.audit) == 0:
-            return difference * (1.0 - self.audit) if self.audit else difference
-        return difference * (1.0 - self.audit)[:, None]
+            return self.difference * (1.0 - self.audit) if self.audit else self.difference
+        return self.difference * (1.0 - self.audit)
 
 
 class Sweeper:
@@ -263,7 +265,7 @@ class Sweeper:
         if q.doc_gain.size:
             doc_prefix = selection.prefix(q.doc_gain, selection.doc_added, selection.doc_removed)
         else:
-            doc_prefix = np.zeros((self.n + 1, 0))
+            doc_prefix = np.zeros((0, self.n + 1))
         return q.base(), prefix, q.doc_base, doc_prefix
 
     # -- answers ----------------------------------------------------------------------------------
@@ -286,7 +288,7 @@ class Sweeper:
         """The trade-off curve at every threshold of ``grid``."""
         thresholds = self.thresholds(grid)
         state = self._state(thresholds)
-        columns = self._metrics(self._base + self._prefix[state], self._doc_base + self._doc_prefix[state])
+        columns = self._metrics(self._base + self._prefix[:, state].T, self._doc_base + self._doc_prefix[:, state].T)
         return Curve(self.policy.name, self.task, {"threshold": thresholds, **columns})
 
     def at(self, threshold: float) -> dict[str, float]:
@@ -307,7 +309,7 @@ class Sweeper:
         runs: dict[str, list[np.ndarray]] = {}
         for _ in range(replicates):
             base, prefix, doc_base, doc_prefix = self._sums(self._drawn(rng))
-            for name, values in self._metrics(base + prefix[state], doc_base + doc_prefix[state]).items():
+            for name, values in self._metrics(base + prefix[:, state].T, doc_base + doc_prefix[:, state].T).items():
                 runs.setdefault(name, []).append(values)
         stacked = {name: np.vstack(values) for name, values in runs.items()}
         return Spread(thresholds, replicates, seed,
@@ -388,17 +390,15 @@ def _compile(table: Table, policy: Policy, task: str) -> CompiledPolicy:
 def _kie_quantities(sweeper: Sweeper, audit, miss, false, doc_audit, addition_miss) -> _Quantities:
     table = sweeper.table
     outcome = table.outcome
-    substitution = (outcome == 1).astype(np.float64)
-    deletion = (outcome == 2).astype(np.float64)
-    correct = (outcome == 0).astype(np.float64)
-    x = np.column_stack([
-        np.ones(len(outcome)),                      # reviewed
-        substitution * miss + correct * false,      # substitutions left
-        deletion * miss,                            # deletions left
-        1.0 - deletion * (1.0 - miss),              # predictions kept, N(PR*)
-    ])
-    y = np.column_stack([np.zeros(len(outcome)), substitution, deletion, np.ones(len(outcome))])
-    # document columns: opened for review, additions the review makes
+    substitution = outcome == 1
+    deletion = outcome == 2
+    # rows: reviewed, substitutions left, deletions left, predictions kept (N(PR*)); each x - y
+    difference = np.empty((4, len(outcome)))
+    difference[0] = 1.0
+    difference[1] = np.where(substitution, miss - 1.0, np.where(outcome == 0, false, 0.0))
+    difference[2] = np.where(deletion, miss - 1.0, 0.0)
+    difference[3] = difference[2]
+    unreviewed = np.array([0.0, np.count_nonzero(substitution), np.count_nonzero(deletion), len(outcome)])
     # Per document: whether it is opened (routed, or holding an audited item) and the
     # additions its review makes when whole documents are reviewed.
     items = np.bincount(table.document, minlength=table.documents)
@@ -409,9 +409,9 @@ def _kie_quantities(sweeper: Sweeper, audit, miss, false, doc_audit, addition_mi
         fixed = additions - addition_miss if addition_miss is not None else additions * (1.0 - sweeper.reviewer.miss_rate)
     else:
         fixed = np.zeros(table.documents)
-    doc_gain = np.column_stack([1.0 - doc_audit, fixed])
+    doc_gain = np.vstack([1.0 - doc_audit, fixed])
     doc_base = np.array([doc_audit.sum(), 0.0])
-    return _Quantities(x, y, audit, doc_base, doc_gain)
+    return _Quantities(unreviewed, difference, audit, doc_base, doc_gain)
 
 
 def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
@@ -426,11 +426,11 @@ def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
         value = np.where(right, 1.0 - false, miss * score + (1.0 - miss))
         return np.where(counts, value, 0.0)
 
-    x = np.column_stack([np.ones(len(table)), reviewed_score(table.anls), reviewed_score(table.accuracy),
-                         reviewed_score(smudge, has_smudge)])
-    y = np.column_stack([np.zeros(len(table)), table.anls, table.accuracy, smudge])
-    # columns: reviewed, ANLS, accuracy, SMuDGE
-    return _Quantities(x, y, audit)
+    # rows: reviewed, ANLS, accuracy, SMuDGE
+    unreviewed = np.vstack([np.zeros(len(table)), table.anls, table.accuracy, smudge])
+    reviewed = np.vstack([np.ones(len(table)), reviewed_score(table.anls), reviewed_score(table.accuracy),
+                          reviewed_score(smudge, has_smudge)])
+    return _Quantities(unreviewed.sum(axis=1), reviewed - unreviewed, audit)
 
 
 @dataclass(frozen=True)
@@ -451,19 +451,19 @@ class _Selection:
     doc_removed: np.ndarray | None
 
     def prefix(self, gain: np.ndarray, added: np.ndarray, removed: np.ndarray | None) -> np.ndarray:
-        """Row k: the summed gain of the reviewed set after k steps."""
-        prefix = np.zeros((self.steps + 1, gain.shape[1]))
+        """Column k: the summed gain (one row per quantity) of the reviewed set after k steps."""
+        prefix = np.zeros((gain.shape[0], self.steps + 1))
         if removed is None and (not len(added) or added.min() >= 0):
             # every step adds an item: a plain cumulative sum in entry order
-            np.cumsum(gain[added], axis=0, out=prefix[1:])
+            np.cumsum(gain[:, added], axis=1, out=prefix[:, 1:])
             return prefix
-        steps = np.zeros((self.steps, gain.shape[1]))
+        steps = np.zeros((gain.shape[0], self.steps))
         joins = added >= 0
-        steps[joins] = gain[added[joins]]
+        steps[:, joins] = gain[:, added[joins]]
         if removed is not None:
             leaves = removed >= 0
-            steps[leaves] -= gain[removed[leaves]]
-        np.cumsum(steps, axis=0, out=prefix[1:])
+            steps[:, leaves] -= gain[:, removed[leaves]]
+        np.cumsum(steps, axis=1, out=prefix[:, 1:])
         return prefix
 
 
