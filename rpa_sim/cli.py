@@ -19,6 +19,7 @@ from rpa_sim import __version__
 from rpa_sim.calibration import is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
+from rpa_sim.files import atomic_write_text
 from rpa_sim.generators import DocVQASettings, ReceiptSettings, write_dataset
 from rpa_sim.importers.cord import import_cord
 from rpa_sim.importers.docile import import_docile
@@ -28,9 +29,21 @@ from rpa_sim.importers.textract import import_textract_expense
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
 from rpa_sim.policies import load_policy
 from rpa_sim.readers import read_records, write_records
+from rpa_sim.report import write_report
 from rpa_sim.reviewer import Reviewer
-from rpa_sim.scenario import comparison_table, load_scenario, run_scenario, write_outputs
-from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, curves_to_json, parse_thresholds
+from rpa_sim.scenario import (
+    comparison_table,
+    load_scenario,
+    run_scenario,
+    write_outputs,
+)
+from rpa_sim.sweep import (
+    Curve,
+    Sweeper,
+    curves_to_csv,
+    curves_to_json,
+    parse_thresholds,
+)
 from rpa_sim.yamlfile import read_yaml, validated
 
 __all__ = ["main"]
@@ -83,6 +96,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
     run.add_argument("--out", type=Path, metavar="DIR", help="write curves.csv and summary.json into DIR")
     run.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
+
+    report = commands.add_parser("report", help="a self-contained HTML report of a scenario, with its plots")
+    report.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
+    report.add_argument("--out", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    report.add_argument("--png", type=Path, metavar="DIR", help="also write each plot as a PNG file into DIR")
 
     generate = commands.add_parser("generate", help="realistic synthetic data: receipts (KIE) or document questions")
     generate.add_argument("kind", choices=("receipts", "docvqa"), help="what to generate")
@@ -222,9 +240,7 @@ def _write_or_print(text: str, out: Path | None) -> None:
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    temporary = out.with_name(f".{out.name}.tmp")
-    temporary.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    temporary.replace(out)
+    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
     print(f"wrote {out}", file=sys.stderr)
 
 
@@ -304,6 +320,13 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    scenario, base = load_scenario(args.scenario)
+    path = write_report(run_scenario(scenario, base), args.out, png_dir=args.png)
+    print(f"wrote {path}")
+    return 0
+
+
 def _generate(args: argparse.Namespace) -> int:
     if args.n < 0 or args.seed < 0 or args.workers < 1:
         raise InputError(f"--n and --seed must be non-negative and --workers positive, "
@@ -322,7 +345,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import,
-             "generate": _generate}
+             "generate": _generate, "report": _report}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,8 +9,6 @@ the scenario file.
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -20,15 +18,27 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rpa_sim.calibration import aurc, is_correct, reliability_table
 from rpa_sim.certify import certify_threshold
-from rpa_sim.compare import area_under_curve, cost_optimum, finite_or_none, operating_point, pareto
+from rpa_sim.compare import (
+    area_under_curve,
+    cost_optimum,
+    finite_or_none,
+    operating_point,
+    pareto,
+)
 from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
+from rpa_sim.files import atomic_write_text
+from rpa_sim.generators import (
+    DocVQASettings,
+    ReceiptSettings,
+    generate_docvqa,
+    generate_receipts,
+)
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
 from rpa_sim.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.readers import read_records
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
-from rpa_sim.generators import DocVQASettings, ReceiptSettings, generate_docvqa, generate_receipts
 from rpa_sim.tuning import optimised_policy
 from rpa_sim.yamlfile import read_yaml, validated
 
@@ -304,22 +314,12 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
     return summary
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
     """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), each atomically."""
     out.mkdir(parents=True, exist_ok=True)
     curves, summary = out / "curves.csv", out / "summary.json"
-    _atomic_write(curves, curves_to_csv(result.curves))
-    _atomic_write(summary, json.dumps(result.summary, indent=2, allow_nan=False) + "\n")
+    atomic_write_text(curves, curves_to_csv(result.curves))
+    atomic_write_text(summary, json.dumps(result.summary, indent=2, allow_nan=False) + "\n")
     return [curves, summary]
 
 

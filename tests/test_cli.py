@@ -229,3 +229,12 @@ def test_generate_bad_settings(tmp_path, capsys):
                          "--settings", str(settings))
     assert status == 1 and "bad.yaml" in err and "error_scale" in err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_report_command(tmp_path, capsys):
+    status, out, _ = run(capsys, "report", "receipts-demo", "--out", str(tmp_path / "r.html"), "--png",
+                         str(tmp_path / "png"))
+    assert status == 0 and "wrote" in out
+    html = (tmp_path / "r.html").read_text()
+    assert html.count("<svg") == 3 and "document-escalation" in html
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "cost.png", "tradeoff.png"]
