@@ -44,6 +44,7 @@ from rpa_sim.sweep import (
     curves_to_json,
     parse_thresholds,
 )
+from rpa_sim.tui import run_dashboard
 from rpa_sim.yamlfile import read_yaml, validated
 
 __all__ = ["main"]
@@ -59,8 +60,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rpa-sim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = commands.add_parser("demo", help=f"run the bundled scenario ({DEMO_SCENARIO}) and compare its policies")
+    demo = commands.add_parser("demo", help=f"the bundled scenario ({DEMO_SCENARIO}): the dashboard in a terminal, "
+                                             "else its comparison as text")
     demo.add_argument("--json", action="store_true", help="print the summary as JSON")
+    demo.add_argument("--text", action="store_true", help="print the comparison as text even in a terminal")
+
+    dashboard = commands.add_parser("dashboard", help="the interactive dashboard (Textual) on a scenario or records")
+    dashboard.add_argument("source", nargs="?", metavar="SCENARIO|DATA",
+                           help=f"a scenario (name or YAML) or a records file; default: {DEMO_SCENARIO}")
+    dashboard.add_argument("--export-dir", type=Path, metavar="DIR",
+                           help="where the dashboard writes exports and screenshots (default: here)")
 
     score = commands.add_parser("score", help="corpus metrics of the predictions as they are")
     _data_arguments(score)
@@ -340,12 +349,18 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if sys.stdin.isatty() and sys.stdout.isatty() and not (args.json or args.text):
+        return run_dashboard(DEMO_SCENARIO)
     args.scenario, args.out = DEMO_SCENARIO, None
     return _run(args)
 
 
+def _dashboard(args: argparse.Namespace) -> int:
+    return run_dashboard(args.source, export_dir=args.export_dir)
+
+
 _COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import,
-             "generate": _generate, "report": _report}
+             "generate": _generate, "report": _report, "dashboard": _dashboard}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,290 @@
+"""The Textual dashboard: Pilot tests of the threshold controls, views, export and errors, and SVG snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import functools
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("textual")
+pytest.importorskip("textual_plotext")
+
+from textual.widgets import DataTable, TabbedContent  # noqa: E402
+
+from rpa_sim.tui.app import DashboardApp  # noqa: E402
+from rpa_sim.tui.views import FiguresPanel  # noqa: E402
+
+SIZE = (120, 40)
+SCENARIO = """\
+name: tui-small
+data:
+  generate: receipts
+  n: 60
+  seed: 3
+policies: [confidence, document-escalation]
+costs:
+  hourly_rate: 30
+  per_residual_error: 1.5
+targets: [0.9]
+"""
+VQA_SCENARIO = """\
+name: tui-vqa
+data:
+  generate: docvqa
+  n: 80
+  seed: 3
+policies: [confidence, grounding-gate]
+targets: [0.9]
+"""
+
+
+def run_async(test):
+    """Run an async test with asyncio.run (the project has no async pytest plugin)."""
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+    return wrapper
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> str:
+    path = tmp_path / "small.yaml"
+    path.write_text(SCENARIO, encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def vqa_scenario(tmp_path: Path) -> str:
+    path = tmp_path / "vqa.yaml"
+    path.write_text(VQA_SCENARIO, encoding="utf-8")
+    return str(path)
+
+
+async def _ready(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _panel_numbers(app) -> dict[str, str]:
+    """The figures panel as shown: label -> the number's text."""
+    text = str(app.query_one(FiguresPanel).render())
+    found = {}
+    for line in text.splitlines()[2:]:
+        match = re.match(r"(.+?)\s+(-?[\d.]+|nan)$", line)
+        if match:
+            found[match.group(1).strip()] = match.group(2)
+    return found
+
+
+def _expected(app, threshold: float) -> dict[str, str]:
+    at = app.model.sweepers[app.policy].at(threshold)
+    return {"auto-rate": f"{at['auto_rate']:.4f}", "reviews needed": f"{at['reviewed']:.0f}",
+            "KIEval_Aligned^τ": f"{at['kieval_aligned']:.4f}",
+            "residual substitutions": f"{at['residual_substitutions']:.0f}",
+            "residual deletions": f"{at['residual_deletions']:.0f}", "residual additions": f"{at['additions']:.0f}",
+            "documents straight through": f"{at['documents_straight_through']:.0f}", "cost": f"{at['cost']:.2f}"}
+
+
+@run_async
+async def test_keys_move_threshold_and_figures_match_sweeper(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        assert app.error is None and app.threshold == 0.5
+        assert _panel_numbers(app) == _expected(app, 0.5)
+        await pilot.press("plus", "plus")
+        assert app.threshold == pytest.approx(0.52)
+        assert _panel_numbers(app) == _expected(app, app.threshold)
+        await pilot.press("minus")
+        assert app.threshold == pytest.approx(0.51)
+        await pilot.press("right_square_bracket")
+        assert app.threshold == pytest.approx(0.56)
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert app.threshold == pytest.approx(0.46)
+        assert _panel_numbers(app) == _expected(app, app.threshold)
+        await pilot.press("2")
+        assert app.policy == 1
+        assert _panel_numbers(app) == _expected(app, app.threshold)
+
+
+@run_async
+async def test_slider_keys_and_click(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        assert app.focused.id == "threshold-slider"
+        await pilot.press("right")
+        assert app.threshold == pytest.approx(0.51)
+        await pilot.click("#threshold-slider", offset=(1, 0))
+        assert app.threshold == pytest.approx(0.0)
+        assert _panel_numbers(app) == _expected(app, 0.0)
+
+
+@run_async
+async def test_typed_threshold(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.click("#threshold-input")
+        await pilot.press(*"0.83", "enter")
+        assert app.threshold == pytest.approx(0.83)
+        assert _panel_numbers(app) == _expected(app, 0.83)
+        await pilot.press(*"abc", "enter")
+        await pilot.pause()
+        assert app.threshold == pytest.approx(0.83)
+        assert any("not a threshold" in n.message for n in app._notifications)
+
+
+@run_async
+async def test_switch_views(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        tabs = app.query_one(TabbedContent)
+        for key, view in [("c", "compare"), ("f", "fields"), ("l", "calibration"), ("dollar_sign", "costs"),
+                          ("s", "smudge"), ("t", "tradeoff")]:
+            await pilot.press(key)
+            await pilot.pause()
+            assert tabs.active == view
+        await pilot.press("f")
+        table = app.query_one("#fields-table", DataTable)
+        assert table.row_count == len(app.model.table.keys)
+
+
+@run_async
+async def test_compare_sorts_by_column(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("c")
+        view = app.query_one("#compare-view")
+        view.sort_by("auc")
+        aucs = [row["auc"] for row in view.rows()]
+        assert aucs == sorted(aucs)
+        view.sort_by("auc")
+        assert [row["auc"] for row in view.rows()] == sorted(aucs, reverse=True)
+
+
+@run_async
+async def test_export_csv_and_json(scenario, tmp_path):
+    out = tmp_path / "exports"
+    app = DashboardApp(scenario, export_dir=out)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("plus", "e", "j")
+        await pilot.pause()
+        rows = json.loads((out / "rpa-sim-tradeoff.json").read_text())
+        assert [r["policy"] for r in rows] == app.model.policy_names
+        for i, row in enumerate(rows):
+            at = app.model.sweepers[i].at(0.51)
+            assert row["auto_rate"] == at["auto_rate"] and row["kieval_aligned"] == at["kieval_aligned"]
+        with (out / "rpa-sim-tradeoff.csv").open() as handle:
+            table = list(csv.DictReader(handle))
+        assert float(table[0]["cost"]) == app.model.sweepers[0].at(0.51)["cost"]
+        await pilot.press("f", "e")
+        await pilot.pause()
+        fields = list(csv.DictReader((out / "rpa-sim-fields.csv").open()))
+        assert [r["field"] for r in fields] == list(app.model.table.keys)
+        await pilot.press("p")
+        await pilot.pause()
+        assert (out / "rpa-sim-fields.svg").read_text().startswith("<svg")
+        assert any("rpa-sim-fields.csv" in n.message for n in app._notifications)
+        assert not list(out.glob(".*.tmp"))
+
+
+@run_async
+async def test_missing_file_shows_error(tmp_path):
+    app = DashboardApp(str(tmp_path / "nope.yaml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        assert app.error is not None and "nope.yaml" in app.error
+        assert app.query_one("#error-panel").display
+        await pilot.press("plus", "c", "e")  # nothing loaded: no crash
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+@run_async
+async def test_invalid_scenario_shows_error(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: bad\ndata: {generate: receipts}\n", encoding="utf-8")
+    app = DashboardApp(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        assert app.error is not None and "policies" in app.error
+
+
+@run_async
+async def test_help_and_quit(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("f1")
+        assert app.screen.__class__.__name__ == "HelpScreen"
+        await pilot.press("escape")
+        assert app.screen.__class__.__name__ != "HelpScreen"
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+@run_async
+async def test_vqa_smudge_view(vqa_scenario):
+    app = DashboardApp(vqa_scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        assert app.error is None and app.model.task == "vqa"
+        at = app.model.sweepers[0].at(0.5)
+        assert _panel_numbers(app)["ANLS"] == f"{at['anls']:.4f}"
+        await pilot.press("s")
+        await pilot.press("right")
+        assert app.alpha == pytest.approx(0.30)
+        note = str(app.query_one("#smudge-note").render())
+        assert f"{app.model.smudge_at(0.3):.4f}" in note
+
+
+# -- snapshots --------------------------------------------------------------------------------------------
+
+def _snapshot_app(tmp_path: Path, text: str = SCENARIO) -> str:
+    path = tmp_path / "snap.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+async def _settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("keys", [(), ("c",), ("f",), ("l",), ("dollar_sign",)],
+                         ids=["tradeoff", "compare", "fields", "calibration", "costs"])
+def test_snapshot_kie_views(snap_compare, tmp_path, keys):
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+        await pilot.press("plus", "plus", *keys)
+        await pilot.pause()
+
+    assert snap_compare(DashboardApp(_snapshot_app(tmp_path)), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("keys", [(), ("s",)], ids=["tradeoff", "smudge"])
+def test_snapshot_vqa_views(snap_compare, tmp_path, keys):
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+
+    assert snap_compare(DashboardApp(_snapshot_app(tmp_path, VQA_SCENARIO)), terminal_size=SIZE,
+                        run_before=run_before)
+
+
+def test_snapshot_error(snap_compare, tmp_path):
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+
+    assert snap_compare(DashboardApp("missing-scenario.yaml"), terminal_size=SIZE, run_before=run_before)
