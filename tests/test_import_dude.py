@@ -207,7 +207,7 @@ def test_repeated_question_in_the_ground_truth(tmp_path):
     ("{\"dataset_name\": \"DUDE Dataset\"}",
      "{gt}: expected a DUDE ground truth, an object with a 'data' list; got an object with keys ['dataset_name']"),
     ("[]", "{gt}: expected a DUDE ground truth, an object with a 'data' list; got []"),
-    ("{\"data\": [\n", "{gt}: line 2: not JSON: Expecting value (column 1)"),
+    ("{\"data\": [\n", "{gt}: line 2: invalid JSON: Expecting value at column 1"),
 ])
 def test_malformed_ground_truth_files(tmp_path, content, message):
     path = tmp_path / "gt.json"

@@ -31,6 +31,7 @@ from typing import Any
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
+from rpa_sim.importers._json import load_json
 from rpa_sim.records import (
     Document,
     Entity,
@@ -288,18 +289,6 @@ class _Receipt:
     where: _Where
 
 
-def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"invalid JSON: {error.msg} at column {error.colno}", path=str(path),
-                         line=error.lineno) from None
-
-
 def _rows(path: Path) -> Iterator[_Receipt]:
     index = 0
     with open(path, "rb") as handle:
@@ -337,7 +326,7 @@ def _receipts(source: Path) -> Iterator[_Receipt]:
 def _unwrap(receipt: _Receipt) -> tuple[dict[str, Any], _Where]:
     """The CORD object of a receipt: the file itself, or the ``ground_truth`` of a v2 row."""
     where = receipt.where
-    data = _load(Path(where.path)) if receipt.data is None else receipt.data
+    data = load_json(Path(where.path)) if receipt.data is None else receipt.data
     if not isinstance(data, dict):
         raise where.error(f"expected a JSON object, got {_show(data)}")
     if "gt_parse" not in data and "ground_truth" in data:
@@ -412,7 +401,7 @@ class _ModelOutputs:
         return path
 
     def prediction(self, path: Path, report: ImportReport) -> PredictedExtraction:
-        data = _load(path)
+        data = load_json(path)
         where = _Where(str(path))
         if not isinstance(data, dict):
             raise where.error(f"expected a JSON object of categories, got {_show(data)}")

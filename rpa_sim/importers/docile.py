@@ -30,7 +30,17 @@ from pydantic import ValidationError
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
-from rpa_sim.records import Document, Entity, Extraction, Group, KIERecord, Page, PredictedExtraction, Word
+from rpa_sim.importers._json import load_json
+from rpa_sim.records import (
+    Document,
+    Entity,
+    Extraction,
+    Group,
+    KIERecord,
+    Page,
+    PredictedExtraction,
+    Word,
+)
 
 __all__ = ["LINE_ITEM_GROUP", "import_docile", "relative_to_pixels"]
 
@@ -46,20 +56,6 @@ def _show(value: Any) -> str:
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"invalid JSON: {error.msg} at column {error.colno}", path=str(path),
-                         line=error.lineno) from None
 
 
 # --------------------------------------------------------------------------- documents of a split
@@ -89,7 +85,7 @@ def _document_ids(source: Path) -> tuple[Path, list[str]]:
         if not ids:
             raise InputError("no .json files", path=str(annotations))
         return folder, ids
-    ids = _load(split)
+    ids = load_json(split)
     if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
         raise InputError(f"expected a list of document ids, got {_show(ids)}", path=str(split))
     seen: set[str] = set()
@@ -226,7 +222,7 @@ def _pages(ocr_path: Path, sizes: list[tuple[float, float]], segment: Literal["b
     if not ocr_path.is_file():
         report.unmapped["documents without an OCR file (pages have no words)"] += 1
         return [Page(width=width, height=height) for width, height in sizes]
-    ocr = _load(ocr_path)
+    ocr = load_json(ocr_path)
     where = str(ocr_path)
     pages = ocr.get("pages") if isinstance(ocr, dict) else None
     if not isinstance(pages, list):
@@ -313,7 +309,7 @@ def _record(docid: str, options: _Options, report: ImportReport) -> KIERecord:
     path = options.folder / "annotations" / f"{docid}.json"
     if not path.is_file():
         raise InputError(f"no annotation file for document {docid!r} of the split", path=str(path))
-    data = _load(path)
+    data = load_json(path)
     where = str(path)
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {_show(data)}", path=where)

@@ -29,8 +29,6 @@ Mapping (one VQA record per question):
 
 from __future__ import annotations
 
-import json
-import math
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -38,6 +36,7 @@ from typing import Any
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
+from rpa_sim.importers._json import FieldChecks, load_json, show
 from rpa_sim.records import Evidence, VQAPrediction, VQARecord
 
 __all__ = ["FORMAT", "LIST_SEPARATOR", "MISSING_CONFIDENCE", "NOT_ANSWERABLE", "evidence_box", "join_list",
@@ -140,14 +139,14 @@ def import_dude(source: str | Path, *, predictions: str | Path | None = None, va
     (['1894'], '1884', 0.6, (10.0, 20.0, 40.0, 25.0))
     """
     truth_path = str(source)
-    questions = _questions(truth_path, _load(Path(source)))
+    questions = _questions(truth_path, load_json(Path(source)))
     report = ImportReport(FORMAT)
     submission: dict[str, tuple[int, dict[str, Any]]] | None = None
     if predictions is None:
         report.notes.append("ground truth only: give a DUDE submission with --predictions to add the predicted "
                             "answers and their confidences")
     else:
-        submission = _submission(str(predictions), _load(Path(predictions)), questions, truth_path)
+        submission = _submission(str(predictions), load_json(Path(predictions)), questions, truth_path)
         report.notes.append("confidence = answers_confidence[0]; a question's prediction is the submission's "
                             "first answer, or all its items for a list question")
     report.notes.append("DUDE's ground truth has no OCR: no document is written, so SMuDGE grounding stays "
@@ -155,22 +154,9 @@ def import_dude(source: str | Path, *, predictions: str | Path | None = None, va
     return _records(truth_path, questions, submission, str(predictions), variants, report), report
 
 
-def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg} (column {error.colno})", path=str(path), line=error.lineno) from None
-
-
 def _questions(path: str, data: Any) -> list[Any]:
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        found = f"an object with keys {sorted(data)}" if isinstance(data, dict) else _show(data)
+        found = f"an object with keys {sorted(data)}" if isinstance(data, dict) else show(data)
         raise InputError(f"expected a DUDE ground truth, an object with a 'data' list; got {found}", path=path)
     return data["data"]
 
@@ -178,7 +164,7 @@ def _questions(path: str, data: Any) -> list[Any]:
 def _submission(path: str, data: Any, questions: list[Any], truth_path: str) -> dict[str, tuple[int, dict[str, Any]]]:
     """The submission's answers by question id, with their index; unknown and repeated ids are errors."""
     if not isinstance(data, list):
-        raise InputError(f"expected a DUDE submission, a list of answers; got {_show(data)}", path=path)
+        raise InputError(f"expected a DUDE submission, a list of answers; got {show(data)}", path=path)
     known = {str(q["questionId"]) for q in questions if isinstance(q, dict) and "questionId" in q}
     answers: dict[str, tuple[int, dict[str, Any]]] = {}
     for index, answer in enumerate(data):
@@ -277,7 +263,7 @@ def _prediction(check: _Checker, answer: dict[str, Any], is_list: bool, report: 
     field = "answers_confidence[0]" if listed else "answers_confidence"
     confidence = check.as_number(confidences[0], field)
     if not 0.0 <= confidence <= 1.0:
-        raise check.error(field, f"{_show(confidences[0])} is not in [0, 1]")
+        raise check.error(field, f"{show(confidences[0])} is not in [0, 1]")
     return VQAPrediction(answer=text, confidence=confidence)
 
 
@@ -291,14 +277,14 @@ def _evidence(check: _Checker, question: dict[str, Any]) -> list[Evidence]:
             for name in ("left", "top", "width", "height", "page"):
                 value = check.as_number(check.required(box, name, where), f"{where}.{name}")
                 if value < 0:
-                    raise check.error(f"{where}.{name}", f"{_show(box[name])} is negative")
+                    raise check.error(f"{where}.{name}", f"{show(box[name])} is negative")
             if box["page"] != int(box["page"]):
-                raise check.error(f"{where}.page", f"{_show(box['page'])} is not a page index")
+                raise check.error(f"{where}.page", f"{show(box['page'])} is not a page index")
             evidence.append(Evidence(page=int(box["page"]), bbox=evidence_box(box)))
     return evidence
 
 
-class _Checker:
+class _Checker(FieldChecks):
     """Type checks on one question or answer that name the file and the field path of a problem."""
 
     def __init__(self, path: str, prefix: str) -> None:
@@ -308,31 +294,6 @@ class _Checker:
         where = f"{self.prefix}.{field}" if field else self.prefix
         return InputError(problem, path=self.path, field=where)
 
-    def required(self, container: dict[str, Any], key: str, where: str = "") -> Any:
-        if key not in container:
-            raise self.error(f"{where}.{key}" if where else key, "missing")
-        return container[key]
-
-    def as_object(self, value: Any, field: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error(field, f"expected an object, got {_show(value)}")
-        return value
-
-    def as_list(self, value: Any, field: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.error(field, f"expected a list, got {_show(value)}")
-        return value
-
-    def as_text(self, value: Any, field: str) -> str:
-        if not isinstance(value, str):
-            raise self.error(field, f"expected a string, got {_show(value)}")
-        return value
-
-    def as_number(self, value: Any, field: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.error(field, f"expected a finite number, got {_show(value)}")
-        return float(value)
-
     def strings(self, value: Any, field: str) -> list[str]:
         return [self.as_text(item, f"{field}[{i}]") for i, item in enumerate(self.as_list(value, field))]
 
@@ -340,11 +301,5 @@ class _Checker:
         qid = self.required(item, "questionId")
         # Ids are strings in DUDE; the evaluator applies str() and so may a submission.
         if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-            raise self.error("questionId", f"expected a string, got {_show(qid)}")
+            raise self.error("questionId", f"expected a string, got {show(qid)}")
         return str(qid)
-
-
-def _show(value: Any) -> str:
-    # Quote the bad value as JSON, cut short so that a whole sub-tree is not printed.
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -20,7 +20,15 @@ from pathlib import Path
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
-from rpa_sim.records import Entity, Extraction, Group, KIERecord, PredictedEntity, PredictedExtraction, PredictedGroup
+from rpa_sim.records import (
+    Entity,
+    Extraction,
+    Group,
+    KIERecord,
+    PredictedEntity,
+    PredictedExtraction,
+    PredictedGroup,
+)
 
 __all__ = ["EMPTY_TOKEN", "VALUE_DELIMITER", "ParsedBlocks", "parse_kieval_csv", "record_from_blocks",
            "import_kieval_csv"]

@@ -31,8 +31,6 @@ Mapping (one KIE record per expense document; ``docs/importers/textract.md``):
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -41,7 +39,16 @@ from typing import Any
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
-from rpa_sim.records import Document, KIERecord, Page, PredictedEntity, PredictedExtraction, PredictedGroup, Word
+from rpa_sim.importers._json import FieldChecks, load_json, show
+from rpa_sim.records import (
+    Document,
+    KIERecord,
+    Page,
+    PredictedEntity,
+    PredictedExtraction,
+    PredictedGroup,
+    Word,
+)
 
 __all__ = ["FORMAT", "PAGE_SIZE", "LINE_ITEM_GROUP", "normalise_key", "field_key", "pixel_box",
            "import_textract_expense"]
@@ -175,7 +182,7 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
 def _records(files: list[Path], report: ImportReport) -> Iterator[KIERecord]:
     stats = Counter()
     for path in files:
-        response = _load(path)
+        response = load_json(path)
         for record in _Response(str(path), path.stem, response, report.unmapped, stats).records():
             report.records += 1
             yield record
@@ -192,18 +199,7 @@ def _records(files: list[Path], report: ImportReport) -> Iterator[KIERecord]:
                             f"{stats['without_words']}")
 
 
-def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg} (column {error.colno})", path=str(path), line=error.lineno) from None
-
-
-class _Response:
+class _Response(FieldChecks):
     """One parsed response file, read with checks that name the field path of any problem."""
 
     def __init__(self, path: str, stem: str, data: Any, unmapped: Counter, stats: Counter) -> None:
@@ -213,34 +209,9 @@ class _Response:
     def error(self, field: str, problem: str) -> InputError:
         return InputError(problem, path=self.path, field=field or None)
 
-    def required(self, container: dict[str, Any], key: str, where: str) -> Any:
-        if key not in container:
-            raise self.error(f"{where}.{key}", "missing")
-        return container[key]
-
-    def as_object(self, value: Any, field: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error(field, f"expected an object, got {_show(value)}")
-        return value
-
-    def as_list(self, value: Any, field: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.error(field, f"expected a list, got {_show(value)}")
-        return value
-
-    def as_text(self, value: Any, field: str) -> str:
-        if not isinstance(value, str):
-            raise self.error(field, f"expected a string, got {_show(value)}")
-        return value
-
-    def as_number(self, value: Any, field: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.error(field, f"expected a finite number, got {_show(value)}")
-        return float(value)
-
     def as_page(self, value: Any, field: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.error(field, f"expected a page count or number from 1, got {_show(value)}")
+            raise self.error(field, f"expected a page count or number from 1, got {show(value)}")
         return value
 
     def records(self) -> Iterator[KIERecord]:
@@ -312,7 +283,7 @@ class _Response:
         raw_confidence = self.required(detection, "Confidence", f"{where}.ValueDetection")
         confidence = self.as_number(raw_confidence, f"{where}.ValueDetection.Confidence")
         if not 0.0 <= confidence <= 100.0:
-            raise self.error(f"{where}.ValueDetection.Confidence", f"{_show(raw_confidence)} is not in [0, 100]")
+            raise self.error(f"{where}.ValueDetection.Confidence", f"{show(raw_confidence)} is not in [0, 100]")
         if type_key == OTHER_TYPE:
             self.stats["other"] += 1
         return PredictedEntity(key=field_key(type_key, label), value=value, confidence=confidence / 100.0)
@@ -341,11 +312,5 @@ class _Response:
         for name in ("Left", "Top", "Width", "Height"):
             value = self.as_number(self.required(bounding_box, name, where), f"{where}.{name}")
             if name in ("Width", "Height") and value < 0:
-                raise self.error(f"{where}.{name}", f"{_show(value)} is negative")
+                raise self.error(f"{where}.{name}", f"{show(value)} is negative")
         return pixel_box(bounding_box)
-
-
-def _show(value: Any) -> str:
-    # Quote the bad value as JSON, cut short so that a whole sub-tree is not printed.
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,65 @@
+"""Reading the JSON files of real formats, with errors that name the file, line and field."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from rpa_sim.errors import InputError
+
+__all__ = ["load_json", "show", "FieldChecks"]
+
+
+def load_json(path: Path) -> Any:
+    """The content of a JSON file; a missing, non-UTF-8 or invalid file is an :class:`InputError`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", path=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"invalid JSON: {error.msg} at column {error.colno}", path=str(path),
+                         line=error.lineno) from None
+
+
+def show(value: Any) -> str:
+    """A bad value quoted as JSON, cut short so that a whole sub-tree is not printed."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class FieldChecks:
+    """Typed reads of a parsed JSON document; a subclass says how a problem is located (:meth:`error`)."""
+
+    def error(self, field: str, problem: str) -> InputError:
+        raise NotImplementedError
+
+    def required(self, container: dict[str, Any], key: str, where: str = "") -> Any:
+        if key not in container:
+            raise self.error(f"{where}.{key}" if where else key, "missing")
+        return container[key]
+
+    def as_object(self, value: Any, field: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(field, f"expected an object, got {show(value)}")
+        return value
+
+    def as_list(self, value: Any, field: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.error(field, f"expected a list, got {show(value)}")
+        return value
+
+    def as_text(self, value: Any, field: str) -> str:
+        if not isinstance(value, str):
+            raise self.error(field, f"expected a string, got {show(value)}")
+        return value
+
+    def as_number(self, value: Any, field: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self.error(field, f"expected a finite number, got {show(value)}")
+        return float(value)
