@@ -37,7 +37,6 @@ import math
 import os
 import sqlite3
 import tempfile
-import uuid
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -49,6 +48,7 @@ from typing import IO, Any, Literal
 from pydantic import ValidationError
 
 from rpa_sim.errors import InputError
+from rpa_sim.files import atomic_output
 from rpa_sim.records import KIERecord, Record, VQARecord, task_of
 
 __all__ = ["RecordStream", "read_records", "write_records"]
@@ -221,33 +221,15 @@ def write_records(records: Iterable[Record], path: str | os.PathLike[str]) -> in
     int
         The number of records written.
     """
-    path = Path(path)
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
     count = 0
-    try:
-        # "x" mode rather than mkstemp: the file gets the usual umask permissions.
-        with open(temporary, "xb") as handle:
-            with _compressing(handle, gzipped=path.name.endswith(".gz")) as out:
-                for record in records:
-                    out.write(_canonical_line(record))
-                    count += 1
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with atomic_output(Path(path)) as out:
+        for record in records:
+            out.write(_canonical_line(record))
+            count += 1
     return count
 
 
 # --------------------------------------------------------------------------- writing
-
-
-def _compressing(handle: IO[bytes], *, gzipped: bool) -> contextlib.AbstractContextManager[IO[bytes]]:
-    if not gzipped:
-        return contextlib.nullcontext(handle)
-    # filename="" keeps the temporary file's name out of the header.
-    return gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=6)
 
 
 def _canonical_line(record: Record) -> bytes:

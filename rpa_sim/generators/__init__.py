@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from rpa_sim.files import atomic_output
 from rpa_sim.generators import docvqa, receipts
 from rpa_sim.generators._draws import check_n_seed
 from rpa_sim.generators.confidence import ConfidenceSettings, generated_ece
@@ -100,30 +101,6 @@ _GENERATORS: dict[str, _Generator] = {
 }
 
 
-@contextlib.contextmanager
-def _atomic_output(path: Path) -> Iterator[IO[bytes]]:
-    """A binary stream to ``path``'s temporary sibling, gzip-compressed for ``.gz``, renamed at the end.
-
-    The gzip settings are those of :func:`rpa_sim.readers.write_records`
-    (level 6, no file name, a zero time), so equal lines give equal bytes.
-    """
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        # "x" mode rather than mkstemp: the file gets the usual umask permissions.
-        with open(temporary, "xb") as handle:
-            if path.name.endswith(".gz"):
-                with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=6) as out:
-                    yield out
-            else:
-                yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 def write_generated(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> int:
     """Write generated record dicts as canonical JSONL, atomically; gzip-compressed for ``.gz``.
 
@@ -147,7 +124,7 @@ def write_generated(records: Iterable[dict[str, Any]], path: str | os.PathLike[s
         The number of records written.
     """
     count = 0
-    with _atomic_output(Path(path)) as out:
+    with atomic_output(Path(path)) as out:
         batch: list[str] = []
         for record in records:
             batch.append(_ENCODE(record))
@@ -213,7 +190,7 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
     per_block = generator.plan(settings).records_per_block
     jobs = [(kind, block, seed, settings, min(per_block, n - block * per_block))
             for block in range(-(-n // per_block))]
-    with _atomic_output(Path(path)) as out:
+    with atomic_output(Path(path)) as out:
         if workers == 1:
             for job in jobs:
                 out.write(_encoded_block(*job))
