@@ -36,17 +36,14 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
-import gzip
 import json
 import os
-import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from rpa_sim.files import atomic_output
 from rpa_sim.generators import docvqa, receipts
