@@ -22,6 +22,7 @@ import time
 from dataclasses import replace
 
 import numpy as np
+from textual import events
 
 from rpa_sim.costs import CostModel
 from rpa_sim.generators import generate_receipts
@@ -62,10 +63,25 @@ def shown(app: DashboardApp) -> str:
     return str(app.query_one(FiguresPanel).render())
 
 
-async def measure(model: DashboardModel, presses: int) -> tuple[list[float], list[float], float]:
-    """Per press: end-to-end through Pilot; per update: model + widgets + plot render without Pilot; Pilot's idle pause."""
+def _watch_plot_renders(plot) -> list[float]:
+    """Times at which the plot widget finished rendering (it is the slowest panel)."""
+    rendered = [0.0]
+    original = plot.render
+
+    def render():
+        result = original()
+        rendered.append(time.perf_counter())
+        return result
+
+    plot.render = render
+    return rendered
+
+
+async def measure(model: DashboardModel, presses: int) -> tuple[list[float], list[float], float, list[float]]:
+    """Per key press: until every panel, the plot last, is redrawn; per update: the same work called
+    directly; Pilot's idle pause; and the mean Pilot press + pause round trip (the test harness included)."""
     app = DashboardApp(model=model)
-    times, direct = [], []
+    times, direct, harness = [], [], []
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         view, plot = app.query_one("#tradeoff-view"), app.query_one("#tradeoff-plot")
@@ -80,18 +96,24 @@ async def measure(model: DashboardModel, presses: int) -> tuple[list[float], lis
         for _ in range(10):
             await pilot.pause()
         idle = (time.perf_counter() - start) / 10 * 1000
+        rendered = _watch_plot_renders(plot)
         for i in range(presses):
             key = "plus" if (i // 10) % 2 == 0 else "minus"  # sweep up 10 steps, down 10, ...
             before = shown(app)
             start = time.perf_counter()
-            await pilot.press(key)
-            while shown(app) == before:  # until the figures panel shows the new threshold
+            app.post_message(events.Key(key, character="+" if key == "plus" else "-"))
+            # until the figures panel shows the new threshold and the plot, drawn last, has been redrawn
+            while shown(app) == before or rendered[-1] < start:
                 await asyncio.sleep(0)
-            await pilot.pause()  # and every panel has been refreshed (the plot redrawn)
-            times.append((time.perf_counter() - start) * 1000)
+            times.append((rendered[-1] - start) * 1000)
             expected = f"τ = {app.threshold:.4f}"
             assert expected in shown(app), "the figures panel lags the threshold"
-    return times, direct, idle
+        start = time.perf_counter()
+        for i in range(presses):
+            await pilot.press("plus" if (i // 10) % 2 == 0 else "minus")
+            await pilot.pause()
+        harness.append((time.perf_counter() - start) / presses * 1000)
+    return times, direct, idle, harness
 
 
 def main() -> None:
@@ -109,15 +131,15 @@ def main() -> None:
     for q in queries:
         model.sweepers[0].at(q)
     at_ms = (time.perf_counter() - t0) / len(queries) * 1000
-    times, direct, idle = asyncio.run(measure(model, presses))
+    times, direct, idle, harness = asyncio.run(measure(model, presses))
     print(f"{len(table):,} entity predictions in {table.documents:,} documents, {len(policies)} policies "
           f"(table + sweepers built in {build_s:.1f} s)")
     print(f"  baseline: one Sweeper.at               {at_ms:8.3f} ms")
     print(f"  update path (model + widgets + plot)   median {statistics.median(direct):7.2f} ms, "
           f"max {max(direct):7.2f} ms  (target <= {TARGET_MS:.0f} ms)")
-    print(f"  Pilot idle pause (harness overhead)    {idle:8.2f} ms")
-    print(f"  threshold press -> every panel updated  median {statistics.median(times):7.2f} ms, "
+    print(f"  key press -> every panel redrawn       median {statistics.median(times):7.2f} ms, "
           f"max {max(times):7.2f} ms over {len(times)} presses  (target <= {TARGET_MS:.0f} ms)")
+    print(f"  for reference, Pilot press + pause     {harness[0]:8.2f} ms (idle pause alone {idle:.2f} ms)")
     print(f"  {'PASS' if max(times) <= TARGET_MS else 'over target at max'}; "
           f"median {'within' if statistics.median(times) <= TARGET_MS else 'over'} target")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -96,6 +98,10 @@ class DashboardApp(App[int]):
 
     def _loaded(self, model: DashboardModel) -> None:
         self.model = model
+        # The loaded model lives as long as the app: keep it out of the garbage collector's full
+        # passes, which otherwise stall threshold moves on large tables.
+        gc.collect()
+        gc.freeze()
         self.sub_title = f"{model.name} ({model.task.upper()}, {len(model.table):,} predictions)"
         self.query_one("#loading").display = False
         self.query_one("#views").display = True

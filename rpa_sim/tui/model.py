@@ -18,8 +18,9 @@ from rpa_sim.sweep import Curve, Sweeper
 
 __all__ = ["DashboardModel", "load_model", "PLOT_GRID", "DATA_TARGETS"]
 
-#: thresholds the plotted curves are drawn at (the figures panel is exact at any threshold)
-PLOT_GRID = np.linspace(0.0, 1.0, 201)
+#: thresholds the plotted curves are drawn at (the figures panel is exact at any threshold); a
+#: terminal plot is at most ~100 columns wide, and plotext's redraw time grows with the points
+PLOT_GRID = np.linspace(0.0, 1.0, 41)
 #: targets used when the dashboard opens a records file instead of a scenario
 DATA_TARGETS = [0.9, 0.95]
 _DATA_SUFFIXES = (".jsonl", ".gz", ".json")
