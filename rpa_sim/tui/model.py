@@ -12,7 +12,7 @@ import numpy as np
 from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
-from rpa_sim.policies import Policy, load_policy
+from rpa_sim.policies import Policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
@@ -21,8 +21,9 @@ __all__ = ["DashboardModel", "load_model", "PLOT_GRID", "DATA_TARGETS"]
 #: thresholds the plotted curves are drawn at (the figures panel is exact at any threshold); a
 #: terminal plot is at most ~100 columns wide, and plotext's redraw time grows with the points
 PLOT_GRID = np.linspace(0.0, 1.0, 41)
-#: targets used when the dashboard opens a records file instead of a scenario
+#: targets and bundled policies used when the dashboard opens a records file instead of a scenario
 DATA_TARGETS = [0.9, 0.95]
+DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"), "vqa": ("confidence", "grounding-gate")}
 _DATA_SUFFIXES = (".jsonl", ".gz", ".json")
 
 Table = KIEOutcomes | VQAOutcomes
@@ -209,9 +210,7 @@ def load_model(source: str | None) -> DashboardModel:
         if not path.is_file():
             raise InputError(f"no records file {source!r}")
         task = read_records(path).task
-        names = ["confidence", "document-escalation", "grounding-gate"] if task == "kie" \
-            else ["confidence", "grounding-gate"]
-        scenario = Scenario(name=path.name, data=DataSpec(file=path), task=task, policies=names,
+        scenario = Scenario(name=path.name, data=DataSpec(file=path), task=task, policies=list(DATA_POLICIES[task]),
                             targets=DATA_TARGETS)
         base = path.parent
     else:
@@ -221,8 +220,3 @@ def load_model(source: str | None) -> DashboardModel:
     curves = [s.curve(PLOT_GRID) for s in sweepers]
     return DashboardModel(scenario.name, result.table, result.policies, sweepers, result.summary,
                           scenario.costs, curves)
-
-
-def default_policies(task: str) -> list[Policy]:
-    names = ["confidence", "document-escalation", "grounding-gate"] if task == "kie" else ["confidence", "grounding-gate"]
-    return [load_policy(n) for n in names]
