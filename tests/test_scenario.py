@@ -131,5 +131,8 @@ def test_optimised_per_field_meets_target_and_beats_one_threshold(tiny):
 def test_certified_mode_reports_the_figures_at_its_threshold(tiny):
     certified = tiny.summary["policies"][0]["certified"]
     assert certified["threshold"] is not None
-    at = certified["at_threshold"]
-    assert 0.0 <= at["auto_rate"] <= 1.0 and at["cost"] > 0
+    scenario = tiny.scenario
+    point = Sweeper(tiny.table, tiny.policies[0], reviewer=scenario.reviewer,
+                    costs=scenario.costs).at(certified["threshold"])
+    assert certified["at_threshold"] == {"auto_rate": point["auto_rate"], "metric": point["kieval_aligned"],
+                                         "cost": point["cost"]}
