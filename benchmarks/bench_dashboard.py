@@ -3,12 +3,16 @@
 moving the threshold updates every panel within 50 ms for 1M predictions.
 
 A generated receipts table is tiled (``dataclasses.replace``) up to the
-requested number of entity predictions; the dashboard opens it with the
-bundled policies and a cost model. Each press of ``+``/``-`` (alternating) is
-timed from the key press until the figures panel shows the figures of the new
-threshold, through Textual's Pilot: the model computation (``Sweeper.at`` of
-every policy for the marked points), the figures panel, the slider and the
-plot redraw. The baseline is one ``Sweeper.at`` of one policy in the same run.
+requested number of entity predictions; the dashboard opens it with four
+bundled policies and a cost model. Each press of ``+``/``-`` (20 up, 20 down,
+...) is posted to the app as a key event and timed until the screen has been
+painted with the new threshold: the key handler (``Sweeper.at`` of every
+policy, the figures panel, the slider, the status line, the moved plot marks)
+and then Textual's next screen update, which repaints every changed line.
+
+The baseline, in the same run, is what one move used to cost: rebuilding the
+whole plotext plot (``PlotextPlot.render``), which the dashboard now does only
+when the figure, the size or the theme changes.
 
 Usage: ``python benchmarks/bench_dashboard.py [ENTITIES] [PRESSES]`` (default 1,000,000 and 60).
 """
@@ -32,9 +36,12 @@ from rpa_sim.policies import load_policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import DashboardModel
+from rpa_sim.tui.plot import MarkedPlot
 from rpa_sim.tui.views import FiguresPanel
 
 TARGET_MS = 50.0
+#: the views whose panels follow τ, and the key that shows each
+VIEWS = [("trade-off", "t"), ("fields", "f"), ("costs", "dollar_sign")]
 
 
 def tiled(table: KIEOutcomes, entities: int) -> KIEOutcomes:
@@ -63,57 +70,53 @@ def shown(app: DashboardApp) -> str:
     return str(app.query_one(FiguresPanel).render())
 
 
-def _watch_plot_renders(plot) -> list[float]:
-    """Times at which the plot widget finished rendering (it is the slowest panel)."""
-    rendered = [0.0]
-    original = plot.render
+def _record(obj: object, name: str, log: list[tuple[float, float]]) -> None:
+    """Log (start, end) of every call of ``obj.name``."""
+    original = getattr(obj, name)
 
-    def render():
-        result = original()
-        rendered.append(time.perf_counter())
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        result = original(*args, **kwargs)
+        log.append((start, time.perf_counter()))
         return result
 
-    plot.render = render
-    return rendered
+    setattr(obj, name, timed)
 
 
-async def measure(model: DashboardModel, presses: int) -> tuple[list[float], list[float], float, list[float]]:
-    """Per key press: until every panel, the plot last, is redrawn; per update: the same work called
-    directly; Pilot's idle pause; and the mean Pilot press + pause round trip (the test harness included)."""
+async def measure(model: DashboardModel, presses: int) -> dict[str, list[float]]:
+    """Milliseconds per move in each view that follows τ: key to painted screen and the key handler
+    alone; and the baseline rebuild."""
     app = DashboardApp(model=model)
-    times, direct, harness = [], [], []
+    times: dict[str, list[float]] = {"rebuild": []}
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        view, plot = app.query_one("#tradeoff-view"), app.query_one("#tradeoff-plot")
-        for i in range(presses):
+        plot = app.query_one("#tradeoff-plot", MarkedPlot)
+        for _ in range(20):
             start = time.perf_counter()
-            app.threshold = round(0.3 + 0.01 * (i % 40), 6)
-            view.redraw()  # the model computation and every widget's update
-            plot.render()  # the plotext redraw
-            str(app.query_one(FiguresPanel).render())
-            direct.append((time.perf_counter() - start) * 1000)
-        start = time.perf_counter()
-        for _ in range(10):
+            plot.render()
+            times["rebuild"].append((time.perf_counter() - start) * 1000)
+        handled: list[tuple[float, float]] = []
+        painted: list[tuple[float, float]] = [(0.0, 0.0)]
+        _record(app, "set_threshold", handled)
+        # the screen update that repaints the changed lines (Textual's compositor pass)
+        _record(app.screen, "_compositor_refresh", painted)
+        for view, key in VIEWS:
+            await pilot.press(key)
             await pilot.pause()
-        idle = (time.perf_counter() - start) / 10 * 1000
-        rendered = _watch_plot_renders(plot)
-        for i in range(presses):
-            key = "plus" if (i // 10) % 2 == 0 else "minus"  # sweep up 10 steps, down 10, ...
-            before = shown(app)
-            start = time.perf_counter()
-            app.post_message(events.Key(key, character="+" if key == "plus" else "-"))
-            # until the figures panel shows the new threshold and the plot, drawn last, has been redrawn
-            while shown(app) == before or rendered[-1] < start:
-                await asyncio.sleep(0)
-            times.append((rendered[-1] - start) * 1000)
-            expected = f"τ = {app.threshold:.4f}"
-            assert expected in shown(app), "the figures panel lags the threshold"
-        start = time.perf_counter()
-        for i in range(presses):
-            await pilot.press("plus" if (i // 10) % 2 == 0 else "minus")
+            painted_ms, handler_ms = times[f"{view} painted"], times[f"{view} handler"] = [], []
+            for i in range(presses):
+                key = "plus" if (i // 20) % 2 == 0 else "minus"
+                moves = len(handled)
+                start = time.perf_counter()
+                app.post_message(events.Key(key, character="+" if key == "plus" else "-"))
+                while len(handled) == moves or painted[-1][0] < handled[-1][1]:
+                    await asyncio.sleep(0)
+                painted_ms.append((painted[-1][1] - start) * 1000)
+                handler_ms.append((handled[-1][1] - handled[-1][0]) * 1000)
+            await pilot.press("t")
             await pilot.pause()
-        harness.append((time.perf_counter() - start) / presses * 1000)
-    return times, direct, idle, harness
+            assert f"τ = {app.threshold:.4f}" in shown(app), "the figures panel lags the threshold"
+    return times
 
 
 def main() -> None:
@@ -131,18 +134,24 @@ def main() -> None:
     for q in queries:
         model.sweepers[0].at(q)
     at_ms = (time.perf_counter() - t0) / len(queries) * 1000
-    times, direct, idle, harness = asyncio.run(measure(model, presses))
+    times = asyncio.run(measure(model, presses))
+    rebuild = statistics.median(times["rebuild"])
     print(f"{len(table):,} entity predictions in {table.documents:,} documents, {len(policies)} policies "
           f"(table + sweepers built in {build_s:.1f} s)")
-    print(f"  baseline: one Sweeper.at               {at_ms:8.3f} ms")
-    print(f"  update path (model + widgets + plot)   median {statistics.median(direct):7.2f} ms, "
-          f"max {max(direct):7.2f} ms  (target <= {TARGET_MS:.0f} ms)")
-    print(f"  key press -> every panel redrawn       median {statistics.median(times):7.2f} ms, "
-          f"max {max(times):7.2f} ms over {len(times)} presses  (target <= {TARGET_MS:.0f} ms)")
-    print(f"  for reference, Pilot press + pause     {harness[0]:8.2f} ms (idle pause alone {idle:.2f} ms)")
-    print(f"  {'PASS' if max(times) <= TARGET_MS else 'over target at max'}; "
-          f"median {'within' if statistics.median(times) <= TARGET_MS else 'over'} target")
-
+    print(f"  one Sweeper.at                               {at_ms:8.3f} ms")
+    print(f"  baseline: rebuilding the plotext plot        median {rebuild:7.2f} ms  (every move's cost before)")
+    worst = 0.0
+    for view, _key in VIEWS:
+        painted, handler = times[f"{view} painted"], times[f"{view} handler"]
+        worst = max(worst, max(painted))
+        print(f"  {view}:")
+        print(f"    work per move (key handler)                median {statistics.median(handler):7.2f} ms, "
+              f"max {max(handler):6.2f} ms  ({rebuild / statistics.median(handler):.1f}x less than the baseline)")
+        print(f"    key press -> screen painted                median {statistics.median(painted):7.2f} ms, "
+              f"max {max(painted):6.2f} ms over {len(painted)} presses  (target <= {TARGET_MS:.0f} ms)")
+    print("  (Textual paints at most 60 frames/s: a move waits up to ~17 ms for its frame)")
+    print(f"  {'PASS' if worst <= TARGET_MS else 'FAIL'}: every move {'within' if worst <= TARGET_MS else 'not within'}"
+          f" {TARGET_MS:.0f} ms (slowest {worst:.2f} ms)")
 
 if __name__ == "__main__":
     main()

@@ -14,10 +14,11 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from textual.widgets import DataTable, TabbedContent  # noqa: E402
+from textual.widgets import TabbedContent  # noqa: E402
 
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
-from rpa_sim.tui.views import FiguresPanel  # noqa: E402
+from rpa_sim.tui.plot import MarkedPlot  # noqa: E402
+from rpa_sim.tui.views import FiguresPanel, cell  # noqa: E402
 
 SIZE = (120, 40)
 SCENARIO = """\
@@ -112,6 +113,35 @@ async def test_keys_move_threshold_and_figures_match_sweeper(scenario):
         assert _panel_numbers(app) == _expected(app, app.threshold)
 
 
+def _cell_of(plot, x: float, y: float) -> tuple[int, int]:
+    where = plot.cell(x, y)
+    assert where is not None, f"({x}, {y}) outside the plot's limits"
+    return where
+
+
+@run_async
+async def test_plot_marks_follow_the_threshold_and_the_policy(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        plot = app.query_one("#tradeoff-plot", MarkedPlot)
+        for keys in [(), ("plus", "plus"), ("right_square_bracket", "2"), ("left_square_bracket",) * 12]:
+            await pilot.press(*keys)
+            await pilot.pause()
+            points = app.model.points(app.threshold)
+            expected = {_cell_of(plot, x, y): "●" for x, y in points}
+            expected[_cell_of(plot, *points[app.policy])] = "◆"
+            assert plot.marked_cells == expected
+        await pilot.press("dollar_sign")
+        await pilot.pause()
+        costs = app.query_one("#costs-plot", MarkedPlot)
+        best = app.model.cost_optimum(app.policy)
+        now = app.model.figures(app.policy, app.threshold)["cost"]
+        expected = {_cell_of(costs, best["threshold"], best["cost"]): "★"}
+        expected[_cell_of(costs, app.threshold, now)] = "●"
+        assert costs.marked_cells == expected
+
+
 @run_async
 async def test_slider_keys_and_click(scenario):
     app = DashboardApp(scenario)
@@ -151,9 +181,22 @@ async def test_switch_views(scenario):
             await pilot.press(key)
             await pilot.pause()
             assert tabs.active == view
-        await pilot.press("f")
-        table = app.query_one("#fields-table", DataTable)
-        assert table.row_count == len(app.model.table.keys)
+
+
+@run_async
+async def test_fields_view_follows_the_threshold_and_the_policy(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("f", "plus", "2")
+        await pilot.pause()
+        lines = str(app.query_one("#fields-table").render()).splitlines()
+        assert lines[0].split() == ["field", "predictions", "substitutions", "deletions", "additions", "auto_rate",
+                                    "suggested_threshold"]
+        rows = app.model.field_rows(1, 0.51)
+        assert [line.split() for line in lines[1:]] == [
+            [row["field"], *(cell(row[k]) for k in list(row)[1:])] for row in rows]
+        assert "document-escalation at τ = 0.5100" in str(app.query_one("#fields-title").render())
 
 
 @run_async
@@ -246,6 +289,9 @@ async def test_vqa_smudge_view(vqa_scenario):
         assert app.alpha == pytest.approx(0.30)
         note = str(app.query_one("#smudge-note").render())
         assert f"{app.model.smudge_at(0.3):.4f}" in note
+        await pilot.pause()
+        plot = app.query_one("#smudge-plot", MarkedPlot)
+        assert plot.marked_cells == {_cell_of(plot, 0.3, app.model.smudge_at(0.3)): "●"}
 
 
 # -- snapshots --------------------------------------------------------------------------------------------

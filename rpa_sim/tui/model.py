@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,11 @@ from rpa_sim.policies import Policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
-__all__ = ["DashboardModel", "load_model", "PLOT_GRID", "DATA_TARGETS"]
+__all__ = ["DashboardModel", "load_model", "padded_limits", "PLOT_GRID", "DATA_TARGETS"]
 
-#: thresholds the plotted curves are drawn at (the figures panel is exact at any threshold); a
-#: terminal plot is at most ~100 columns wide, and plotext's redraw time grows with the points
-PLOT_GRID = np.linspace(0.0, 1.0, 41)
+#: thresholds the plotted curves are drawn at, one per fine step of τ (the figures panel and the
+#: marked operating points are exact at any threshold)
+PLOT_GRID = np.linspace(0.0, 1.0, 101)
 #: targets and bundled policies used when the dashboard opens a records file instead of a scenario
 DATA_TARGETS = [0.9, 0.95]
 DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"), "vqa": ("confidence", "grounding-gate")}
@@ -31,6 +32,32 @@ Table = KIEOutcomes | VQAOutcomes
 
 def _finite(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+
+
+@dataclass(frozen=True)
+class FieldEntries:
+    """A policy's entry thresholds sorted within each field, so per-field auto-rates are binary searches.
+
+    Field ``f``'s entries are ``sorted_entry[bounds[f]:bounds[f + 1]]``.
+
+    >>> entries = FieldEntries.of(np.array([0, 1, 0, 1, 1]), np.array([0.9, 0.2, 0.4, 0.7, 0.5]), 3)
+    >>> entries.accepted(0.5).tolist()  # entry >= τ: the policy lets the item through
+    [1, 2, 0]
+    """
+
+    sorted_entry: np.ndarray
+    bounds: np.ndarray
+
+    @classmethod
+    def of(cls, field_index: np.ndarray, entry: np.ndarray, n_fields: int) -> FieldEntries:
+        order = np.lexsort((entry, field_index))
+        bounds = np.searchsorted(field_index[order], np.arange(n_fields + 1), side="left")
+        return cls(entry[order], bounds)
+
+    def accepted(self, threshold: float) -> np.ndarray:
+        """Items per field that go straight through at τ (a policy reviews an item exactly when τ > its entry)."""
+        return np.array([high - low - np.searchsorted(self.sorted_entry[low:high], threshold, side="left")
+                         for low, high in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist())], dtype=np.int64)
 
 
 @dataclass
@@ -44,13 +71,20 @@ class DashboardModel:
     summary: dict[str, Any] = field(default_factory=dict)
     costs: CostModel | None = None
     plot_curves: list[Curve] = field(default_factory=list)
+    #: per policy, the least and greatest value of each column over every threshold in [0, 1]
+    value_ranges: list[dict[str, tuple[float, float]]] = field(default_factory=list)
+    #: per policy, its entry thresholds sorted within each field (KIE key or VQA question type)
+    field_entries: list[FieldEntries] = field(default_factory=list)
 
     @classmethod
     def from_table(cls, name: str, table: Table, policies: list[Policy], *, reviewer: Reviewer | None = None,
                    costs: CostModel | None = None, summary: dict[str, Any] | None = None) -> DashboardModel:
         sweepers = [Sweeper(table, p, reviewer=reviewer, costs=costs) for p in policies]
         curves = [s.curve(PLOT_GRID) for s in sweepers]
-        return cls(name, table, policies, sweepers, summary or {}, costs, curves)
+        fields = table.key if isinstance(table, KIEOutcomes) else table.question_type
+        n_fields = len(table.keys) if isinstance(table, KIEOutcomes) else len(table.question_types)
+        return cls(name, table, policies, sweepers, summary or {}, costs, curves, [_ranges(s) for s in sweepers],
+                   [FieldEntries.of(fields, s.compiled.entry, n_fields) for s in sweepers])
 
     # -- basics -------------------------------------------------------------------------------------
 
@@ -88,6 +122,13 @@ class DashboardModel:
             out.append((at["auto_rate"], at[self.metric_name]))
         return out
 
+    def plot_limits(self, column: str, policies: list[int] | None = None,
+                    extra: tuple[float, ...] = ()) -> tuple[float, float]:
+        """Y limits that hold ``column`` at every threshold in [0, 1] for these policies (default all), padded."""
+        chosen = range(len(self.sweepers)) if policies is None else policies
+        values = [v for i in chosen for v in self.value_ranges[i].get(column, ())] + list(extra)
+        return padded_limits(values)
+
     def figures_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         at = self.figures(policy, threshold)
         return [{"policy": self.policy_names[policy], "threshold": threshold,
@@ -124,37 +165,39 @@ class DashboardModel:
             return dict(entry.get("thresholds") or {})
         return {}
 
+    @cached_property
+    def _field_columns(self) -> tuple[list[str], dict[str, np.ndarray]]:
+        """Field keys (as the table and the suggested thresholds name them) and the per-field figures that
+        do not depend on τ."""
+        t = self.table
+        if isinstance(t, KIEOutcomes):
+            n = len(t.keys)
+            adds = np.bincount(t.addition_key, minlength=n) if len(t.addition_key) else np.zeros(n)
+            return list(t.keys), {
+                "predictions": np.bincount(t.key, minlength=n),
+                "substitutions": np.bincount(t.key, weights=t.outcome == 1, minlength=n),
+                "deletions": np.bincount(t.key, weights=t.outcome == 2, minlength=n), "additions": adds}
+        n = len(t.question_types)
+        count = np.bincount(t.question_type, minlength=n)
+        anls = np.bincount(t.question_type, weights=t.anls, minlength=n)
+        return list(t.question_types), {
+            "predictions": count, "errors": np.bincount(t.question_type, weights=t.accuracy < 1, minlength=n),
+            "anls": np.divide(anls, count, out=np.full(n, np.nan), where=count > 0)}
+
     def field_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         """Per KIE key or VQA question type: predictions, errors by kind, auto-rate at τ, suggested threshold."""
-        entry = self.sweepers[policy].compiled.entry
-        accepted = entry >= threshold  # a policy reviews an item exactly when τ > its entry threshold
+        keys, columns = self._field_columns
         suggested = self.suggested_thresholds()
+        count = columns["predictions"]
+        accepted = self.field_entries[policy].accepted(threshold)
         rows = []
-        if isinstance(self.table, KIEOutcomes):
-            t = self.table
-            n_keys = len(t.keys)
-            count = np.bincount(t.key, minlength=n_keys)
-            subs = np.bincount(t.key, weights=t.outcome == 1, minlength=n_keys)
-            dels = np.bincount(t.key, weights=t.outcome == 2, minlength=n_keys)
-            adds = np.bincount(t.addition_key, minlength=n_keys) if len(t.addition_key) else np.zeros(n_keys)
-            auto = np.bincount(t.key, weights=accepted, minlength=n_keys)
-            for i, key in enumerate(t.keys):
-                rows.append({"field": key, "predictions": int(count[i]), "substitutions": int(subs[i]),
-                             "deletions": int(dels[i]), "additions": int(adds[i]),
-                             "auto_rate": float(auto[i] / count[i]) if count[i] else None,
-                             "suggested_threshold": suggested.get(key)})
-        else:
-            t = self.table
-            n_types = len(t.question_types)
-            count = np.bincount(t.question_type, minlength=n_types)
-            wrong = np.bincount(t.question_type, weights=t.accuracy < 1, minlength=n_types)
-            anls = np.bincount(t.question_type, weights=t.anls, minlength=n_types)
-            auto = np.bincount(t.question_type, weights=accepted, minlength=n_types)
-            for i, qtype in enumerate(t.question_types):
-                rows.append({"field": qtype or "(none)", "predictions": int(count[i]), "errors": int(wrong[i]),
-                             "anls": float(anls[i] / count[i]) if count[i] else None,
-                             "auto_rate": float(auto[i] / count[i]) if count[i] else None,
-                             "suggested_threshold": suggested.get(qtype)})
+        for i, key in enumerate(keys):
+            row: dict[str, Any] = {"field": key or "(none)"}
+            for column, values in columns.items():
+                row[column] = _finite(float(values[i])) if column == "anls" else int(values[i])
+            row["auto_rate"] = float(accepted[i] / count[i]) if count[i] else None
+            row["suggested_threshold"] = suggested.get(key)
+            rows.append(row)
         return rows
 
     # -- calibration, costs, smudge -----------------------------------------------------------------
@@ -194,6 +237,36 @@ class DashboardModel:
         return float(values.mean()) if len(values) else None
 
 
+def _ranges(sweeper: Sweeper) -> dict[str, tuple[float, float]]:
+    """Each column's extremes over the exact thresholds in [0, 1], i.e. over every state τ can reach."""
+    thresholds = sweeper.thresholds("exact")
+    curve = sweeper.curve(np.append(thresholds[thresholds <= 1.0], 1.0))
+    ranges = {}
+    for name, values in curve.columns.items():
+        finite = values[np.isfinite(values)]
+        if name != "threshold" and len(finite):
+            ranges[name] = (float(finite.min()), float(finite.max()))
+    return ranges
+
+
+def padded_limits(values: list[float], *, pad: float = 0.03) -> tuple[float, float]:
+    """Plot limits around ``values``: their span widened by ``pad`` on each side (a flat span gets room too).
+
+    >>> padded_limits([0.5, 1.0])
+    (0.485, 1.015)
+    >>> padded_limits([2.0])
+    (1.9, 2.1)
+    >>> padded_limits([])
+    (0.0, 1.0)
+    """
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return 0.0, 1.0
+    low, high = min(finite), max(finite)
+    margin = (high - low) * pad if high > low else max(abs(high) * 0.05, 0.05)
+    return round(low - margin, 12), round(high + margin, 12)
+
+
 def _is_data_file(source: str) -> bool:
     path = Path(source)
     return path.suffix.lower() in _DATA_SUFFIXES or (path.is_file() and path.suffix.lower() not in (".yaml", ".yml"))
@@ -216,7 +289,5 @@ def load_model(source: str | None) -> DashboardModel:
     else:
         scenario, base = load_scenario(source)
     result = run_scenario(scenario, base)
-    sweepers = [Sweeper(result.table, p, reviewer=scenario.reviewer, costs=scenario.costs) for p in result.policies]
-    curves = [s.curve(PLOT_GRID) for s in sweepers]
-    return DashboardModel(scenario.name, result.table, result.policies, sweepers, result.summary,
-                          scenario.costs, curves)
+    return DashboardModel.from_table(scenario.name, result.table, result.policies, reviewer=scenario.reviewer,
+                                     costs=scenario.costs, summary=result.summary)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from rich.cells import cell_len
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual_plotext import PlotextPlot
 
+from rpa_sim.tui.model import padded_limits
+from rpa_sim.tui.plot import MarkedPlot, Marker
 from rpa_sim.tui.slider import Slider
 
 if TYPE_CHECKING:
@@ -47,9 +51,29 @@ class View(Vertical):
         return []
 
 
+class Readout(Static):
+    """A Static whose updates skip the screen's layout pass while the text keeps its shape.
+
+    A threshold move changes numbers, not sizes, so repainting the widget is enough.
+    """
+
+    shape: tuple[int, ...] | None = None
+
+    def show_text(self, text: str | Content) -> None:
+        self.update(text, layout=False)
+        visual = self.visual
+        shape = tuple(cell_len(line) for line in visual.plain.split("\n")) if isinstance(visual, Content) else None
+        if shape is None or shape != self.shape:
+            self.refresh(layout=True)
+        self.shape = shape
+
+
 # -- trade-off ------------------------------------------------------------------------------------------
 
-class FiguresPanel(Static):
+EACH_POLICY = Marker("●", "red", "each policy at τ")
+SELECTED_POLICY = Marker("◆", "orange+", "selected policy at τ")
+
+class FiguresPanel(Readout):
     """The selected policy's figures at the threshold (exactly ``Sweeper.at``)."""
 
     LABELS = [("auto_rate", "auto-rate", 4), ("reviewed", "reviews needed", 0), ("metric", "", 4),
@@ -65,7 +89,7 @@ class FiguresPanel(Static):
             name = name or label
             if key in figures:
                 lines.append(f"{name:<27}{figures[key]:>12.{digits}f}")
-        self.update("\n".join(lines))
+        self.show_text("\n".join(lines))
 
 
 class TradeoffView(View):
@@ -73,7 +97,7 @@ class TradeoffView(View):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="tradeoff-main"):
-            yield PlotextPlot(id="tradeoff-plot")
+            yield MarkedPlot(id="tradeoff-plot")
             with Vertical(id="tradeoff-side"):
                 yield Label("Policies (1-9)", classes="side-title")
                 yield OptionList(id="policy-list")
@@ -93,15 +117,17 @@ class TradeoffView(View):
 
     def draw_curves(self) -> None:
         model = self.model
-        plot = self.query_one("#tradeoff-plot", PlotextPlot)
-        plt = plot.plt
-        plt.clear_figure()
-        plt.title(f"{model.name}: auto-rate vs {model.metric_label} after review")
-        plt.xlabel("auto-rate")
-        plt.ylabel(model.metric_label)
-        for curve in model.plot_curves:
-            plt.plot(curve.auto_rate.tolist(), curve.metric.tolist(), label=curve.policy, marker="braille")
-        self._static_layers = len(model.plot_curves)
+
+        def curves(plt) -> None:
+            plt.title(f"{model.name}: auto-rate vs {model.metric_label} after review")
+            plt.xlabel("auto-rate")
+            plt.ylabel(model.metric_label)
+            for curve in model.plot_curves:
+                plt.plot(curve.auto_rate.tolist(), curve.metric.tolist(), label=curve.policy, marker="braille")
+
+        self.query_one("#tradeoff-plot", MarkedPlot).draw(
+            curves, xlim=(0.0, 1.0), ylim=model.plot_limits(model.metric_name),
+            markers=(EACH_POLICY, SELECTED_POLICY))
 
     def redraw(self) -> None:
         model, dash = self.model, self.dash
@@ -113,16 +139,9 @@ class TradeoffView(View):
         slider = self.query_one("#threshold-slider", Slider)
         slider.set_reactive(Slider.value, dash.threshold)
         slider.refresh()
-        plot = self.query_one("#tradeoff-plot", PlotextPlot)
-        plt = plot.plt
-        self.draw_curves()
         points = model.points(dash.threshold)
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
-        plt.scatter(xs, ys, marker="●", color="red", label=f"τ = {dash.threshold:.2f}")
-        sx, sy = points[dash.policy]
-        plt.scatter([sx], [sy], marker="◆", color="yellow")
-        plot.refresh()
+        self.query_one("#tradeoff-plot", MarkedPlot).mark(
+            [(x, y, EACH_POLICY) for x, y in points] + [(*points[dash.policy], SELECTED_POLICY)])
 
     def rows(self) -> list[dict[str, Any]]:
         model = self.model
@@ -182,11 +201,23 @@ class CompareView(View):
 # -- fields ---------------------------------------------------------------------------------------------
 
 class FieldsView(View):
+    """Per-field figures as a text table: a threshold move repaints its text, without a DataTable's
+    re-render of every cell."""
+
     stem = "fields"
+    #: each column's width, fixed at load so a threshold move keeps the table's shape
+    widths: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
-        yield Label("", id="fields-title")
-        yield DataTable(id="fields-table", cursor_type="row", zebra_stripes=True)
+        yield Readout(id="fields-title")
+        with VerticalScroll(id="fields-scroll"):
+            yield Readout(id="fields-table")
+
+    def load(self) -> None:
+        rows = self.rows()
+        self.widths = {name: max([len(name)] + [len(cell(row[name])) for row in rows] + [6]) for name in
+                       (rows[0] if rows else {})}
+        self.redraw()
 
     def redraw(self) -> None:
         model, dash = self.model, self.dash
@@ -195,16 +226,18 @@ class FieldsView(View):
         kind = "key" if model.task == "kie" else "question type"
         targets = model.targets
         source = f"optimised for {targets[0]}" if targets else "no target in the scenario"
-        self.query_one("#fields-title", Label).update(
+        self.query_one("#fields-title", Readout).show_text(
             f"Per {kind}: {model.policy_names[dash.policy]} at τ = {dash.threshold:.4f}; suggested threshold {source}")
-        table = self.query_one(DataTable)
-        rows = self.rows()
-        table.clear(columns=True)
-        if rows:
-            for name in rows[0]:
-                table.add_column(name, key=name)
-            for row in rows:
-                table.add_row(*(cell(v) for v in row.values()))
+        self.query_one("#fields-table", Readout).show_text(self.table_text(self.rows()))
+
+    def table_text(self, rows: list[dict[str, Any]]) -> Content:
+        def line(values: dict[str, str]) -> str:
+            return "  ".join(v.ljust(self.widths[k]) if k == "field" else v.rjust(self.widths[k])
+                             for k, v in values.items())
+
+        header = line({name: name for name in self.widths})
+        body = [line({name: cell(row[name]) for name in self.widths}) for row in rows]
+        return Content("\n".join([header, *body])).stylize("bold underline", 0, len(header))
 
     def rows(self) -> list[dict[str, Any]]:
         return self.model.field_rows(self.dash.policy, self.dash.threshold)
@@ -248,42 +281,62 @@ class CalibrationView(View):
 
 # -- costs ----------------------------------------------------------------------------------------------
 
+COST_OPTIMUM = Marker("★", "green", "optimum")
+CURRENT_THRESHOLD = Marker("●", "red", "current τ")
+
+
 class CostsView(View):
     stem = "costs"
+    #: the policy whose cost curve is drawn (the figure is redrawn only when the policy changes)
+    drawn_policy: int | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="costs-note")
-        yield PlotextPlot(id="costs-plot")
+        yield Readout(id="costs-note")
+        yield MarkedPlot(id="costs-plot")
+
+    def load(self) -> None:
+        self.drawn_policy = None
+        self.redraw()
+
+    def draw_curve(self) -> None:
+        model, policy = self.model, self.dash.policy
+        curve = model.plot_curves[policy]
+        best = model.cost_optimum(policy)
+
+        def cost_curve(plt) -> None:
+            plt.title("Cost against threshold")
+            plt.xlabel("threshold τ")
+            plt.ylabel("cost")
+            plt.plot(curve.threshold.tolist(), curve.columns["cost"].tolist(), label=curve.policy, marker="braille")
+
+        optimum = (best["cost"],) if best else ()
+        self.query_one("#costs-plot", MarkedPlot).draw(
+            cost_curve, xlim=(0.0, 1.0), ylim=model.plot_limits("cost", [policy], optimum),
+            markers=(COST_OPTIMUM, CURRENT_THRESHOLD) if best else (CURRENT_THRESHOLD,))
+        self.drawn_policy = policy
 
     def redraw(self) -> None:
         model, dash = self.model, self.dash
         if model is None:
             return
-        note = self.query_one("#costs-note", Static)
-        plot = self.query_one("#costs-plot", PlotextPlot)
+        note = self.query_one("#costs-note", Readout)
+        plot = self.query_one("#costs-plot", MarkedPlot)
         if model.costs is None:
-            note.update("This scenario has no costs: add a `costs:` section (hourly_rate, per_residual_error).")
+            note.show_text("This scenario has no costs: add a `costs:` section (hourly_rate, per_residual_error).")
             plot.display = False
             return
         plot.display = True
-        curve = model.plot_curves[dash.policy]
+        if self.drawn_policy != dash.policy:
+            self.draw_curve()
         best = model.cost_optimum(dash.policy)
         now = model.figures(dash.policy, dash.threshold)["cost"]
-        text = f"{curve.policy}: cost {now:.2f} at τ = {dash.threshold:.4f}"
+        text = f"{model.policy_names[dash.policy]}: cost {now:.2f} at τ = {dash.threshold:.4f}"
         if best:
             text += (f"   optimum {best['cost']:.2f} at τ = {best['threshold']:.4f}"
                      f"   saves {best['savings_vs_review_all']:.2f} vs review-all")
-        note.update(text)
-        plt = plot.plt
-        plt.clear_figure()
-        plt.title("Cost against threshold")
-        plt.xlabel("threshold τ")
-        plt.ylabel("cost")
-        plt.plot(curve.threshold.tolist(), curve.columns["cost"].tolist(), label=curve.policy, marker="braille")
-        if best:
-            plt.scatter([best["threshold"]], [best["cost"]], marker="★", color="green", label="optimum")
-        plt.scatter([dash.threshold], [now], marker="●", color="red", label="current τ")
-        plot.refresh()
+        note.show_text(text)
+        marks = [(best["threshold"], best["cost"], COST_OPTIMUM)] if best else []
+        plot.mark(marks + [(dash.threshold, now, CURRENT_THRESHOLD)])
 
     def rows(self) -> list[dict[str, Any]]:
         return self.model.cost_rows(self.dash.policy)
@@ -291,43 +344,51 @@ class CostsView(View):
 
 # -- SMuDGE ---------------------------------------------------------------------------------------------
 
+ALPHA = Marker("●", "red", "α")
+
+
 class SmudgeView(View):
     stem = "smudge"
 
     def compose(self) -> ComposeResult:
-        yield Static(id="smudge-note")
-        yield PlotextPlot(id="smudge-plot")
+        yield Readout(id="smudge-note")
+        yield MarkedPlot(id="smudge-plot")
         with Horizontal(id="alpha-bar"):
             yield Label("α", id="alpha-label")
             yield Slider(0.25, step=0.05, id="alpha-slider")
+
+    def load(self) -> None:
+        model = self.model
+        pairs = [(r["alpha"], r["mean_smudge"]) for r in self.rows() if r["mean_smudge"] is not None]
+
+        def alpha_curve(plt) -> None:
+            plt.title("Mean SMuDGE against α")
+            plt.xlabel("α")
+            plt.ylabel("mean SMuDGE")
+            if pairs:
+                plt.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="braille", label="mean SMuDGE")
+
+        if model.task == "vqa":
+            self.query_one("#smudge-plot", MarkedPlot).draw(
+                alpha_curve, xlim=(0.0, 1.0), ylim=padded_limits([p[1] for p in pairs]), markers=(ALPHA,))
+        self.redraw()
 
     def redraw(self) -> None:
         model, dash = self.model, self.dash
         if model is None:
             return
-        note = self.query_one("#smudge-note", Static)
-        plot = self.query_one("#smudge-plot", PlotextPlot)
+        note = self.query_one("#smudge-note", Readout)
+        plot = self.query_one("#smudge-plot", MarkedPlot)
         if model.task != "vqa":
-            note.update("SMuDGE is a VQA metric: open a VQA scenario (e.g. docvqa-demo).")
+            note.show_text("SMuDGE is a VQA metric: open a VQA scenario (e.g. docvqa-demo).")
             plot.display = False
             self.query_one("#alpha-bar").display = False
             return
-        rows = self.rows()
         value = model.smudge_at(dash.alpha)
-        note.update(f"mean SMuDGE {cell(value)} at α = {dash.alpha:.2f} (α weighs the match against grounding)")
+        note.show_text(f"mean SMuDGE {cell(value)} at α = {dash.alpha:.2f} (α weighs the match against grounding)")
         self.query_one("#alpha-slider", Slider).set_reactive(Slider.value, dash.alpha)
         self.query_one("#alpha-slider", Slider).refresh()
-        plt = plot.plt
-        plt.clear_figure()
-        plt.title("Mean SMuDGE against α")
-        plt.xlabel("α")
-        plt.ylabel("mean SMuDGE")
-        pairs = [(r["alpha"], r["mean_smudge"]) for r in rows if r["mean_smudge"] is not None]
-        if pairs:
-            plt.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="braille", label="mean SMuDGE")
-        if value is not None:
-            plt.scatter([dash.alpha], [value], marker="●", color="red", label="α")
-        plot.refresh()
+        plot.mark([] if value is None else [(dash.alpha, value, ALPHA)])
 
     def rows(self) -> list[dict[str, Any]]:
         return self.model.smudge_rows()
