@@ -18,7 +18,7 @@ from textual.widgets import TabbedContent  # noqa: E402
 
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.plot import MarkedPlot  # noqa: E402
-from rpa_sim.tui.views import FiguresPanel, cell  # noqa: E402
+from rpa_sim.tui.views import FiguresPanel, Readout, cell  # noqa: E402
 
 SIZE = (120, 40)
 SCENARIO = """\
@@ -140,6 +140,29 @@ async def test_plot_marks_follow_the_threshold_and_the_policy(scenario):
         expected = {_cell_of(costs, best["threshold"], best["cost"]): "★"}
         expected[_cell_of(costs, app.threshold, now)] = "●"
         assert costs.marked_cells == expected
+
+
+@run_async
+async def test_threshold_moves_repaint_text_without_a_layout_pass(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        layouts: list[str] = []
+        for widget in app.query(Readout):
+            def refresh(*regions, layout=False, _original=widget.refresh, _id=widget.id, **kwargs):
+                if layout:
+                    layouts.append(_id)
+                return _original(*regions, layout=layout, **kwargs)
+            widget.refresh = refresh
+        for view in ("t", "f", "dollar_sign", "t"):
+            await pilot.press(view)  # showing a view lays it out
+            await pilot.pause()
+            layouts.clear()
+            await pilot.press("plus", "plus", "right_square_bracket", "minus")
+            await pilot.pause()
+            assert layouts == []  # same shape: a repaint is enough
+        await pilot.press("2")  # another policy name: the figures panel and status line change shape
+        assert {"figures", "status"} <= set(layouts)
 
 
 @run_async

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from rpa_sim.errors import InputError
@@ -32,3 +33,76 @@ def test_vqa_records_file(tmp_path):
 def test_missing_records_file(tmp_path):
     with pytest.raises(InputError, match="no records file"):
         load_model(str(tmp_path / "none.jsonl"))
+
+
+# -- the numbers the views show ----------------------------------------------------------------------------
+
+def _model(task: str, policies=("confidence", "document-escalation", "grounding-gate", "per-field")):
+    from rpa_sim.costs import CostModel
+    from rpa_sim.outcomes import evaluate_vqa
+    from rpa_sim.policies import load_policy
+    from rpa_sim.reviewer import Reviewer
+    from rpa_sim.tui.model import DashboardModel
+
+    if task == "kie":
+        table = evaluate_kie(generate_receipts(120, seed=11))
+    else:
+        table = evaluate_vqa(generate_docvqa(150, seed=11))
+        policies = ("confidence", "grounding-gate")
+    return DashboardModel.from_table(task, table, [load_policy(p) for p in policies],
+                                     reviewer=Reviewer(miss_rate=0.1, false_correction_rate=0.05),
+                                     costs=CostModel(hourly_rate=30, per_residual_error=1.5))
+
+
+@pytest.mark.parametrize("task", ["kie", "vqa"])
+def test_field_rows_equal_counting_item_by_item(task):
+    model = _model(task)
+    t = model.table
+    if task == "kie":
+        fields, names = t.key, list(t.keys)
+    else:
+        fields, names = t.question_type, [q or "(none)" for q in t.question_types]
+    for policy in range(len(model.policies)):
+        entry = model.sweepers[policy].compiled.entry
+        for threshold in [0.0, 0.37, 0.5, 0.81, float(np.median(entry[np.isfinite(entry)])), 1.0]:
+            rows = model.field_rows(policy, threshold)
+            assert [r["field"] for r in rows] == names
+            for i, row in enumerate(rows):
+                mine = fields == i
+                assert row["predictions"] == int(mine.sum())
+                accepted = int((entry[mine] >= threshold).sum())  # routed exactly when τ > entry
+                assert row["auto_rate"] == (accepted / mine.sum() if mine.any() else None)
+                if task == "kie":
+                    assert row["substitutions"] == int((t.outcome[mine] == 1).sum())
+                    assert row["deletions"] == int((t.outcome[mine] == 2).sum())
+                    assert row["additions"] == int((t.addition_key == i).sum())
+                else:
+                    assert row["errors"] == int((t.accuracy[mine] < 1).sum())
+                    assert row["anls"] == pytest.approx(float(t.anls[mine].mean()), abs=1e-12)
+
+
+@pytest.mark.parametrize("task", ["kie", "vqa"])
+def test_value_ranges_hold_every_threshold_and_are_reached(task):
+    model = _model(task)
+    rng = np.random.default_rng(5)
+    for policy, sweeper in enumerate(model.sweepers):
+        ranges = model.value_ranges[policy]
+        entry = sweeper.compiled.entry
+        # every state τ in [0, 1] can reach: just above each entry, the ends, and random points
+        thresholds = np.concatenate([[0.0, 1.0], np.nextafter(entry[(entry >= 0) & (entry < 1)], 2.0),
+                                     rng.random(200)])
+        curve = sweeper.curve(thresholds)
+        for column in (model.metric_name, "auto_rate", "cost"):
+            values = curve.columns[column]
+            low, high = ranges[column]
+            assert low == values.min() and high == values.max()
+        lower, upper = model.plot_limits(model.metric_name)
+        assert all(lower < y < upper for _x, y in model.points(0.42))
+
+
+def test_padded_limits_widen_the_span():
+    from rpa_sim.tui.model import padded_limits
+
+    assert padded_limits([0.2, 0.8, float("nan")]) == (0.182, 0.818)
+    assert padded_limits([-3.0]) == (-3.15, -2.85)
+    assert padded_limits([0.0, 0.0]) == (-0.05, 0.05)

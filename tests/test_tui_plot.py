@@ -170,3 +170,22 @@ def test_marker_and_limit_validation():
     assert Marker("●", 208).style.color.number == 208
     with pytest.raises(ValueError, match=r"must be increasing, got xlim=\(1.0, 0.0\)"):
         MarkedPlot().draw(curve, xlim=(1.0, 0.0), ylim=YLIM)
+
+
+@run_async
+async def test_legend_keys_never_show_as_points():
+    app = PlotApp()
+    async with app.run_test(size=(70, 24)) as pilot:
+        plot = app.query_one(MarkedPlot)
+        plot.draw(curve, xlim=XLIM, ylim=YLIM, markers=(RED, BRIGHT_YELLOW))
+        await pilot.pause()
+        text = [plot.render_line(y).text for y in range(plot.size.height)]
+        assert any("●●● each policy" in line or "●● each policy" in line for line in text)
+        column, line = plot.cell(XLIM[0], YLIM[1])
+        assert text[line][column] == " "  # the key's point, under the legend
+        # too small for the legend (7 canvas rows for 3 labels is enough; 2 is not): no keys, no stray point
+        await pilot.resize_terminal(30, 7)
+        await pilot.pause()
+        text = [plot.render_line(y).text for y in range(plot.size.height)]
+        assert not any("each policy" in line for line in text)
+        assert not any("●" in line or "◆" in line for line in text)

@@ -89,6 +89,7 @@ class MarkedPlot(PlotextPlot):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
                  disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._figure: tuple = (lambda plt: None, (0.0, 1.0), (0.0, 1.0), ())
         self._version = 0
         self._built_key: tuple | None = None
         self._lines: list[Strip] = []
@@ -102,21 +103,25 @@ class MarkedPlot(PlotextPlot):
              markers: Sequence[Marker] = ()) -> None:
         """Replace the figure: ``layers(plt)`` draws it, on fixed limits so marks never rescale it.
 
-        ``markers`` with a label get a legend entry: plotext lists only plotted signals, so each is
-        plotted once at the canvas's top-left cell, which the first legend line covers.
+        ``markers`` with a label get a legend entry. Plotext lists only plotted signals, so each is
+        plotted once at the canvas's top-left cell, which the first legend line covers; at sizes too
+        small for a legend the figure is built without them.
         """
         if not (xlim[0] < xlim[1] and ylim[0] < ylim[1]):
             raise ValueError(f"plot limits must be increasing, got xlim={xlim!r}, ylim={ylim!r}")
+        self._figure = (layers, xlim, ylim, tuple(m for m in markers if m.label is not None))
+        self._version += 1
+        self.refresh()
+
+    def _draw_figure(self, *, legend_keys: bool) -> None:
+        layers, xlim, ylim, keys = self._figure
         plt = self.plt
         plt.clear_figure()
         layers(plt)
-        for marker in markers:
-            if marker.label is not None:
-                plt.scatter([xlim[0]], [ylim[1]], marker=marker.symbol, color=marker.color, label=marker.label)
+        for marker in keys if legend_keys else ():
+            plt.scatter([xlim[0]], [ylim[1]], marker=marker.symbol, color=marker.color, label=marker.label)
         plt.xlim(*xlim)
         plt.ylim(*ylim)
-        self._version += 1
-        self.refresh()
 
     def _key(self) -> tuple:
         return self.size, self.app.theme, self.theme, self._version
@@ -124,11 +129,16 @@ class MarkedPlot(PlotextPlot):
     def _build(self) -> None:
         """Build the figure for the current size and theme and place the marks on it."""
         width, height = self.size
-        self._lines = Visual.to_strips(self, visualize(self, self.render(), markup=False), width, height,
-                                       self.visual_style)
+        self._draw_figure(legend_keys=True)
+        text = self.render()
         monitor = self.plt.monitor
-        self._canvas = _Canvas(monitor.matrix.Cols_canvas, monitor.matrix.Rows_canvas, tuple(monitor.xlim[0]),
-                               tuple(monitor.ylim[0]), height)
+        columns, rows = monitor.matrix.Cols_canvas, monitor.matrix.Rows_canvas
+        keys = self._figure[3]
+        if keys and len(columns) and len(rows) and monitor.matrix.marker[rows[-1]][columns[0]] == keys[-1].symbol:
+            self._draw_figure(legend_keys=False)  # no legend drawn over the keys' cell: leave them out
+            text = self.render()
+        self._lines = Visual.to_strips(self, visualize(self, text, markup=False), width, height, self.visual_style)
+        self._canvas = _Canvas(columns, rows, tuple(monitor.xlim[0]), tuple(monitor.ylim[0]), height)
         self._built_key = self._key()
         self._cells = self._place()
 
