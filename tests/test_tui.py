@@ -341,7 +341,7 @@ def test_snapshot_kie_views(snap_compare, tmp_path, keys):
     assert snap_compare(DashboardApp(_snapshot_app(tmp_path)), terminal_size=SIZE, run_before=run_before)
 
 
-@pytest.mark.parametrize("keys", [(), ("s",)], ids=["tradeoff", "smudge"])
+@pytest.mark.parametrize("keys", [(), ("f",), ("s",)], ids=["tradeoff", "fields", "smudge"])
 def test_snapshot_vqa_views(snap_compare, tmp_path, keys):
     async def run_before(pilot) -> None:
         await _settle(pilot)

@@ -49,36 +49,47 @@ def _model(task: str, policies=("confidence", "document-escalation", "grounding-
     else:
         table = evaluate_vqa(generate_docvqa(150, seed=11))
         policies = ("confidence", "grounding-gate")
+    names = table.keys if task == "kie" else table.question_types
+    summary = {"optimised_per_field": {"0.9": {"thresholds": {names[0]: 0.7, names[1]: 0.55}}}}
     return DashboardModel.from_table(task, table, [load_policy(p) for p in policies],
                                      reviewer=Reviewer(miss_rate=0.1, false_correction_rate=0.05),
-                                     costs=CostModel(hourly_rate=30, per_residual_error=1.5))
+                                     costs=CostModel(hourly_rate=30, per_residual_error=1.5), summary=summary)
 
 
 @pytest.mark.parametrize("task", ["kie", "vqa"])
 def test_field_rows_equal_counting_item_by_item(task):
+    from rpa_sim.tui.model import field_groupings
+
     model = _model(task)
     t = model.table
-    if task == "kie":
-        fields, names = t.key, list(t.keys)
-    else:
-        fields, names = t.question_type, [q or "(none)" for q in t.question_types]
+    groups = [(by, index, i, name) for by, index, names in field_groupings(t) for i, name in enumerate(names)]
+    assert [g[0] for g in groups] == (["key"] * len(t.keys) if task == "kie" else
+                                      ["question type"] * len(t.question_types) + ["answer type"] * 3)
+    suggested = model.suggested_thresholds()
+    assert suggested
     for policy in range(len(model.policies)):
         entry = model.sweepers[policy].compiled.entry
         for threshold in [0.0, 0.37, 0.5, 0.81, float(np.median(entry[np.isfinite(entry)])), 1.0]:
             rows = model.field_rows(policy, threshold)
-            assert [r["field"] for r in rows] == names
-            for i, row in enumerate(rows):
-                mine = fields == i
+            assert len(rows) == len(groups)
+            for row, (by, index, i, name) in zip(rows, groups):
+                mine = index == i
+                assert row["field"] == (name or "(none)") and row.get("by", "key") == by
                 assert row["predictions"] == int(mine.sum())
                 accepted = int((entry[mine] >= threshold).sum())  # routed exactly when τ > entry
                 assert row["auto_rate"] == (accepted / mine.sum() if mine.any() else None)
+                tuned = by in ("key", "question type")
+                assert row["suggested_threshold"] == (suggested.get(name) if tuned else None)
                 if task == "kie":
                     assert row["substitutions"] == int((t.outcome[mine] == 1).sum())
                     assert row["deletions"] == int((t.outcome[mine] == 2).sum())
                     assert row["additions"] == int((t.addition_key == i).sum())
                 else:
                     assert row["errors"] == int((t.accuracy[mine] < 1).sum())
-                    assert row["anls"] == pytest.approx(float(t.anls[mine].mean()), abs=1e-12)
+                    if mine.any():
+                        assert row["anls"] == pytest.approx(float(t.anls[mine].mean()), abs=1e-12)
+                    else:
+                        assert row["anls"] is None
 
 
 @pytest.mark.parametrize("task", ["kie", "vqa"])

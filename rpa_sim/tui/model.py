@@ -17,7 +17,8 @@ from rpa_sim.policies import Policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
-__all__ = ["DashboardModel", "load_model", "padded_limits", "PLOT_GRID", "DATA_TARGETS"]
+__all__ = ["DashboardModel", "FieldEntries", "field_groupings", "load_model", "padded_limits", "PLOT_GRID",
+           "DATA_TARGETS"]
 
 #: thresholds the plotted curves are drawn at, one per fine step of τ (the figures panel and the
 #: marked operating points are exact at any threshold)
@@ -73,18 +74,18 @@ class DashboardModel:
     plot_curves: list[Curve] = field(default_factory=list)
     #: per policy, the least and greatest value of each column over every threshold in [0, 1]
     value_ranges: list[dict[str, tuple[float, float]]] = field(default_factory=list)
-    #: per policy, its entry thresholds sorted within each field (KIE key or VQA question type)
-    field_entries: list[FieldEntries] = field(default_factory=list)
+    #: per policy and grouping (see :func:`field_groupings`), its entry thresholds sorted within each field
+    field_entries: list[list[FieldEntries]] = field(default_factory=list)
 
     @classmethod
     def from_table(cls, name: str, table: Table, policies: list[Policy], *, reviewer: Reviewer | None = None,
                    costs: CostModel | None = None, summary: dict[str, Any] | None = None) -> DashboardModel:
         sweepers = [Sweeper(table, p, reviewer=reviewer, costs=costs) for p in policies]
         curves = [s.curve(PLOT_GRID) for s in sweepers]
-        fields = table.key if isinstance(table, KIEOutcomes) else table.question_type
-        n_fields = len(table.keys) if isinstance(table, KIEOutcomes) else len(table.question_types)
+        entries = [[FieldEntries.of(index, s.compiled.entry, len(names)) for _by, index, names in field_groupings(table)]
+                   for s in sweepers]
         return cls(name, table, policies, sweepers, summary or {}, costs, curves, [_ranges(s) for s in sweepers],
-                   [FieldEntries.of(fields, s.compiled.entry, n_fields) for s in sweepers])
+                   entries)
 
     # -- basics -------------------------------------------------------------------------------------
 
@@ -166,37 +167,43 @@ class DashboardModel:
         return {}
 
     @cached_property
-    def _field_columns(self) -> tuple[list[str], dict[str, np.ndarray]]:
-        """Field keys (as the table and the suggested thresholds name them) and the per-field figures that
-        do not depend on τ."""
+    def _field_columns(self) -> tuple[list[tuple[str, str]], dict[str, np.ndarray]]:
+        """Each field as (grouping, key as the table and the suggested thresholds name it), and the
+        per-field figures that do not depend on τ, fields of all groupings in one array per column."""
         t = self.table
+        labels = [(by, key) for by, _index, names in field_groupings(t) for key in names]
         if isinstance(t, KIEOutcomes):
             n = len(t.keys)
             adds = np.bincount(t.addition_key, minlength=n) if len(t.addition_key) else np.zeros(n)
-            return list(t.keys), {
+            return labels, {
                 "predictions": np.bincount(t.key, minlength=n),
                 "substitutions": np.bincount(t.key, weights=t.outcome == 1, minlength=n),
                 "deletions": np.bincount(t.key, weights=t.outcome == 2, minlength=n), "additions": adds}
-        n = len(t.question_types)
-        count = np.bincount(t.question_type, minlength=n)
-        anls = np.bincount(t.question_type, weights=t.anls, minlength=n)
-        return list(t.question_types), {
-            "predictions": count, "errors": np.bincount(t.question_type, weights=t.accuracy < 1, minlength=n),
-            "anls": np.divide(anls, count, out=np.full(n, np.nan), where=count > 0)}
+        columns: dict[str, list[np.ndarray]] = {"predictions": [], "errors": [], "anls": []}
+        for _by, index, names in field_groupings(t):
+            count = np.bincount(index, minlength=len(names))
+            anls = np.bincount(index, weights=t.anls, minlength=len(names))
+            columns["predictions"].append(count)
+            columns["errors"].append(np.bincount(index, weights=t.accuracy < 1, minlength=len(names)))
+            columns["anls"].append(np.divide(anls, count, out=np.full(len(names), np.nan), where=count > 0))
+        return labels, {name: np.concatenate(parts) for name, parts in columns.items()}
 
     def field_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
-        """Per KIE key or VQA question type: predictions, errors by kind, auto-rate at τ, suggested threshold."""
-        keys, columns = self._field_columns
+        """Per KIE key, or per VQA question type and answer type: predictions, errors by kind, the
+        auto-rate at τ and the suggested threshold (per key or question type: what the optimiser tunes)."""
+        labels, columns = self._field_columns
         suggested = self.suggested_thresholds()
         count = columns["predictions"]
-        accepted = self.field_entries[policy].accepted(threshold)
+        accepted = np.concatenate([entries.accepted(threshold) for entries in self.field_entries[policy]])
+        tuned = field_groupings(self.table)[0][0]
         rows = []
-        for i, key in enumerate(keys):
-            row: dict[str, Any] = {"field": key or "(none)"}
+        for i, (by, key) in enumerate(labels):
+            row: dict[str, Any] = {} if self.task == "kie" else {"by": by}
+            row["field"] = key or "(none)"
             for column, values in columns.items():
                 row[column] = _finite(float(values[i])) if column == "anls" else int(values[i])
             row["auto_rate"] = float(accepted[i] / count[i]) if count[i] else None
-            row["suggested_threshold"] = suggested.get(key)
+            row["suggested_threshold"] = suggested.get(key) if by == tuned else None
             rows.append(row)
         return rows
 
@@ -235,6 +242,17 @@ class DashboardModel:
         values = self.table.smudge(alpha=alpha)
         values = values[~np.isnan(values)]
         return float(values.mean()) if len(values) else None
+
+
+def field_groupings(table: Table) -> list[tuple[str, np.ndarray, tuple[str, ...]]]:
+    """How the Fields view groups predictions: (grouping, each item's field index, field names).
+
+    KIE by key; VQA by question type (the grouping the per-field optimiser tunes), then by answer type.
+    """
+    if isinstance(table, KIEOutcomes):
+        return [("key", table.key, tuple(table.keys))]
+    return [("question type", table.question_type, tuple(table.question_types)),
+            ("answer type", table.answer_type, tuple(table.answer_types))]
 
 
 def _ranges(sweeper: Sweeper) -> dict[str, tuple[float, float]]:

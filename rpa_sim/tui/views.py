@@ -223,7 +223,7 @@ class FieldsView(View):
         model, dash = self.model, self.dash
         if model is None:
             return
-        kind = "key" if model.task == "kie" else "question type"
+        kind = "key" if model.task == "kie" else "question type and answer type"
         targets = model.targets
         source = f"optimised for {targets[0]}" if targets else "no target in the scenario"
         self.query_one("#fields-title", Readout).show_text(
@@ -232,7 +232,7 @@ class FieldsView(View):
 
     def table_text(self, rows: list[dict[str, Any]]) -> Content:
         def line(values: dict[str, str]) -> str:
-            return "  ".join(v.ljust(self.widths[k]) if k == "field" else v.rjust(self.widths[k])
+            return "  ".join(v.ljust(self.widths[k]) if k in ("by", "field") else v.rjust(self.widths[k])
                              for k, v in values.items())
 
         header = line({name: name for name in self.widths})
