@@ -296,6 +296,33 @@ class Sweeper:
         curve = self.curve(np.array([threshold], dtype=np.float64))
         return {name: float(values[0]) for name, values in curve.columns.items()}
 
+    def routed_per_group(self, groups: np.ndarray, n_groups: int, threshold: float) -> np.ndarray:
+        """The items sent to review at τ (within the budget; audits aside), counted per group.
+
+        ``groups`` gives each item's group in ``range(n_groups)``. In expectation the reviewed
+        items of a group are ``audit * size + (1 - audit) * routed``, which sum to ``at(τ)["reviewed"]``.
+
+        Examples
+        --------
+        >>> from rpa_sim.outcomes import evaluate_kie
+        >>> from rpa_sim.policies import load_policy
+        >>> from rpa_sim.generators import generate_receipts
+        >>> table = evaluate_kie(generate_receipts(20, seed=1))
+        >>> sweeper = Sweeper(table, load_policy("audited-budget"))
+        >>> routed = sweeper.routed_per_group(table.key, len(table.keys), 0.9)
+        >>> audit = sweeper.policy.audit
+        >>> bool(np.isclose(audit * len(table) + (1 - audit) * routed.sum(), sweeper.at(0.9)["reviewed"]))
+        True
+        """
+        steps = int(self._state(np.array([threshold], dtype=np.float64))[0])
+        added = self._selection.added[:steps]
+        routed = np.bincount(groups[added[added >= 0]], minlength=n_groups)
+        removed = self._selection.removed
+        if removed is not None:
+            removed = removed[:steps]
+            routed -= np.bincount(groups[removed[removed >= 0]], minlength=n_groups)
+        return routed
+
     def replicate(self, replicates: int, *, seed: int, grid: str | Sequence[float] | np.ndarray = "exact") -> Spread:
         """Monte Carlo replays: audits, misses and false corrections drawn, ``replicates`` times.
 

@@ -37,7 +37,8 @@ def test_missing_records_file(tmp_path):
 
 # -- the numbers the views show ----------------------------------------------------------------------------
 
-def _model(task: str, policies=("confidence", "document-escalation", "grounding-gate", "per-field")):
+def _model(task: str, policies=("confidence", "document-escalation", "grounding-gate", "per-field",
+                                "audited-budget")):
     from rpa_sim.costs import CostModel
     from rpa_sim.outcomes import evaluate_vqa
     from rpa_sim.policies import load_policy
@@ -48,10 +49,13 @@ def _model(task: str, policies=("confidence", "document-escalation", "grounding-
         table = evaluate_kie(generate_receipts(120, seed=11))
     else:
         table = evaluate_vqa(generate_docvqa(150, seed=11))
-        policies = ("confidence", "grounding-gate")
+        policies = ("confidence", "grounding-gate", "audited-budget")
     names = table.keys if task == "kie" else table.question_types
     summary = {"optimised_per_field": {"0.9": {"thresholds": {names[0]: 0.7, names[1]: 0.55}}}}
-    return DashboardModel.from_table(task, table, [load_policy(p) for p in policies],
+    # a budget over a grounding gate: entry order is not confidence order, so the budget swaps items
+    gated_budget = load_policy("grounding-gate").model_copy(
+        update={"name": "gated-budget", "budget": load_policy("audited-budget").budget})
+    return DashboardModel.from_table(task, table, [load_policy(p) for p in policies] + [gated_budget],
                                      reviewer=Reviewer(miss_rate=0.1, false_correction_rate=0.05),
                                      costs=CostModel(hourly_rate=30, per_residual_error=1.5), summary=summary)
 
@@ -68,16 +72,29 @@ def test_field_rows_equal_counting_item_by_item(task):
     suggested = model.suggested_thresholds()
     assert suggested
     for policy in range(len(model.policies)):
-        entry = model.sweepers[policy].compiled.entry
+        sweeper = model.sweepers[policy]
+        entry, audit, budget = sweeper.compiled.entry, sweeper.policy.audit, sweeper.policy.budget
         for threshold in [0.0, 0.37, 0.5, 0.81, float(np.median(entry[np.isfinite(entry)])), 1.0]:
             rows = model.field_rows(policy, threshold)
             assert len(rows) == len(groups)
+            reviewed = entry < threshold  # routed exactly when τ > entry
+            if budget is not None:
+                # within the budget: the least confident routed items (ties: the lower entry, the earlier item)
+                routed = np.flatnonzero(reviewed)
+                keep = routed[np.lexsort((routed, entry[routed], t.confidence[routed]))][:budget.limit(len(t))]
+                reviewed = np.isin(np.arange(len(t)), keep)
+            expected_reviewed = 0.0
             for row, (by, index, i, name) in zip(rows, groups):
                 mine = index == i
                 assert row["field"] == (name or "(none)") and row.get("by", "key") == by
                 assert row["predictions"] == int(mine.sum())
-                accepted = int((entry[mine] >= threshold).sum())  # routed exactly when τ > entry
-                assert row["auto_rate"] == (accepted / mine.sum() if mine.any() else None)
+                straight = (1 - audit) * int((mine & ~reviewed).sum())  # audits check a share of the rest
+                if mine.any():
+                    assert row["auto_rate"] == pytest.approx(straight / mine.sum(), abs=1e-12)
+                    if by == groups[0][0]:
+                        expected_reviewed += mine.sum() * (1 - row["auto_rate"])
+                else:
+                    assert row["auto_rate"] is None
                 tuned = by in ("key", "question type")
                 assert row["suggested_threshold"] == (suggested.get(name) if tuned else None)
                 if task == "kie":
@@ -90,6 +107,8 @@ def test_field_rows_equal_counting_item_by_item(task):
                         assert row["anls"] == pytest.approx(float(t.anls[mine].mean()), abs=1e-12)
                     else:
                         assert row["anls"] is None
+            # the fields of a grouping add up to the figures panel's reviews
+            assert expected_reviewed == pytest.approx(sweeper.at(threshold)["reviewed"], abs=1e-6)
 
 
 @pytest.mark.parametrize("task", ["kie", "vqa"])

@@ -190,11 +190,22 @@ class DashboardModel:
 
     def field_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         """Per KIE key, or per VQA question type and answer type: predictions, errors by kind, the
-        auto-rate at τ and the suggested threshold (per key or question type: what the optimiser tunes)."""
+        auto-rate at τ and the suggested threshold (per key or question type: what the optimiser tunes).
+
+        The auto-rates count what the figures panel counts (the budget respected, audits in
+        expectation): weighted by the field sizes they average to its auto-rate.
+        """
         labels, columns = self._field_columns
         suggested = self.suggested_thresholds()
         count = columns["predictions"]
-        accepted = np.concatenate([entries.accepted(threshold) for entries in self.field_entries[policy]])
+        sweeper = self.sweepers[policy]
+        if sweeper.policy.budget is None:  # every routed item is reviewed: binary searches suffice
+            routed = count - np.concatenate([entries.accepted(threshold) for entries in self.field_entries[policy]])
+        else:
+            routed = np.concatenate([sweeper.routed_per_group(index, len(names), threshold)
+                                     for _by, index, names in field_groupings(self.table)])
+        # audits check a share of what goes straight through, as the figures panel counts them
+        straight_through = (1.0 - sweeper.policy.audit) * (count - routed)
         tuned = field_groupings(self.table)[0][0]
         rows = []
         for i, (by, key) in enumerate(labels):
@@ -202,7 +213,7 @@ class DashboardModel:
             row["field"] = key or "(none)"
             for column, values in columns.items():
                 row[column] = _finite(float(values[i])) if column == "anls" else int(values[i])
-            row["auto_rate"] = float(accepted[i] / count[i]) if count[i] else None
+            row["auto_rate"] = float(straight_through[i] / count[i]) if count[i] else None
             row["suggested_threshold"] = suggested.get(key) if by == tuned else None
             rows.append(row)
         return rows
