@@ -300,6 +300,66 @@ async def test_help_and_quit(scenario):
 
 
 @run_async
+async def test_question_mark_opens_help_and_ctrl_q_quits(scenario):
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("question_mark")
+        assert app.screen.__class__.__name__ == "HelpScreen"
+        await pilot.press("escape", "ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+@run_async
+async def test_command_palette_exports_the_current_view(scenario, tmp_path):
+    app = DashboardApp(scenario, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Show Costs view")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one(TabbedContent).active == "costs"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Export JSON")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        rows = json.loads((tmp_path / "rpa-sim-costs.json").read_text())
+        assert [r["threshold"] for r in rows] == app.model.plot_curves[0].threshold.tolist()
+
+
+@run_async
+async def test_loading_runs_in_a_worker_behind_an_indicator(scenario, monkeypatch):
+    import threading
+
+    from rpa_sim.tui import app as app_module
+
+    release = threading.Event()
+    real_load = app_module.load_model
+
+    def slow_load(source):
+        release.wait(10)
+        return real_load(source)
+
+    monkeypatch.setattr(app_module, "load_model", slow_load)
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.query_one("#loading").display and not app.query_one("#views").display
+        await pilot.press("question_mark")  # the interface answers while loading
+        assert app.screen.__class__.__name__ == "HelpScreen"
+        await pilot.press("escape")
+        release.set()
+        await _ready(app, pilot)
+        assert app.model is not None and not app.query_one("#loading").display and app.query_one("#views").display
+
+
+@run_async
 async def test_vqa_smudge_view(vqa_scenario):
     app = DashboardApp(vqa_scenario)
     async with app.run_test(size=SIZE) as pilot:
