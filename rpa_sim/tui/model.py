@@ -82,7 +82,8 @@ class DashboardModel:
                    costs: CostModel | None = None, summary: dict[str, Any] | None = None) -> DashboardModel:
         sweepers = [Sweeper(table, p, reviewer=reviewer, costs=costs) for p in policies]
         curves = [s.curve(PLOT_GRID) for s in sweepers]
-        entries = [[FieldEntries.of(index, s.compiled.entry, len(names)) for _by, index, names in field_groupings(table)]
+        groupings = field_groupings(table)
+        entries = [[FieldEntries.of(index, s.compiled.entry, len(names)) for _by, index, names in groupings]
                    for s in sweepers]
         return cls(name, table, policies, sweepers, summary or {}, costs, curves, [_ranges(s) for s in sweepers],
                    entries)

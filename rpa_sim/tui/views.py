@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual.app import ComposeResult
 from rich.cells import cell_len
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Input, Label, OptionList, Static
@@ -72,6 +72,7 @@ class Readout(Static):
 
 EACH_POLICY = Marker("●", "red", "each policy at τ")
 SELECTED_POLICY = Marker("◆", "orange+", "selected policy at τ")
+
 
 class FiguresPanel(Readout):
     """The selected policy's figures at the threshold (exactly ``Sweeper.at``)."""
@@ -215,7 +216,7 @@ class FieldsView(View):
 
     def load(self) -> None:
         rows = self.rows()
-        self.widths = {name: max([len(name)] + [len(cell(row[name])) for row in rows] + [6]) for name in
+        self.widths = {name: max([cell_len(name)] + [cell_len(cell(row[name])) for row in rows] + [6]) for name in
                        (rows[0] if rows else {})}
         self.redraw()
 
@@ -232,8 +233,11 @@ class FieldsView(View):
 
     def table_text(self, rows: list[dict[str, Any]]) -> Content:
         def line(values: dict[str, str]) -> str:
-            return "  ".join(v.ljust(self.widths[k]) if k in ("by", "field") else v.rjust(self.widths[k])
-                             for k, v in values.items())
+            padded = []
+            for name, value in values.items():
+                gap = " " * (self.widths[name] - cell_len(value))  # names may hold wide characters
+                padded.append(value + gap if name in ("by", "field") else gap + value)
+            return "  ".join(padded)
 
         header = line({name: name for name in self.widths})
         body = [line({name: cell(row[name]) for name in self.widths}) for row in rows]
