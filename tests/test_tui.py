@@ -390,8 +390,8 @@ async def _settle(pilot) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("keys", [(), ("c",), ("f",), ("l",), ("dollar_sign",)],
-                         ids=["tradeoff", "compare", "fields", "calibration", "costs"])
+@pytest.mark.parametrize("keys", [(), ("c",), ("f",), ("l",), ("dollar_sign",), ("f1",)],
+                         ids=["tradeoff", "compare", "fields", "calibration", "costs", "help"])
 def test_snapshot_kie_views(snap_compare, tmp_path, keys):
     async def run_before(pilot) -> None:
         await _settle(pilot)
