@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import beta, binom
 
-from rpa_sim.calibration import _confidences, _labels
+from rpa_sim.metrics.checks import binary_labels, confidences
 
 __all__ = ["CertifiedThreshold", "certify_threshold", "clopper_pearson_upper", "minimum_accepted"]
 
@@ -168,8 +168,8 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
     ...                   calibration_fraction=1.0).threshold is None
     True
     """
-    conf = _confidences(confidence, "confidence")
-    wrong = _labels(error, "error", len(conf)).astype(bool)
+    conf = confidences(confidence, "confidence")
+    wrong = binary_labels(error, "error", len(conf)).astype(bool)
     eps = _open_unit(max_error, "max_error")
     risk = _open_unit(delta, "delta")
     fraction = _fraction(calibration_fraction)

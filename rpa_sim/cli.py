@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rpa_sim import __version__
-from rpa_sim.calibration import is_correct
+from rpa_sim.metrics.calibration import is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
 from rpa_sim.files import atomic_write_text
@@ -26,17 +26,14 @@ from rpa_sim.importers.docile import import_docile
 from rpa_sim.importers.dude import import_dude
 from rpa_sim.importers.kieval_csv import import_kieval_csv
 from rpa_sim.importers.textract import import_textract_expense
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
+from rpa_sim.data import load_table
+from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
 from rpa_sim.policies import load_policy
-from rpa_sim.readers import read_records, write_records
+from rpa_sim.readers import write_records
 from rpa_sim.report import write_report
 from rpa_sim.reviewer import Reviewer
-from rpa_sim.scenario import (
-    comparison_table,
-    load_scenario,
-    run_scenario,
-    write_outputs,
-)
+from rpa_sim.scenario import load_scenario
+from rpa_sim.study import comparison_table, run_scenario, write_outputs
 from rpa_sim.sweep import (
     Curve,
     Sweeper,
@@ -207,19 +204,16 @@ def _print_json(payload: dict) -> None:
 
 def _evaluate(args: argparse.Namespace) -> KIEOutcomes | VQAOutcomes:
     """Read and evaluate DATA, reporting skipped records on standard error."""
-    stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid)
-    if stream.task == "kie":
-        table = evaluate_kie(stream, value_match=args.value_match)
-    else:
-        table = evaluate_vqa(stream, alpha=args.alpha)
-    if stream.skipped:
-        print(f"rpa-sim: {stream.skipped_summary()}", file=sys.stderr)
-        for error in stream.skipped[:20]:
+    loaded = load_table(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid,
+                        value_match=args.value_match, alpha=args.alpha)
+    if loaded.skipped:
+        print(f"rpa-sim: {loaded.skipped_summary}", file=sys.stderr)
+        for error in loaded.skipped[:20]:
             print(f"  {error}", file=sys.stderr)
-        if len(stream.skipped) > 20:
-            print(f"  ... and {len(stream.skipped) - 20} more", file=sys.stderr)
-    args.skipped = len(stream.skipped)
-    return table
+        if len(loaded.skipped) > 20:
+            print(f"  ... and {len(loaded.skipped) - 20} more", file=sys.stderr)
+    args.skipped = len(loaded.skipped)
+    return loaded.table
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from rpa_sim.files import atomic_write_text
 from rpa_sim.metrics.smudge import alpha_curve
 from rpa_sim.outcomes import VQAOutcomes
-from rpa_sim.scenario import ScenarioResult
+from rpa_sim.study import ScenarioResult
 
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]
 
@@ -81,7 +81,7 @@ def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = No
     Parameters
     ----------
     result : ScenarioResult
-        What :func:`~rpa_sim.scenario.run_scenario` returned.
+        What :func:`~rpa_sim.study.run_scenario` returned.
     out : Path
         The HTML file to write; its folder is created if needed.
     png_dir : Path, optional

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from rpa_sim.calibration import ece, is_correct, reliability_table
+from rpa_sim.metrics.calibration import ece, is_correct, reliability_table
 from rpa_sim.generators import (
     DocVQASettings,
     ReceiptSettings,

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.report import write_report
-from rpa_sim.scenario import load_scenario, run_scenario, write_outputs
+from rpa_sim.scenario import load_scenario
+from rpa_sim.study import run_scenario, write_outputs
 
 KIE = """
 name: small-kie

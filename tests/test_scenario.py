@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from rpa_sim.calibration import ece, is_correct
+from rpa_sim.metrics.calibration import ece, is_correct
 from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
 from rpa_sim.compare import area_under_curve
-from rpa_sim.scenario import bundled_scenarios, load_scenario, run_scenario, write_outputs
+from rpa_sim.scenario import bundled_scenarios, load_scenario
+from rpa_sim.study import run_scenario, write_outputs
 from rpa_sim.sweep import Sweeper
 
 TINY = """

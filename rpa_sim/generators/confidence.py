@@ -35,7 +35,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rpa_sim.calibration import Scheme, ece, is_correct
+from rpa_sim.metrics.calibration import Scheme, ece, is_correct
 from rpa_sim.generators._draws import Draws
 from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.records import KIERecord, VQARecord
@@ -266,14 +266,14 @@ def generated_ece(records: Iterable[KIERecord] | Iterable[VQARecord], *, n_bins:
     """The expected calibration error of a set of records (KIE or VQA, not mixed).
 
     A KIE prediction is right iff its KIEval outcome is ``correct``, a
-    question iff its ANLS is at least 0.5 (:func:`rpa_sim.calibration.is_correct`).
+    question iff its ANLS is at least 0.5 (:func:`rpa_sim.metrics.calibration.is_correct`).
 
     Parameters
     ----------
     records : iterable of KIERecord, or of VQARecord
         E.g. from :func:`rpa_sim.generators.generate_receipts`.
     n_bins, scheme
-        As for :func:`rpa_sim.calibration.ece`.
+        As for :func:`rpa_sim.metrics.calibration.ece`.
 
     Returns
     -------

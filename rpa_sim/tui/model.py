@@ -305,7 +305,8 @@ def _is_data_file(source: str) -> bool:
 def load_model(source: str | None) -> DashboardModel:
     """Load a scenario (bundled name or YAML path) or a records file and run it. Raises InputError."""
     from rpa_sim.readers import read_records  # noqa: PLC0415
-    from rpa_sim.scenario import DataSpec, Scenario, load_scenario, run_scenario  # noqa: PLC0415
+    from rpa_sim.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
+    from rpa_sim.study import run_scenario  # noqa: PLC0415
 
     source = source or "receipts-demo"
     if _is_data_file(source):

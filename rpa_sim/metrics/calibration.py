@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
+from rpa_sim.metrics.checks import binary_labels, confidences, positive_int
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
 
 __all__ = ["ReliabilityTable", "reliability_table", "ece", "aurc", "auroc", "is_correct", "Scheme", "Proxy"]
@@ -146,11 +147,11 @@ def reliability_table(confidence: ArrayLike, correct: ArrayLike, *, n_bins: int 
     >>> mass.lower.tolist(), mass.upper.tolist(), mass.count.tolist()
     ([0.0, 0.4], [0.4, 1.0], [3, 1])
     """
-    conf = _confidences(confidence, "confidence")
-    right = _labels(correct, "correct", len(conf))
+    conf = confidences(confidence, "confidence")
+    right = binary_labels(correct, "correct", len(conf))
     if len(conf) == 0:
         raise ValueError("confidence is empty: a reliability table needs at least one prediction")
-    bins = _positive_int(n_bins, "n_bins")
+    bins = positive_int(n_bins, "n_bins")
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     if scheme == "equal_mass" and conf.min() == conf.max():
@@ -240,8 +241,8 @@ def aurc(confidence: ArrayLike, correct: ArrayLike) -> float:
     >>> aurc([0.2, 0.8], [False, True]), aurc([0.8, 0.2], [False, True])
     (0.125, 0.375)
     """
-    conf = _confidences(confidence, "confidence")
-    right = _labels(correct, "correct", len(conf))
+    conf = confidences(confidence, "confidence")
+    right = binary_labels(correct, "correct", len(conf))
     n = len(conf)
     if n == 0:
         raise ValueError("confidence is empty: AURC needs at least one prediction")
@@ -280,8 +281,8 @@ def auroc(confidence: ArrayLike, correct: ArrayLike) -> float:
     >>> auroc([0.4, 0.6], [1, 1])
     nan
     """
-    conf = _confidences(confidence, "confidence")
-    right = _labels(correct, "correct", len(conf)).astype(bool)
+    conf = confidences(confidence, "confidence")
+    right = binary_labels(correct, "correct", len(conf)).astype(bool)
     positives, negatives = int(right.sum()), int((~right).sum())
     if positives == 0 or negatives == 0:
         return float("nan")
@@ -310,42 +311,3 @@ def is_correct(table: KIEOutcomes | VQAOutcomes, *, anls_threshold: float = 0.5)
     if isinstance(table, VQAOutcomes):
         return np.asarray(table.anls) >= anls_threshold
     raise TypeError(f"table must be a KIEOutcomes or VQAOutcomes, got {type(table).__name__}")
-
-
-# -- validation shared with rpa_sim.certify -----------------------------------------------------
-
-def _confidences(values: ArrayLike, name: str) -> np.ndarray:
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
-    if array.dtype == bool or not (np.issubdtype(array.dtype, np.number) or len(array) == 0):
-        raise ValueError(f"{name} must hold numbers in [0, 1], got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    bad = ~(np.isfinite(array) & (array >= 0) & (array <= 1))
-    if bad.any():
-        at = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}[{at}] must be in [0, 1], got {float(array[at])!r}")
-    return array
-
-
-def _labels(values: ArrayLike, name: str, length: int) -> np.ndarray:
-    """A 0/1 float array from booleans or numbers that are all 0 or 1."""
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
-    if len(array) != length:
-        raise ValueError(f"{name} must have one value per confidence ({length}), got {len(array)}")
-    if array.dtype != bool:
-        if len(array) and not np.issubdtype(array.dtype, np.number):
-            raise ValueError(f"{name} must be booleans (or 0/1), got dtype {array.dtype}")
-        bad = (array != 0) & (array != 1)
-        if bad.any():
-            at = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name}[{at}] must be a boolean (or 0/1), got {array[at].item()!r}")
-    return array.astype(np.float64)
-
-
-def _positive_int(value: object, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)

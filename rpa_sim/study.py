@@ -1,0 +1,276 @@
+"""Running a study: evaluate a scenario's data once, then sweep, compare and summarise every policy.
+
+``rpa-sim run`` writes what :func:`run_scenario` returns as ``curves.csv`` and
+``summary.json``; the report and the dashboard read the same result.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rpa_sim.certify import certify_threshold
+from rpa_sim.compare import (
+    area_under_curve,
+    cost_optimum,
+    finite_or_none,
+    operating_point,
+    pareto,
+)
+from rpa_sim.data import evaluate_records, load_table
+from rpa_sim.errors import InputError
+from rpa_sim.files import atomic_write_text
+from rpa_sim.generators import (
+    DocVQASettings,
+    ReceiptSettings,
+    generate_docvqa,
+    generate_receipts,
+)
+from rpa_sim.metrics.calibration import aurc, is_correct, reliability_table
+from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.policies import Policy, load_policy, policy_from_mapping
+from rpa_sim.scenario import CertifySpec, Scenario
+from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
+from rpa_sim.tuning import optimised_policy
+from rpa_sim.yamlfile import validated
+
+__all__ = ["ScenarioResult", "run_scenario", "write_outputs", "comparison_table", "certify_policy"]
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """What a run produced: the outcome table, a curve per policy and the summary."""
+
+    scenario: Scenario
+    table: KIEOutcomes | VQAOutcomes
+    policies: list[Policy]
+    curves: list[Curve]
+    summary: dict[str, Any]
+
+
+def _policies(scenario: Scenario, base: Path) -> list[Policy]:
+    policies = []
+    for entry in scenario.policies:
+        if isinstance(entry, dict):
+            policies.append(policy_from_mapping(entry, source=f"scenario {scenario.name!r}, policies"))
+        elif (base / entry).is_file():
+            policies.append(load_policy(base / entry))
+        else:
+            policies.append(load_policy(entry))
+    names = [p.name for p in policies]
+    if len(set(names)) != len(names):
+        raise InputError(f"policy names must differ within a scenario, got {names}")
+    return policies
+
+
+def _evaluate(scenario: Scenario, base: Path, source: str) -> KIEOutcomes | VQAOutcomes:
+    data = scenario.data
+    if data.generate == "receipts":
+        settings = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
+        return evaluate_records(generate_receipts(data.n, seed=data.seed, settings=settings), task="kie")
+    if data.generate == "docvqa":
+        settings = validated(DocVQASettings, data.settings, source=f"{source}: data.settings")
+        return evaluate_records(generate_docvqa(data.n, seed=data.seed, settings=settings), task="vqa",
+                                alpha=scenario.alpha)
+    predictions = None if data.predictions is None else base / data.predictions
+    return load_table(base / data.file, predictions=predictions, task=scenario.task, alpha=scenario.alpha).table
+
+
+def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
+    """The certified threshold of a policy's swept knob, with its plain-language guarantee.
+
+    A policy auto-accepts an item exactly when its entry threshold is at least
+    ``τ``, so certification runs on the entries. Items the policy always
+    reviews never count as accepted; a budget can force acceptance and voids
+    the guarantee, so budgeted policies are not certified.
+    """
+    if sweeper.policy.budget is not None:
+        return {"threshold": None, "guarantee": "not certified: a review budget can force items through "
+                                               "unreviewed, whatever the threshold"}
+    entry = sweeper.compiled.entry
+    finite = np.isfinite(entry)
+    candidates = np.unique(entry[finite])
+    if np.any(entry == -np.inf):
+        candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
+    scores = np.clip(np.where(finite, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
+    groups = sweeper.table.document if isinstance(sweeper.table, KIEOutcomes) else None
+    result = certify_threshold(scores, ~is_correct(sweeper.table), max_error=spec.max_error, delta=spec.delta,
+                               calibration_fraction=spec.calibration_fraction, seed=spec.seed, groups=groups,
+                               candidates=candidates if len(candidates) else None)
+    certified = {**result.to_dict(), "guarantee": result.guarantee}
+    if result.threshold is not None:
+        # the policy run in "certified" mode: its figures at the certified threshold
+        point = sweeper.at(result.threshold)
+        metric = "kieval_aligned" if isinstance(sweeper.table, KIEOutcomes) else "anls"
+        certified["at_threshold"] = {"auto_rate": point["auto_rate"], "metric": finite_or_none(point[metric]),
+                                     "cost": point.get("cost")}
+    return certified
+
+
+def _baselines(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str, Any]:
+    plain = Policy.model_validate({"name": "baseline", "review_if": {"confidence": "sweep"}})
+    sweeper = Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs)
+    none, everything = (sweeper.at(t) for t in (0.0, 2.0))
+    metric = "kieval_aligned" if isinstance(table, KIEOutcomes) else "anls"
+    return {name: {"metric": finite_or_none(point[metric]), "reviewed": point["reviewed"],
+                   "cost": point.get("cost")} for name, point in (("review_none", none), ("review_all", everything))}
+
+
+def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
+    """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
+    policies = _policies(scenario, base)
+    table = _evaluate(scenario, base, f"scenario {scenario.name!r}")
+    grid = parse_thresholds(scenario.thresholds)
+    sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
+    curves = [sweeper.curve(grid) for sweeper in sweepers]
+    # Area, operating points and dominance are properties of a policy, not of the grid asked
+    # for the output: they come from the exact curves (every threshold at which anything changes).
+    exact = curves if isinstance(grid, str) else [sweeper.curve("exact") for sweeper in sweepers]
+    dominated_by = pareto(exact)
+    baselines = _baselines(table, scenario)
+    summaries = []
+    for sweeper, curve, full in zip(sweepers, curves, exact):
+        summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines))
+    summary = {
+        "scenario": scenario.name,
+        "description": scenario.description,
+        "task": curves[0].task,
+        "metric": curves[0].metric_name,
+        "data": _data_summary(table),
+        "reviewer": scenario.reviewer.model_dump(),
+        "costs": None if scenario.costs is None else scenario.costs.model_dump(),
+        "thresholds": scenario.thresholds,
+        "targets": list(scenario.targets),
+        "calibration": _calibration(table),
+        "baselines": baselines,
+        "policies": summaries,
+        "optimised_per_field": _optimised(table, scenario),
+    }
+    return ScenarioResult(scenario, table, policies, curves, summary)
+
+
+def _optimised(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str, Any]:
+    """Per target: the per-field thresholds that automate most, measured by the sweep engine."""
+    plain = Sweeper(table, load_policy("confidence"), reviewer=scenario.reviewer).curve("exact")
+    found: dict[str, Any] = {}
+    for target in scenario.targets:
+        optimised = optimised_policy(table, target, reviewer=scenario.reviewer)
+        single = operating_point(plain, target)
+        entry: dict[str, Any] = {"feasible": optimised.result.feasible, "optimal": optimised.result.optimal,
+                                 "best_single_threshold": None if single is None else single.to_dict()}
+        if optimised.result.feasible:
+            point = Sweeper(table, optimised.policy, reviewer=scenario.reviewer, costs=scenario.costs).at(0.0)
+            entry.update(thresholds=optimised.thresholds(), auto_rate=point["auto_rate"],
+                         metric=finite_or_none(point[plain.metric_name]), cost=point.get("cost"))
+        found[f"{target:g}"] = entry
+    return found
+
+
+def _calibration(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
+    """How well the confidences match the share of right predictions (METRICS.md §7)."""
+    if len(table) == 0:
+        return {}
+    correct = is_correct(table)
+    width = reliability_table(table.confidence, correct, scheme="equal_width")
+    mass = reliability_table(table.confidence, correct, scheme="equal_mass")
+    keep = width.count > 0
+    return {
+        "ece_equal_width": width.ece,
+        "ece_equal_mass": mass.ece,
+        "aurc": aurc(table.confidence, correct),
+        "reliability": {name: getattr(width, name)[keep].tolist()
+                        for name in ("lower", "upper", "count", "mean_confidence", "accuracy")},
+    }
+
+
+def _data_summary(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
+    if isinstance(table, KIEOutcomes):
+        counts = table.counts.to_dict()
+        return {"documents": table.documents, "predictions": len(table), **counts}
+    return {"questions": len(table), **table.summary()}
+
+
+def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Curve, dominated_by: list[str],
+                    baselines: dict[str, Any]) -> dict[str, Any]:
+    points = {f"{target:g}": operating_point(exact, target) for target in scenario.targets}
+    summary: dict[str, Any] = {
+        "policy": curve.policy,
+        "description": sweeper.policy.description,
+        "knob": sweeper.policy.knob,
+        "auc": area_under_curve(exact),
+        "auto_rate_range": [float(np.nanmin(exact.auto_rate)), float(np.nanmax(exact.auto_rate))],
+        "operating_points": {k: None if p is None else p.to_dict() for k, p in points.items()},
+        "cost_optimum": None,
+        "certified": None if scenario.certify is None else certify_policy(sweeper, scenario.certify),
+        "dominated_by": dominated_by,
+    }
+    if scenario.costs is not None:
+        best = cost_optimum(curve)
+        summary["cost_optimum"] = {
+            **best.to_dict(),
+            "savings_vs_review_all": baselines["review_all"]["cost"] - best.cost,
+            "savings_vs_review_none": baselines["review_none"]["cost"] - best.cost,
+        }
+    if scenario.replicates:
+        chosen = [p.threshold for p in points.values() if p is not None]
+        if summary["cost_optimum"] is not None:
+            chosen.append(summary["cost_optimum"]["threshold"])
+        if chosen:
+            spread = sweeper.replicate(scenario.replicates, seed=scenario.seed, grid=np.unique(chosen))
+            summary["monte_carlo"] = {
+                "replicates": scenario.replicates, "seed": scenario.seed,
+                "thresholds": spread.threshold.tolist(),
+                **{f"{stat}_{name}": getattr(spread, stat)[name].tolist()
+                   for stat in ("mean", "std", "low", "high") for name in (curve.metric_name, "auto_rate")},
+            }
+    return summary
+
+
+def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
+    """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), each atomically."""
+    out.mkdir(parents=True, exist_ok=True)
+    curves, summary = out / "curves.csv", out / "summary.json"
+    atomic_write_text(curves, curves_to_csv(result.curves))
+    atomic_write_text(summary, json.dumps(result.summary, indent=2, allow_nan=False) + "\n")
+    return [curves, summary]
+
+
+def _cell(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def comparison_table(result: ScenarioResult) -> str:
+    """The policies side by side: AUC, operating points, cost optimum, certified threshold, dominance."""
+    summary = result.summary
+    metric = summary["metric"]
+    header = ["policy", "AUC"] + [f"auto@{t}" for t in summary["targets"]]
+    if summary["costs"] is not None:
+        header += ["best cost", "at τ", "saves vs all"]
+    header += ["certified τ", "dominated by"]
+    rows = []
+    for p in summary["policies"]:
+        row = [p["policy"], _cell(p["auc"])]
+        row += [_cell(None if point is None else point["auto_rate"]) for point in p["operating_points"].values()]
+        if summary["costs"] is not None:
+            best = p["cost_optimum"]
+            row += [f"{best['cost']:.2f}", _cell(best["threshold"], 3), f"{best['savings_vs_review_all']:.2f}"]
+        row += [_cell(None if p["certified"] is None else p["certified"]["threshold"], 3),
+                ", ".join(p["dominated_by"]) or "-"]
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths))) for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    notes = [f"metric: {metric} after review; auto@t = highest auto-rate whose {metric} reaches t"]
+    for target, best in summary["optimised_per_field"].items():
+        single = best["best_single_threshold"]
+        if best["feasible"]:
+            notes.append(f"optimised per-field thresholds reach {target} at auto-rate {best['auto_rate']:.4f} "
+                         f"(one threshold for all fields: {_cell(None if single is None else single['auto_rate'])})")
+        else:
+            notes.append(f"{metric} {target} cannot be reached by reviewing entities alone")
+    return "\n".join(lines + [""] + notes)
