@@ -121,7 +121,8 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
         One confidence in ``[0, 1]`` per prediction unit.
     error : array-like of bool (or 0/1), shape (n,)
         True when the unit is wrong (a KIE entity whose outcome is not
-        ``correct``; a question whose ANLS is below 0.5).
+        ``correct``; a question whose ANLS is below 0.5): an outcome table's
+        ``errors()``, ``docs/errors.md``.
     max_error : float
         ``eps``, in (0, 1).
     delta : float

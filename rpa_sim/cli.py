@@ -1,130 +1,220 @@
 """The ``rpa-sim`` command line.
 
 Every command reads the results of the two stages (evaluate, then route and
-sweep) and only formats them. Bad input ends with ``rpa-sim: error: ...`` on
-standard error and exit status 1; usage errors exit with status 2.
+sweep) and only formats them. The conventions (``docs/cli.md``): results go to
+standard output, messages ("wrote ...", skipped records, progress bars) to
+standard error; tabular results come as ``--format table|csv|json``;
+``--out`` is always a file and ``--out-dir`` a folder. A user's mistake ends
+in one line ``rpa-sim: error: ...`` on standard error, with exit status 1 for
+bad input and 2 for bad usage; Ctrl-C exits with 130 and SIGTERM with 143,
+leaving no partial output behind.
+
+The parser is built from the standard library alone: each command imports
+what it needs, so ``rpa-sim --help`` starts fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import math
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rpa_sim import __version__
-from rpa_sim.metrics.calibration import is_correct
-from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
-from rpa_sim.files import atomic_write_text
-from rpa_sim.generators import DocVQASettings, ReceiptSettings, write_dataset
-from rpa_sim.importers.cord import import_cord
-from rpa_sim.importers.docile import import_docile
-from rpa_sim.importers.dude import import_dude
-from rpa_sim.importers.kieval_csv import import_kieval_csv
-from rpa_sim.importers.textract import import_textract_expense
-from rpa_sim.data import load_table
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
-from rpa_sim.policies import load_policy
-from rpa_sim.readers import write_records
-from rpa_sim.report import write_report
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.scenario import load_scenario
-from rpa_sim.study import comparison_table, run_scenario, write_outputs
-from rpa_sim.sweep import (
-    Curve,
-    Sweeper,
-    curves_to_csv,
-    curves_to_json,
-    parse_thresholds,
-)
-from rpa_sim.tui import run_dashboard
-from rpa_sim.yamlfile import read_yaml, validated
+from rpa_sim.progress import reporting, stage, track
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    from rpa_sim.outcomes import OutcomeTable
+    from rpa_sim.study import ScenarioResult
+    from rpa_sim.sweep import Curve
+
+__all__ = ["main", "UsageError"]
 
 DEMO_SCENARIO = "receipts-demo"
+NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENARIO) are bundled names or paths. A bare "
+              "name such as confidence or receipts-demo is always the file bundled with rpa-sim, even if a file of "
+              "that name is in the current folder; anything with a path separator or a .yaml/.yml suffix "
+              "(./confidence, rules/strict, my-policy.yaml) is a file on disk. Paths in a scenario's policies: start "
+              "from the scenario's folder. An unknown name is an error that lists the bundled names.")
+FORMATS = ("table", "csv", "json")
+EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 2, 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+# Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole.
+_COUNT_COLUMNS = frozenset({"reviewed", "documents_straight_through", "residual_substitutions",
+                            "residual_deletions", "additions"})
+
+
+class UsageError(Exception):
+    """A command line that cannot work as written (exit status 2), found after parsing."""
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that every cleanup on the way out runs."""
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line: ``rpa-sim: error: COMMAND: problem (see ...)``."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("rpa-sim").strip()
+        where = f"{command}: " if command else ""
+        self.exit(EXIT_USAGE, f"rpa-sim: error: {where}{message} (see '{self.prog} --help')\n")
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, replacement: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+        self.replacement = replacement
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"rpa-sim: warning: {option_string} is deprecated and will be removed in the next release; "
+              f"use {self.replacement}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def _bounded(kind: type[int] | type[float], *, low: float, high: float | None = None,
+             open_low: bool = False, open_high: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite number of ``kind`` within the bounds, or a usage error quoting the text."""
+    if kind is int:
+        wanted = f"an integer >= {low:g}"
+    else:
+        wanted = f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = math.nan
+        above_low = value > low if open_low else value >= low
+        below_high = high is None or (value < high if open_high else value <= high)
+        if not (math.isfinite(value) and above_low and below_high):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+
+    return parse
+
+
+_SHARE = _bounded(float, low=0.0, high=1.0)
+_OPEN_SHARE = _bounded(float, low=0.0, high=1.0, open_low=True, open_high=True)
+_NON_NEGATIVE = _bounded(int, low=0)
+_POSITIVE = _bounded(int, low=1)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="rpa-sim",
-        description="Replay document-AI predictions through human-review policies.",
-    )
+    parser = _Parser(prog="rpa-sim", description="Replay document-AI predictions through human-review policies.",
+                     epilog=NAMES_HELP)
     parser.add_argument("--version", action="version", version=f"rpa-sim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help=f"the bundled scenario ({DEMO_SCENARIO}): the dashboard in a terminal, "
                                              "else its comparison as text")
-    demo.add_argument("--json", action="store_true", help="print the summary as JSON")
-    demo.add_argument("--text", action="store_true", help="print the comparison as text even in a terminal")
+    shown = _format_arguments(demo, what="the comparison", default=None,
+                              default_help="the dashboard in a terminal, else table")
+    shown.add_argument("--text", action="store_const", const="table", dest="format",
+                       help="same as --format table: the comparison as a table even in a terminal")
 
-    dashboard = commands.add_parser("dashboard", help="the interactive dashboard (Textual) on a scenario or records")
+    dashboard = commands.add_parser("dashboard", help="the interactive dashboard (Textual) on a scenario or records",
+                                    epilog=NAMES_HELP)
     dashboard.add_argument("source", nargs="?", metavar="SCENARIO|DATA",
-                           help=f"a scenario (name or YAML) or a records file; default: {DEMO_SCENARIO}")
-    dashboard.add_argument("--export-dir", type=Path, metavar="DIR",
-                           help="where the dashboard writes exports and screenshots (default: here)")
+                           help=f"a scenario (name or YAML) or a records file (default: {DEMO_SCENARIO})")
+    _folder_argument(dashboard, "--out-dir", "--export-dir",
+                     help="the folder the dashboard writes exports and screenshots into, created when needed "
+                          "(default: the current folder)")
 
     score = commands.add_parser("score", help="corpus metrics of the predictions as they are")
     _data_arguments(score)
-    score.add_argument("--json", action="store_true", help="print the figures as JSON")
+    _format_arguments(score, what="the figures")
 
-    sweep = commands.add_parser("sweep", help="trade-off curves, one row per policy and threshold")
+    sweep = commands.add_parser("sweep", help="trade-off curves, one row per policy and threshold",
+                                epilog=NAMES_HELP)
     _data_arguments(sweep)
     sweep.add_argument("--policy", action="append", required=True, metavar="P",
-                       help="a policy file or bundled policy name (repeat for several)")
+                       help="a policy file or bundled policy name (repeat for several; required)")
     sweep.add_argument("--thresholds", default="exact", metavar="SPEC",
-                       help="exact (every distinct threshold), linspace:START:STOP:NUM, or a comma list")
-    sweep.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    sweep.add_argument("--out", type=Path, metavar="FILE", help="write to FILE (atomically) instead of printing")
-    sweep.add_argument("--miss-rate", type=float, default=0.0, help="the reviewer misses this share of errors")
-    sweep.add_argument("--false-correction-rate", type=float, default=0.0,
-                       help="the reviewer breaks this share of correct values")
-    sweep.add_argument("--replicates", type=int, default=0, metavar="N",
-                       help="add Monte Carlo spread columns from N seeded replays (audits, misses, false corrections)")
-    sweep.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the Monte Carlo replays")
+                       help="exact (every distinct threshold), linspace:START:STOP:NUM (at most 1,000,000 points), "
+                            "or a comma list of numbers (default: exact)")
+    _format_arguments(sweep, what="the rows")
+    sweep.add_argument("--out", type=Path, metavar="FILE",
+                       help="write to FILE (atomically; missing folders are created) instead of printing "
+                            "(default: print)")
+    sweep.add_argument("--miss-rate", type=_SHARE, default=0.0, metavar="RATE",
+                       help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
+    sweep.add_argument("--false-correction-rate", type=_SHARE, default=0.0, metavar="RATE",
+                       help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
+    sweep.add_argument("--replicates", type=_NON_NEGATIVE, default=0, metavar="N",
+                       help="add Monte Carlo spread columns from N seeded replays (audits, misses, false "
+                            "corrections); 0 = none (default: 0)")
+    sweep.add_argument("--seed", type=_NON_NEGATIVE, default=0, metavar="S",
+                       help="seed of the Monte Carlo replays, an integer >= 0 (default: 0)")
 
     certify = commands.add_parser("certify", help="the most permissive threshold with a guaranteed error rate")
     _data_arguments(certify)
-    certify.add_argument("--max-error", type=float, required=True, metavar="EPS",
-                         help="largest acceptable error rate of auto-accepted predictions")
-    certify.add_argument("--delta", type=float, required=True, metavar="D",
-                         help="allowed probability that the guarantee fails")
-    certify.add_argument("--calibration-fraction", type=float, default=0.5, metavar="F",
-                         help="share of documents used to certify; the rest checks it (default 0.5)")
-    certify.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the calibration split")
-    certify.add_argument("--json", action="store_true", help="print the result as JSON")
+    certify.add_argument("--max-error", type=_OPEN_SHARE, required=True, metavar="EPS",
+                         help="largest acceptable error rate of auto-accepted predictions, a share in (0, 1) "
+                              "(required)")
+    certify.add_argument("--delta", type=_OPEN_SHARE, required=True, metavar="D",
+                         help="allowed probability that the guarantee fails, in (0, 1) (required)")
+    certify.add_argument("--calibration-fraction", type=_bounded(float, low=0.0, high=1.0, open_low=True),
+                         default=0.5, metavar="F",
+                         help="share of documents used to certify, in (0, 1]; the rest checks it (default: 0.5)")
+    certify.add_argument("--seed", type=_NON_NEGATIVE, default=0, metavar="S",
+                         help="seed of the calibration split, an integer >= 0 (default: 0)")
+    _format_arguments(certify, what="the result (table: the guarantee in words)")
 
-    run = commands.add_parser("run", help="everything a scenario asks for: curves, comparison, costs")
+    run = commands.add_parser("run", help="everything a scenario asks for: curves, comparison, costs",
+                              epilog=NAMES_HELP)
     run.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
-    run.add_argument("--out", type=Path, metavar="DIR", help="write curves.csv and summary.json into DIR")
-    run.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
+    _folder_argument(run, "--out-dir", "--out",
+                     help="also write curves.csv and summary.json into this folder, created when needed "
+                          "(default: write nothing)")
+    _format_arguments(run, what="the comparison (json: the whole summary)")
 
-    report = commands.add_parser("report", help="a self-contained HTML report of a scenario, with its plots")
+    report = commands.add_parser("report", help="a self-contained HTML report of a scenario, with its plots",
+                                 epilog=NAMES_HELP)
     report.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
-    report.add_argument("--out", type=Path, required=True, metavar="FILE", help="the HTML file to write")
-    report.add_argument("--png", type=Path, metavar="DIR", help="also write each plot as a PNG file into DIR")
+    report.add_argument("--out", type=Path, required=True, metavar="FILE",
+                        help="the HTML file to write; missing folders are created (required)")
+    _folder_argument(report, "--png-dir", "--png",
+                     help="also write each plot as a PNG file into this folder, created when needed "
+                          "(default: no PNG)")
 
     generate = commands.add_parser("generate", help="realistic synthetic data: receipts (KIE) or document questions")
     generate.add_argument("kind", choices=("receipts", "docvqa"), help="what to generate")
-    generate.add_argument("--n", type=int, required=True, metavar="N", help="how many documents (docvqa: questions)")
-    generate.add_argument("--seed", type=int, required=True, metavar="S", help="the same seed gives the same bytes")
-    generate.add_argument("--out", type=Path, required=True, metavar="FILE", help="canonical .jsonl(.gz) output")
+    generate.add_argument("--n", type=_NON_NEGATIVE, required=True, metavar="N",
+                          help="how many documents (docvqa: questions) (required)")
+    generate.add_argument("--seed", type=_NON_NEGATIVE, required=True, metavar="S",
+                          help="an integer >= 0; the same seed gives the same bytes (required)")
+    generate.add_argument("--out", type=Path, required=True, metavar="FILE",
+                          help="canonical .jsonl output, gzip-compressed when it ends in .gz; missing folders are "
+                               "created (required)")
     generate.add_argument("--settings", type=Path, metavar="YAML",
-                          help="generator settings (error rates, confidence model, ...); see docs/generators.md")
-    generate.add_argument("--workers", type=int, default=min(os.cpu_count() or 1, 4), metavar="W",
-                          help="processes that generate; the output is the same for any number (default: the cores, "
-                               "at most 4)")
+                          help="generator settings (error rates, confidence model, ...); see docs/generators.md "
+                               "(default: the generator's defaults)")
+    generate.add_argument("--workers", type=_POSITIVE, default=min(os.cpu_count() or 1, 4), metavar="W",
+                          help="processes that generate; the output is the same for any number (default: the "
+                               "cores, at most 4)")
 
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
     kieval_csv = _import_format(formats, "kieval-csv", "the official KIEval CSV blocks (SRC/gt, SRC/pred)",
                                 "folder with gt/ and pred/ CSV files", predictions=None)
     kieval_csv.add_argument("--shortlist", metavar="KEYS",
-                            help="comma-separated keys to keep (the official shortlist); default: all keys")
+                            help="comma-separated keys to keep (the official shortlist) (default: all keys)")
     _import_format(formats, "cord", "CORD v1/v2 receipts: ground truth and OCR (gt_parse, valid_line)",
                    "a folder of CORD .json files, one .json file, or a .jsonl of v2 rows",
                    predictions="a folder of model outputs (Qwen/KIEval JSON), matched by file name")
@@ -140,25 +230,53 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _import_format(formats, name: str, summary: str, source: str, *, predictions: str | None):
+def _import_format(formats: Any, name: str, summary: str, source: str, *,
+                   predictions: str | None) -> argparse.ArgumentParser:
     parser = formats.add_parser(name, help=summary)
     parser.add_argument("source", type=Path, metavar="SRC", help=source)
-    parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="canonical .jsonl(.gz) output")
+    parser.add_argument("--out", type=Path, required=True, metavar="FILE",
+                        help="canonical .jsonl output, gzip-compressed when it ends in .gz; missing folders are "
+                             "created (required)")
     if predictions is not None:
-        parser.add_argument("--predictions", type=Path, metavar="P", help=predictions)
+        parser.add_argument("--predictions", type=Path, metavar="P", help=f"{predictions} (default: none)")
     return parser
 
 
 def _data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", type=Path, metavar="DATA", help="records (.jsonl or .jsonl.gz)")
+    parser.add_argument("data", type=Path, metavar="DATA", help="records (.jsonl or .jsonl.gz), a regular file")
     parser.add_argument("--predictions", type=Path, metavar="FILE",
-                        help="predictions joined to DATA on id (DATA then holds the ground truth)")
-    parser.add_argument("--task", choices=("kie", "vqa"), help="default: inferred from the records")
+                        help="predictions joined to DATA on id, DATA then holding the ground truth (default: none, "
+                             "DATA holds both)")
+    parser.add_argument("--task", choices=("kie", "vqa"), help="kie or vqa (default: inferred from the records)")
     parser.add_argument("--skip-invalid", action="store_true",
-                        help="skip records that do not fit the format and report them, instead of stopping")
-    parser.add_argument("--value-match", choices=("exact", "normalized"), default="exact",
-                        help="KIE: compare values exactly (the official KIEval) or with case and spaces folded")
-    parser.add_argument("--alpha", type=float, default=0.25, help="VQA: SMuDGE's weight of the match score")
+                        help="skip records that do not fit the format and report them, instead of stopping "
+                             "(default: stop at the first)")
+    # None = not given: each option applies to one task only, which is known once the records are open
+    parser.add_argument("--value-match", choices=("exact", "normalized"),
+                        help="KIE only: compare values exactly (the official KIEval) or with case and spaces "
+                             "folded (default: exact)")
+    parser.add_argument("--alpha", type=_SHARE, metavar="A",
+                        help="VQA only: SMuDGE's weight of the match score, in [0, 1] (default: 0.25)")
+
+
+def _format_arguments(parser: argparse.ArgumentParser, *, what: str, default: str | None = "table",
+                      default_help: str = "table") -> argparse._MutuallyExclusiveGroup:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--format", choices=FORMATS, default=default,
+                       help=f"how to print {what}: an aligned table, CSV (a header line, then a line per row) "
+                            f"or JSON (default: {default_help})")
+    group.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    return group
+
+
+def _folder_argument(parser: argparse.ArgumentParser, option: str, old: str, *, help: str) -> None:
+    group = parser.add_mutually_exclusive_group()
+    dest = option.removeprefix("--").replace("-", "_")
+    group.add_argument(option, type=Path, metavar="DIR", dest=dest, help=help)
+    group.add_argument(old, type=Path, metavar="DIR", dest=dest, action=_DeprecatedAlias, replacement=option)
+
+
+# --------------------------------------------------------------------------- formatting
 
 
 def _number(value: float | int | None) -> str:
@@ -169,43 +287,115 @@ def _number(value: float | int | None) -> str:
     return f"{value:.4f}"
 
 
+def _count(value: float | None) -> str:
+    """A count as an integer when it is whole, else with the decimals it needs (at most four).
+
+    >>> _count(1346.0), _count(12.5), _count(2.123456), _count(None)
+    ('1,346', '12.5', '2.1235', 'n/a')
+    """
+    if value is None or math.isnan(value):
+        return "n/a"
+    rounded = round(value, 4)
+    if rounded.is_integer():
+        return f"{int(rounded):,}"
+    return f"{rounded:,.4f}".rstrip("0")
+
+
+def _threshold(thresholds: Sequence[float], index: int) -> str:
+    """A threshold for the table; the point one step above the previous one (the top of an exact grid,
+    which routes everything the policy can route) reads ``>1 (all)`` rather than ``1.0000``.
+
+    >>> _threshold([0.5, 1.0, math.nextafter(1.0, 2.0)], 2), _threshold([0.5, 0.75], 1)
+    ('>1 (all)', '0.7500')
+    """
+    value = thresholds[index]
+    if index and value == math.nextafter(thresholds[index - 1], math.inf):
+        below = f"{thresholds[index - 1]:.4f}".rstrip("0").rstrip(".")
+        return f">{below} (all)" if index == len(thresholds) - 1 else f">{below}"
+    return f"{value:.4f}"
+
+
 def _table(rows: Sequence[tuple[str, float | int | None]]) -> str:
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"  {name:<{width}}  {_number(value):>10}" for name, value in rows)
 
 
-def _kie_report(table: KIEOutcomes) -> str:
-    c = table.counts
-    rows = [
-        ("documents", c.documents), ("entities (ground truth)", c.entities_gt),
-        ("entities (predicted)", c.entities_pred), ("correct (TP)", c.tp),
-        ("substitutions", c.substitutions), ("additions", c.additions), ("deletions", c.deletions),
-        ("KIEval entity F1", c.entity_f1), ("KIEval group F1", c.group_f1),
-        ("KIEval_Aligned", c.kieval_aligned), ("group-level aligned", c.group_aligned),
-        ("entity F1, grouping-blind", c.grouping_blind_entity_f1),
-    ]
-    if c.ignored_empty:
-        rows.append(("ignored (empty value)", c.ignored_empty))
-    return f"KIE, values compared {table.value_match}ly\n" + _table(rows)
+def _curve_table(curves: list[Curve]) -> str:
+    names = curves[0].column_names()
+    rows = []
+    for curve in curves:
+        thresholds = curve.threshold.tolist()
+        for index, row in enumerate(curve.rows()):
+            rows.append([_threshold(thresholds, index) if name == "threshold"
+                         else _count(row[name]) if name in _COUNT_COLUMNS
+                         else row[name] if isinstance(row[name], str)
+                         else _number(row[name]) for name in names])
+    widths = [max(len(x) for x in column) for column in zip(names, *rows)]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [list(names), *rows])
 
 
-def _vqa_report(table: VQAOutcomes) -> str:
-    s = table.summary()
-    rows = [("questions", s["questions"]), ("ANLS", s["anls"]), ("accuracy", s["accuracy"]),
-            (f"SMuDGE (alpha {table.alpha:g})", s["smudge"]), ("match", s["match"]),
-            ("grounding", s["grounding"]), ("evidence IoU", s["evidence_iou"]),
-            ("absolute deviation", s["absolute_deviation"])]
-    return "Document VQA\n" + _table(rows)
+def _json_text(payload: Any) -> str:
+    return json.dumps(payload, indent=2, allow_nan=False)
 
 
-def _print_json(payload: dict) -> None:
-    print(json.dumps(payload, indent=2, allow_nan=False))
+def _csv_text(rows: list[dict[str, Any]]) -> str:
+    """Rows of one shape as CSV: a header line, then a line per row; ``None`` is an empty cell."""
+    import csv  # noqa: PLC0415
+    import io  # noqa: PLC0415
+
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(rows[0])
+    for row in rows:
+        writer.writerow(["" if value is None else repr(value) if isinstance(value, float) else value
+                         for value in row.values()])
+    return text.getvalue()
 
 
-def _evaluate(args: argparse.Namespace) -> KIEOutcomes | VQAOutcomes:
+def _print(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _write_or_print(text: str, out: Path | None) -> None:
+    if out is None:
+        _print(text)
+        return
+    from rpa_sim.files import atomic_write_text  # noqa: PLC0415
+
+    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _shows_progress(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Run ``command`` with progress bars on stderr when it is a terminal (:mod:`rpa_sim.progress`)."""
+
+    @functools.wraps(command)
+    def with_progress(args: argparse.Namespace) -> int:
+        with reporting():
+            return command(args)
+
+    return with_progress
+
+
+def _check_task_options(args: argparse.Namespace, task: str, how: str) -> None:
+    for dest, option, applies_to in (("value_match", "--value-match", "kie"), ("alpha", "--alpha", "vqa")):
+        if getattr(args, dest) is not None and task != applies_to:
+            raise UsageError(f"{option} applies to {applies_to.upper()} data only, and the task is "
+                             f"{task.upper()} ({how})")
+
+
+def _evaluate(args: argparse.Namespace) -> OutcomeTable:
     """Read and evaluate DATA, reporting skipped records on standard error."""
-    loaded = load_table(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid,
-                        value_match=args.value_match, alpha=args.alpha)
+    from rpa_sim.data import evaluate_stream  # noqa: PLC0415
+    from rpa_sim.readers import read_records  # noqa: PLC0415
+
+    stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid)
+    _check_task_options(args, stream.task, "--task" if args.task else f"inferred from {args.data}")
+    options = {dest: getattr(args, dest) for dest in ("value_match", "alpha") if getattr(args, dest) is not None}
+    loaded = evaluate_stream(stream, **options)
     if loaded.skipped:
         print(f"rpa-sim: {loaded.skipped_summary}", file=sys.stderr)
         for error in loaded.skipped[:20]:
@@ -216,159 +406,255 @@ def _evaluate(args: argparse.Namespace) -> KIEOutcomes | VQAOutcomes:
     return loaded.table
 
 
+@_shows_progress
 def _score(args: argparse.Namespace) -> int:
     table = _evaluate(args)
-    if isinstance(table, KIEOutcomes):
-        payload = {**table.counts.to_dict(), "value_match": table.value_match}
-        text = _kie_report(table)
-    else:
-        payload = table.summary()
-        text = _vqa_report(table)
-    if args.json:
-        _print_json({**payload, "skipped": args.skipped})
-    else:
-        print(text)
+    text = f"{table.score_title}\n{_table(table.score_rows())}"
+    payload = {**table.summary(), "skipped": args.skipped}
+    _print({"table": lambda: text, "csv": lambda: _csv_text([payload]),
+            "json": lambda: _json_text(payload)}[args.format]())
     return 0
 
 
-def _curve_table(curves: list[Curve]) -> str:
-    names = curves[0].column_names()
-    rows = [[str(row[n]) if isinstance(row[n], str) else _number(row[n]) if row[n] is not None else "n/a"
-             for n in names] for curve in curves for row in curve.rows()]
-    widths = [max(len(x) for x in column) for column in zip(names, *rows)]
-    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [list(names), *rows])
-
-
-def _write_or_print(text: str, out: Path | None) -> None:
-    if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
-    print(f"wrote {out}", file=sys.stderr)
-
-
+@_shows_progress
 def _sweep(args: argparse.Namespace) -> int:
+    from rpa_sim.policies import load_policy  # noqa: PLC0415
+    from rpa_sim.reviewer import Reviewer  # noqa: PLC0415
+    from rpa_sim.sweep import Sweeper, curves_to_csv, curves_to_json, parse_thresholds  # noqa: PLC0415
+
+    _check_output(args.out)
     policies = [load_policy(p) for p in args.policy]
     grid = parse_thresholds(args.thresholds)
-    reviewer = _reviewer(args)
-    if args.replicates < 0 or args.seed < 0:
-        raise InputError(f"--replicates and --seed must be non-negative, got {args.replicates} and {args.seed}")
+    reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
     table = _evaluate(args)
     curves = []
-    for policy in policies:
-        sweeper = Sweeper(table, policy, reviewer=reviewer)
-        curve = sweeper.curve(grid)
-        if args.replicates:
-            curve = curve.with_spread(sweeper.replicate(args.replicates, seed=args.seed, grid=curve.threshold))
-        curves.append(curve)
+    with stage("sweeping", total=len(policies)) as advance:
+        for policy in policies:
+            sweeper = Sweeper(table, policy, reviewer=reviewer)
+            curve = sweeper.curve(grid)
+            if args.replicates:
+                curve = curve.with_spread(sweeper.replicate(args.replicates, seed=args.seed, grid=curve.threshold))
+            curves.append(curve)
+            advance(1)
     text = {"csv": curves_to_csv, "json": curves_to_json, "table": _curve_table}[args.format](curves)
     _write_or_print(text, args.out)
     return 0
 
 
-def _reviewer(args: argparse.Namespace) -> Reviewer:
-    try:
-        return Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
-    except ValueError as error:
-        problems = "; ".join(e["msg"] for e in error.errors())
-        raise InputError(f"reviewer rates must be in [0, 1]: {problems}") from None
-
-
+@_shows_progress
 def _certify(args: argparse.Namespace) -> int:
+    from rpa_sim.certify import certify_threshold  # noqa: PLC0415
+
     table = _evaluate(args)
-    error = ~is_correct(table)
-    groups = table.document if isinstance(table, KIEOutcomes) else None
-    try:
-        result = certify_threshold(table.confidence, error, max_error=args.max_error, delta=args.delta,
-                                   calibration_fraction=args.calibration_fraction, seed=args.seed, groups=groups)
-    except ValueError as problem:
-        raise InputError(str(problem)) from None
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result.guarantee)
+    with stage("certifying"):
+        try:
+            result = certify_threshold(table.confidence, table.errors(), max_error=args.max_error, delta=args.delta,
+                                       calibration_fraction=args.calibration_fraction, seed=args.seed,
+                                       groups=table.review_units)
+        except ValueError as problem:
+            raise InputError(str(problem)) from None
+    payload = result.to_dict()
+    _print({"table": lambda: result.guarantee, "csv": lambda: _csv_text([payload]),
+            "json": lambda: _json_text(payload)}[args.format]())
     return 0
 
 
+def _comparison_rows(result: ScenarioResult) -> list[dict[str, Any]]:
+    """The comparison table's columns, one row per policy, for CSV."""
+    summary = result.summary
+    rows = []
+    for policy in summary["policies"]:
+        row: dict[str, Any] = {"policy": policy["policy"], "auc": policy["auc"]}
+        for target, point in policy["operating_points"].items():
+            row[f"auto_rate_at_{target}"] = None if point is None else point["auto_rate"]
+        if summary["costs"] is not None:
+            best = policy["cost_optimum"]
+            row.update(best_cost=best["cost"], best_cost_threshold=best["threshold"],
+                       savings_vs_review_all=best["savings_vs_review_all"])
+        certified = policy["certified"]
+        row["certified_threshold"] = None if certified is None else certified["threshold"]
+        row["dominated_by"] = " ".join(policy["dominated_by"])
+        rows.append(row)
+    return rows
+
+
+@_shows_progress
 def _run(args: argparse.Namespace) -> int:
+    from rpa_sim.scenario import load_scenario  # noqa: PLC0415
+    from rpa_sim.study import comparison_table, run_scenario, write_outputs  # noqa: PLC0415
+
+    _check_output_folder(args.out_dir)
     scenario, base = load_scenario(args.scenario)
-    result = run_scenario(scenario, base)
-    if args.out is not None:
-        for path in write_outputs(result, args.out):
+    with stage(f"running {scenario.name}"):
+        result = run_scenario(scenario, base)
+    # everything computed before anything is written
+    text = {"table": lambda: f"{scenario.name}: {scenario.description}\n\n{comparison_table(result)}",
+            "csv": lambda: _csv_text(_comparison_rows(result)),
+            "json": lambda: _json_text(result.summary)}[args.format or "table"]()
+    if args.out_dir is not None:
+        for path in write_outputs(result, args.out_dir):
             print(f"wrote {path}", file=sys.stderr)
-    if args.json:
-        _print_json(result.summary)
-    else:
-        print(f"{scenario.name}: {scenario.description}\n")
-        print(comparison_table(result))
+    _print(text)
     return 0
 
 
+@_shows_progress
 def _import(args: argparse.Namespace) -> int:
+    from rpa_sim.readers import write_records  # noqa: PLC0415
+
+    _check_output(args.out)
     if args.format == "kieval-csv":
+        from rpa_sim.importers.kieval_csv import import_kieval_csv  # noqa: PLC0415
+
         shortlist = None if args.shortlist is None else {k.strip() for k in args.shortlist.split(",") if k.strip()}
         records, report = import_kieval_csv(args.source, shortlist=shortlist)
     elif args.format == "cord":
+        from rpa_sim.importers.cord import import_cord  # noqa: PLC0415
+
         records, report = import_cord(args.source, predictions=args.predictions)
     elif args.format == "docile":
+        from rpa_sim.importers.docile import import_docile  # noqa: PLC0415
+
         records, report = import_docile(args.source, predictions=args.predictions, segment=args.segment)
     elif args.format == "textract-expense":
+        from rpa_sim.importers.textract import import_textract_expense  # noqa: PLC0415
+
         records, report = import_textract_expense(args.source)
     else:
+        from rpa_sim.importers.dude import import_dude  # noqa: PLC0415
+
         records, report = import_dude(args.source, predictions=args.predictions)
-    written = write_records(records, args.out)
-    print(f"wrote {written} records to {args.out}")
+    written = write_records(track(records, "importing records"), args.out)
+    print(f"wrote {written} records to {args.out}", file=sys.stderr)
     for line in report.lines():
-        print(line)
+        print(line, file=sys.stderr)
     return 0
 
 
+@_shows_progress
 def _report(args: argparse.Namespace) -> int:
+    from rpa_sim.report import write_report  # noqa: PLC0415
+    from rpa_sim.scenario import load_scenario  # noqa: PLC0415
+    from rpa_sim.study import run_scenario  # noqa: PLC0415
+
+    _check_output(args.out)
+    _check_output_folder(args.png_dir)
     scenario, base = load_scenario(args.scenario)
-    path = write_report(run_scenario(scenario, base), args.out, png_dir=args.png)
-    print(f"wrote {path}")
+    with stage(f"running {scenario.name}"):
+        result = run_scenario(scenario, base)
+    with stage("drawing the report"):
+        path = write_report(result, args.out, png_dir=args.png_dir)
+    print(f"wrote {path}", file=sys.stderr)
     return 0
 
 
+@_shows_progress
 def _generate(args: argparse.Namespace) -> int:
-    if args.n < 0 or args.seed < 0 or args.workers < 1:
-        raise InputError(f"--n and --seed must be non-negative and --workers positive, "
-                         f"got {args.n}, {args.seed} and {args.workers}")
+    from rpa_sim.generators import DocVQASettings, ReceiptSettings, write_dataset  # noqa: PLC0415
+    from rpa_sim.yamlfile import read_yaml, validated  # noqa: PLC0415
+
+    _check_output(args.out)
     model = ReceiptSettings if args.kind == "receipts" else DocVQASettings
     settings = model() if args.settings is None else validated(model, read_yaml(args.settings) or {},
                                                                source=str(args.settings))
-    written = write_dataset(args.kind, args.out, n=args.n, seed=args.seed, settings=settings, workers=args.workers)
-    print(f"wrote {written} {args.kind} records to {args.out}")
+    with stage(f"generating {args.kind}", total=args.n) as advance:
+        written = write_dataset(args.kind, args.out, n=args.n, seed=args.seed, settings=settings,
+                                workers=args.workers, progress=advance)
+    print(f"wrote {written} {args.kind} records to {args.out}", file=sys.stderr)
     return 0
 
 
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _demo(args: argparse.Namespace) -> int:
-    if sys.stdin.isatty() and sys.stdout.isatty() and not (args.json or args.text):
+    if args.format is None and _interactive():
+        from rpa_sim.tui import run_dashboard  # noqa: PLC0415
+
         return run_dashboard(DEMO_SCENARIO)
-    args.scenario, args.out = DEMO_SCENARIO, None
+    args.scenario, args.out_dir = DEMO_SCENARIO, None
     return _run(args)
 
 
 def _dashboard(args: argparse.Namespace) -> int:
-    return run_dashboard(args.source, export_dir=args.export_dir)
+    if not _interactive():
+        raise UsageError("dashboard: needs a terminal, and standard input or output is not one; "
+                         "'rpa-sim run SCENARIO' prints the comparison as text")
+    _check_output_folder(args.out_dir)
+    from rpa_sim.tui import run_dashboard  # noqa: PLC0415
+
+    return run_dashboard(args.source, export_dir=args.out_dir)
 
 
-_COMMANDS = {"demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import,
-             "generate": _generate, "report": _report, "dashboard": _dashboard}
+def _check_output(path: Path | None) -> None:
+    if path is not None:
+        from rpa_sim.files import check_output  # noqa: PLC0415
+
+        check_output(path)
+
+
+def _check_output_folder(path: Path | None) -> None:
+    if path is not None:
+        from rpa_sim.files import check_output_folder  # noqa: PLC0415
+
+        check_output_folder(path)
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import,
+    "generate": _generate, "report": _report, "dashboard": _dashboard}
+
+
+# --------------------------------------------------------------------------- the error boundary
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`_Terminated` in the main thread while the command runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: Any) -> NoReturn:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"rpa-sim: {message}", file=sys.stderr)
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
-    try:
-        return _COMMANDS[args.command](args)
-    except InputError as error:
-        print(f"rpa-sim: error: {error}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        # the reader of our output went away (e.g. `| head`): not an error of ours
-        sys.stderr.close()
-        return 0
+    """Run the command line; returns the exit status (0 success, 1 bad input, 2 bad usage, 130/143 signals)."""
+    with _sigterm_raises():
+        try:
+            try:
+                args = _parser().parse_args(argv)
+            except SystemExit as done:  # --help, --version, or a usage error already printed
+                return int(done.code or 0)
+            return _COMMANDS[args.command](args)
+        except InputError as error:
+            return _fail(f"error: {error}", EXIT_INPUT)
+        except UsageError as error:
+            return _fail(f"error: {error}", EXIT_USAGE)
+        except KeyboardInterrupt:
+            return _fail("interrupted", EXIT_INTERRUPTED)
+        except _Terminated:
+            return _fail("terminated", EXIT_TERMINATED)
+        except BrokenPipeError:
+            # the reader of our output went away (e.g. `| head`): not an error of ours
+            sys.stderr.close()
+            return 0
+        except OSError as error:  # the system refused a file: full disk, no permission, ...
+            where = f"{error.filename}: " if error.filename else ""
+            return _fail(f"error: {where}{error.strerror or error}", EXIT_INPUT)
 
 
 if __name__ == "__main__":

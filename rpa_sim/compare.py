@@ -43,9 +43,14 @@ def _point(curve: Curve, index: int) -> OperatingPoint:
     )
 
 
+def _defined(curve: Curve) -> np.ndarray:
+    """The points with a defined metric and auto-rate (a table without rows has no auto-rate)."""
+    return ~(np.isnan(curve.metric) | np.isnan(curve.auto_rate))
+
+
 def _frontier(curve: Curve) -> tuple[np.ndarray, np.ndarray]:
-    """The curve's points with a defined metric, by increasing auto-rate."""
-    keep = ~np.isnan(curve.metric)
+    """The curve's defined points, by increasing auto-rate."""
+    keep = _defined(curve)
     auto, metric = curve.auto_rate[keep], curve.metric[keep]
     order = np.lexsort((metric, auto))
     return auto[order], metric[order]
@@ -57,7 +62,7 @@ def area_under_curve(curve: Curve) -> float | None:
     The metric is interpolated linearly between the curve's points and counts as
     0 where the policy cannot operate (auto-rates above its highest or below its
     lowest point), so a policy is not rewarded for automation it cannot reach.
-    None when no point has a defined metric.
+    None when no point has a defined metric and auto-rate.
 
     Examples
     --------
@@ -79,7 +84,7 @@ def operating_point(curve: Curve, target: float) -> OperatingPoint | None:
 
     Among points of equal auto-rate the higher metric is taken.
     """
-    reaching = np.flatnonzero(~np.isnan(curve.metric) & (curve.metric >= target))
+    reaching = np.flatnonzero(_defined(curve) & (curve.metric >= target))
     if len(reaching) == 0:
         return None
     best = reaching[np.lexsort((-curve.metric[reaching], -curve.auto_rate[reaching]))[0]]

@@ -16,6 +16,9 @@ _Money = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 class CostModel(BaseModel):
     """Costs in one currency: per review, per reviewed document, per error left in the output.
 
+    An error left in the output is a residual error as ``docs/errors.md`` defines it (KIE:
+    substitutions, deletions and additions; VQA: questions whose ANLS is below 0.5).
+
     A review's price is ``per_review`` when given, else the reviewer's
     ``seconds_per_item`` at ``hourly_rate``; likewise a document's price is
     ``per_document`` or ``seconds_per_document`` at ``hourly_rate``.

@@ -14,10 +14,11 @@ from typing import Literal
 from rpa_sim.errors import InputError
 from rpa_sim.metrics.kieval import ValueMatch
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
-from rpa_sim.readers import read_records
+from rpa_sim.progress import track
+from rpa_sim.readers import RecordStream, read_records
 from rpa_sim.records import KIERecord, VQARecord
 
-__all__ = ["Loaded", "load_table", "evaluate_records"]
+__all__ = ["Loaded", "load_table", "evaluate_stream", "evaluate_records"]
 
 
 @dataclass(frozen=True)
@@ -56,5 +57,23 @@ def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[s
         As in :func:`evaluate_records`.
     """
     stream = read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid)
-    table = evaluate_records(stream, task=stream.task, value_match=value_match, alpha=alpha)
+    return evaluate_stream(stream, value_match=value_match, alpha=alpha)
+
+
+def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", alpha: float = 0.25) -> Loaded:
+    """Evaluate an opened record stream (the second half of :func:`load_table`).
+
+    For callers that look at the stream first (its :attr:`~RecordStream.task`,
+    known once the records are opened) before the long part. The records are
+    counted as they are read in a :func:`rpa_sim.progress.stage`.
+
+    Parameters
+    ----------
+    stream : RecordStream
+        What :func:`rpa_sim.readers.read_records` opened.
+    value_match, alpha
+        As in :func:`evaluate_records`.
+    """
+    records = track(stream, f"reading {stream.path.name}")
+    table = evaluate_records(records, task=stream.task, value_match=value_match, alpha=alpha)
     return Loaded(table, list(stream.skipped), stream.skipped_summary())

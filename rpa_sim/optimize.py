@@ -15,7 +15,7 @@ The solver is the Lagrangian one: the lower convex hull of each field's
 accepted item, segments taken in that order while they fit (:func:`frontier`
 does it for every budget at once); then the leftover budget is spent exactly,
 by reduced-cost fixing and a small dynamic programme (:meth:`Frontier.at_budget`).
-What the answer guarantees is stated in :func:`optimise_thresholds`.
+What the answer guarantees is stated in :func:`optimize_thresholds`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ __all__ = [
     "PerFieldThresholds",
     "field_curves",
     "frontier",
-    "optimise_thresholds",
+    "optimize_thresholds",
 ]
 
 DEFAULT_TOLERANCE = 1e-12
@@ -283,7 +283,7 @@ class Frontier:
     Segments are ordered by slope (ties: field order, then the field's own
     order), so ``accepted`` and ``cost`` increase along the breakpoints. For a
     budget ``b``, the hull solution is the last breakpoint with ``cost <= b``;
-    ``accepted`` against ``budget_breakpoints`` is the optimised curve
+    ``accepted`` against ``budget_breakpoints`` is the optimized curve
     (auto-rate against cost) without re-solving.
 
     Attributes
@@ -362,7 +362,7 @@ class Frontier:
 
     def at_budget(self, budget: float, *, refine: bool = True,
                   tolerance: float = DEFAULT_TOLERANCE) -> PerFieldThresholds:
-        """The thresholds for one budget; :func:`optimise_thresholds` documents the result.
+        """The thresholds for one budget; :func:`optimize_thresholds` documents the result.
 
         Parameters
         ----------
@@ -370,7 +370,7 @@ class Frontier:
             The largest allowed total cost (``inf`` allows everything).
         refine : bool, default=True
             Spend the leftover budget of the hull solution exactly (step 3 of
-            :func:`optimise_thresholds`). False returns the plain hull solution,
+            :func:`optimize_thresholds`). False returns the plain hull solution,
             the breakpoint this frontier lists for ``budget``.
         tolerance : float, default=1e-12
             A choice fits when its cost is at most ``budget + tolerance``.
@@ -606,7 +606,7 @@ def frontier(keys, confidence, accept_cost, review_cost) -> Frontier:
 
     Each field's lower convex hull (:meth:`FieldCurve.hull`) is cut into
     segments; all segments are merged by slope (extra cost per extra accepted
-    item). Taking them in that order traces the optimised curve: breakpoint
+    item). Taking them in that order traces the optimized curve: breakpoint
     ``k`` is optimal for the budget ``cost[k]`` (it meets the LP bound), and
     :meth:`Frontier.at_budget` reads any budget off it.
 
@@ -671,7 +671,7 @@ def frontier(keys, confidence, accept_cost, review_cost) -> Frontier:
                     _frozen(common_accepted), _frozen(common_cost))
 
 
-def optimise_thresholds(keys, confidence, accept_cost, review_cost, *, budget: float, refine: bool = True,
+def optimize_thresholds(keys, confidence, accept_cost, review_cost, *, budget: float, refine: bool = True,
                         tolerance: float = DEFAULT_TOLERANCE) -> PerFieldThresholds:
     """One threshold per field maximising the auto-accepted items within a cost budget.
 
@@ -761,9 +761,9 @@ def optimise_thresholds(keys, confidence, accept_cost, review_cost, *, budget: f
 
     >>> keys, confidence = ["a", "a", "b", "b"], [0.9, 0.85, 0.8, 0.7]
     >>> cost = [1.0, 3.0, 1.5, 1.2]
-    >>> optimise_thresholds(keys, confidence, cost, 0.0, budget=2.5, refine=False).accepted
+    >>> optimize_thresholds(keys, confidence, cost, 0.0, budget=2.5, refine=False).accepted
     1
-    >>> best = optimise_thresholds(keys, confidence, cost, 0.0, budget=2.5)
+    >>> best = optimize_thresholds(keys, confidence, cost, 0.0, budget=2.5)
     >>> best.thresholds, best.accepted, best.cost, best.upper_bound, best.optimal
     ({'a': 0.9, 'b': 0.8}, 2, 2.5, 2, True)
 
@@ -771,14 +771,14 @@ def optimise_thresholds(keys, confidence, accept_cost, review_cost, *, budget: f
     confidence, which the hull solution cannot reach:
 
     >>> keys, confidence, cost = ["a", "b", "b"], [0.9, 0.5, 0.5], [1.0, 1.1, 1.1]
-    >>> optimise_thresholds(keys, confidence, cost, 0.0, budget=2.2, refine=False).thresholds
+    >>> optimize_thresholds(keys, confidence, cost, 0.0, budget=2.2, refine=False).thresholds
     {'a': 0.9, 'b': inf}
-    >>> optimise_thresholds(keys, confidence, cost, 0.0, budget=2.2).thresholds
+    >>> optimize_thresholds(keys, confidence, cost, 0.0, budget=2.2).thresholds
     {'a': inf, 'b': 0.5}
 
     Nothing fits when reviewing itself costs more than the budget:
 
-    >>> optimise_thresholds(keys, confidence, cost, 1.0, budget=1.0).feasible
+    >>> optimize_thresholds(keys, confidence, cost, 1.0, budget=1.0).feasible
     False
     """
     return frontier(keys, confidence, accept_cost, review_cost).at_budget(budget, refine=refine,

@@ -4,6 +4,11 @@ The outcome table has one row per prediction unit (a predicted KIE entity, or
 a VQA question) with everything routing and sweeping need: document, key or
 type, confidence, grounding, outcome label and scores. Stage 2 (policies,
 reviewers, sweeps) works on these columns alone, never on the records.
+
+Every table satisfies :class:`OutcomeTable`: what differs between tasks (the
+metric, the fields, the review units, what an error is, what review does to a
+row) is a member of the table, so stage 2 never asks which task it serves.
+A new task is a new class satisfying the protocol, listed in :data:`OUTCOME_TABLES`.
 """
 
 from __future__ import annotations
@@ -12,22 +17,133 @@ from array import array
 from collections.abc import Iterable
 import math
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
 
+from rpa_sim.grounding import locatability_many
 from rpa_sim.metrics.anls import absolute_deviation, accuracy_scores, anls_scores
 from rpa_sim.metrics.evidence import evidence_iou
 from rpa_sim.metrics.kieval import OUTCOME_NAMES, KIEvalCounts, ValueMatch, evaluate_document
-from rpa_sim.metrics.smudge import AnswerType, Normalization, evaluate_question, locatability, smudge_scores
+from rpa_sim.metrics.smudge import AnswerType, Normalization, evaluate_question, smudge_scores
 from rpa_sim.records import Document, KIERecord, VQARecord
 from rpa_sim.text import nls_pairs
 
-__all__ = ["KIEOutcomes", "VQAOutcomes", "evaluate_kie", "evaluate_vqa", "GroundingMode"]
+__all__ = ["OutcomeTable", "FieldGrouping", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES", "table_type",
+           "evaluate_kie", "evaluate_vqa", "GroundingMode", "RIGHT_ANLS"]
 
 GroundingMode = Literal["auto", "given", "compute"]
 ANSWER_TYPES: tuple[str, ...] = get_args(AnswerType)
+#: A question is right iff its ANLS is at least this (METRICS.md §7); below it, it is an error.
+RIGHT_ANLS = 0.5
 _STRINGS = np.dtypes.StringDType()
+ScoreRows = list[tuple[str, float | int | None]]
+
+
+@dataclass(frozen=True, eq=False)
+class FieldGrouping:
+    """One way of grouping a table's rows into fields, with the per-field figures that do not depend on τ.
+
+    Attributes
+    ----------
+    by : str
+        What the fields are, in words (``"key"``, ``"question type"``, ...).
+    codes : ndarray of int
+        Each row's field, an index into ``names``.
+    names : tuple of str
+        The field names.
+    figures : dict of str to ndarray
+        Per field (aligned with ``names``): ``predictions`` (rows) and the task's
+        error counts; integer arrays are counts, float arrays means (NaN for an empty field).
+    """
+
+    by: str
+    codes: np.ndarray
+    names: tuple[str, ...]
+    figures: dict[str, np.ndarray]
+
+
+@runtime_checkable
+class OutcomeTable(Protocol):
+    """What every outcome table offers stage 2, whatever its task (the table of ``docs/outcomes.md``).
+
+    Class attributes: ``task`` (``"kie"``, ``"vqa"``), ``metric_name`` (the
+    post-correction metric's column), ``metric_label`` (its display name),
+    ``task_description`` (the task in words) and ``sweep_columns`` (the
+    post-correction columns a sweep reports after the common ones).
+    Per row: ``confidence`` and ``grounding`` (NaN when unknown).
+    """
+
+    task: ClassVar[str]
+    metric_name: ClassVar[str]
+    metric_label: ClassVar[str]
+    task_description: ClassVar[str]
+    sweep_columns: ClassVar[tuple[str, ...]]
+    confidence: np.ndarray
+    grounding: np.ndarray
+
+    def __len__(self) -> int:
+        """The rows: prediction units a policy can route."""
+        ...
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        """The fields a policy's ``fields`` thresholds and the per-field optimizer name."""
+        ...
+
+    @property
+    def field_codes(self) -> np.ndarray:
+        """Each row's field, an index into :attr:`field_names`."""
+        ...
+
+    def field_groupings(self) -> list[FieldGrouping]:
+        """The groupings the dashboard shows; the first is :attr:`field_names` / :attr:`field_codes`."""
+        ...
+
+    @property
+    def review_units(self) -> np.ndarray | None:
+        """Each row's review unit (escalated and certified together), or None: every row is its own unit."""
+        ...
+
+    @property
+    def unit_count(self) -> int:
+        """How many review units the data has (units without rows included)."""
+        ...
+
+    def missed_per_unit(self) -> np.ndarray:
+        """Per review unit, the missed values a whole-unit review can add (empty without units)."""
+        ...
+
+    def errors(self) -> np.ndarray:
+        """Whether each row is an error (``docs/errors.md``)."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """The corpus figures: the ``score --json`` payload of FORMATS.md."""
+        ...
+
+    @property
+    def score_title(self) -> str:
+        """The first line of ``rpa-sim score``'s text report."""
+        ...
+
+    def score_rows(self) -> ScoreRows:
+        """The rows (label, value) of ``rpa-sim score``'s text report; None for an undefined figure."""
+        ...
+
+    def replay_terms(self, *, miss: float | np.ndarray,
+                     false_correction: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per quantity (row) and table row (column): its value when accepted and its expectation when reviewed."""
+        ...
+
+    def replay_figures(self, totals: np.ndarray, added: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The :attr:`sweep_columns` and the residual errors, from summed replay quantities."""
+        ...
+
+    def target_costs(self, target: float, *, miss_rate: float,
+                     false_correction_rate: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """Per-row costs when accepted and when reviewed, and the budget within which the metric reaches ``target``."""
+        ...
 
 
 def _column(values: array, dtype: type = np.float64) -> np.ndarray:
@@ -81,6 +197,12 @@ class KIEOutcomes:
     value_match: ValueMatch = "exact"
 
     outcome_names = OUTCOME_NAMES
+    task: ClassVar[str] = "kie"
+    metric_name: ClassVar[str] = "kieval_aligned"
+    metric_label: ClassVar[str] = "KIEval_Aligned^τ"
+    task_description: ClassVar[str] = "key information extraction: fields read from documents"
+    sweep_columns: ClassVar[tuple[str, ...]] = ("kieval_aligned", "residual_substitutions", "residual_deletions",
+                                                "additions")
 
     def __len__(self) -> int:
         return len(self.confidence)
@@ -95,6 +217,128 @@ class KIEOutcomes:
         if name not in names:
             raise ValueError(f"name must be one of {names}, got {name!r}")
         return self.document_counts[:, names.index(name)]
+
+    # -- the OutcomeTable protocol ----------------------------------------------------------------
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        """The keys."""
+        return self.keys
+
+    @property
+    def field_codes(self) -> np.ndarray:
+        """Each entity's key (index into :attr:`keys`)."""
+        return self.key
+
+    def field_groupings(self) -> list[FieldGrouping]:
+        """By key: predictions, substitutions, deletions and additions (missed values) per key."""
+        n = len(self.keys)
+        return [FieldGrouping("key", self.key, self.keys, {
+            "predictions": np.bincount(self.key, minlength=n),
+            "substitutions": np.bincount(self.key[self.outcome == 1], minlength=n),
+            "deletions": np.bincount(self.key[self.outcome == 2], minlength=n),
+            "additions": np.bincount(self.addition_key, minlength=n)})]
+
+    @property
+    def review_units(self) -> np.ndarray:
+        """The documents: escalation reviews a whole document, certification keeps one in one split."""
+        return self.document
+
+    @property
+    def unit_count(self) -> int:
+        """The documents, those without a predicted entity included."""
+        return self.documents
+
+    def missed_per_unit(self) -> np.ndarray:
+        """Per document, its additions: what a whole-document review can add."""
+        return self.document_count("additions")
+
+    def errors(self) -> np.ndarray:
+        """Whether each entity is an error: a substitution or a deletion (additions have no row).
+
+        Examples
+        --------
+        >>> from rpa_sim.records import KIERecord
+        >>> record = KIERecord.model_validate({"id": "r1",
+        ...     "ground_truth": {"entities": [{"key": "total", "value": "10.00"}, {"key": "date", "value": "1.1"}]},
+        ...     "prediction": {"entities": [{"key": "total", "value": "10.0", "confidence": 0.4},
+        ...                                 {"key": "date", "value": "1.1", "confidence": 0.9}]}})
+        >>> evaluate_kie([record]).errors().tolist()
+        [True, False]
+        """
+        return self.outcome != 0
+
+    def summary(self) -> dict[str, Any]:
+        """The corpus KIEval counts and ratios (``score --json``) and how values were compared."""
+        return {**self.counts.to_dict(), "value_match": self.value_match}
+
+    @property
+    def score_title(self) -> str:
+        return f"KIE, values compared {self.value_match}ly"
+
+    def score_rows(self) -> ScoreRows:
+        c = self.counts
+        rows: ScoreRows = [
+            ("documents", c.documents), ("entities (ground truth)", c.entities_gt),
+            ("entities (predicted)", c.entities_pred), ("correct (TP)", c.tp),
+            ("substitutions", c.substitutions), ("additions", c.additions), ("deletions", c.deletions),
+            ("KIEval entity F1", c.entity_f1), ("KIEval group F1", c.group_f1),
+            ("KIEval_Aligned", c.kieval_aligned), ("group-level aligned", c.group_aligned),
+            ("entity F1, grouping-blind", c.grouping_blind_entity_f1),
+        ]
+        if c.ignored_empty:
+            rows.append(("ignored (empty value)", c.ignored_empty))
+        return rows
+
+    def replay_terms(self, *, miss: float | np.ndarray,
+                     false_correction: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Substitutions left, deletions left and predictions kept (``N(PR*)``), per entity (METRICS.md §3).
+
+        A reviewed substitution or deletion stays with probability ``miss``; a
+        reviewed correct value becomes a substitution with probability
+        ``false_correction``; a deletion fixed by review is removed. Both rates
+        are numbers (expectations) or one 0/1 draw per entity.
+        """
+        substitution = self.outcome == 1
+        deletion = self.outcome == 2
+        accepted = np.vstack([substitution, deletion, np.ones(len(self))]).astype(np.float64)
+        reviewed = np.vstack([np.where(substitution, miss, np.where(self.outcome == 0, false_correction, 0.0)),
+                              np.where(deletion, miss, 0.0),
+                              np.where(deletion, miss, 1.0)])
+        return accepted, reviewed
+
+    def replay_figures(self, totals: np.ndarray, added: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """KIEval_Aligned^τ and the residual counts; residual errors are substitutions, deletions and additions.
+
+        ``totals`` holds the summed :meth:`replay_terms` (one row per threshold),
+        ``added`` the missed values that document reviews added. Undefined
+        ratios (no prediction kept, nothing missed) are NaN.
+        """
+        substitutions, deletions, kept = totals[:, 0], totals[:, 1], totals[:, 2]
+        additions = self.counts.additions - added
+        errors = substitutions + deletions + additions
+        # N(PR*): the predictions kept, plus the missing values a document review added
+        denominator = kept + added + additions
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # (N(PR*) + Add - errors) / (N(PR*) + Add): at τ = 0 exactly TP / (TP + errors)
+            aligned = np.where(denominator > 0, (denominator - errors) / denominator, np.nan)
+        return {"kieval_aligned": aligned, "residual_substitutions": substitutions,
+                "residual_deletions": deletions, "additions": additions}, errors
+
+    def target_costs(self, target: float, *, miss_rate: float,
+                     false_correction_rate: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """KIEval_Aligned^τ >= ``target`` in expectation as a budget (derivation in ``docs/optimize.md``).
+
+        Accepted: 1 per substitution or deletion. Reviewed: ``f`` per correct
+        value, ``m`` per substitution, ``m + (1 - target)(1 - m)`` per deletion.
+        Budget: ``(1 - target)(|PR| + Add) - Add``.
+        """
+        m, f = miss_rate, false_correction_rate
+        outcome = self.outcome
+        accepted = np.where(outcome == 0, 0.0, 1.0)
+        reviewed = np.select([outcome == 0, outcome == 1], [f, m], default=m + (1 - target) * (1 - m))
+        additions = self.counts.additions
+        return accepted, reviewed, (1 - target) * (len(self) + additions) - additions
 
 
 class _KIEColumns:
@@ -116,7 +360,11 @@ def _grounding(values: list[str], given: list[float | None], document: Document 
                mode: GroundingMode) -> list[float]:
     if mode == "given" or document is None:
         return [math.nan if g is None or mode == "compute" else g for g in given]
-    return [locatability(v, document) if g is None or mode == "compute" else g for v, g in zip(values, given)]
+    missing = [i for i, g in enumerate(given) if g is None or mode == "compute"]
+    grounding = list(given)
+    for i, score in zip(missing, locatability_many([values[i] for i in missing], document).tolist()):
+        grounding[i] = score
+    return grounding
 
 
 def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exact",
@@ -237,9 +485,131 @@ class VQAOutcomes:
     threshold: float = 0.5
 
     answer_types = ANSWER_TYPES
+    task: ClassVar[str] = "vqa"
+    metric_name: ClassVar[str] = "anls"
+    metric_label: ClassVar[str] = "ANLS"
+    task_description: ClassVar[str] = "visual question answering: answers to questions on documents"
+    sweep_columns: ClassVar[tuple[str, ...]] = ("anls", "accuracy", "smudge")
 
     def __len__(self) -> int:
         return len(self.confidence)
+
+    # -- the OutcomeTable protocol ----------------------------------------------------------------
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        """The question types (``""`` for questions without one)."""
+        return self.question_types
+
+    @property
+    def field_codes(self) -> np.ndarray:
+        """Each question's type (index into :attr:`question_types`)."""
+        return self.question_type
+
+    def field_groupings(self) -> list[FieldGrouping]:
+        """By question type (what the optimizer tunes), then by answer type: questions, errors and mean ANLS."""
+        errors = self.errors()
+        groupings = []
+        for by, codes, names in (("question type", self.question_type, self.question_types),
+                                 ("answer type", self.answer_type, self.answer_types)):
+            count = np.bincount(codes, minlength=len(names))
+            anls = np.bincount(codes, weights=self.anls, minlength=len(names))
+            groupings.append(FieldGrouping(by, codes, tuple(names), {
+                "predictions": count,
+                "errors": np.bincount(codes[errors], minlength=len(names)),
+                "anls": np.divide(anls, count, out=np.full(len(names), np.nan), where=count > 0)}))
+        return groupings
+
+    @property
+    def review_units(self) -> None:
+        """None: questions have no documents to escalate; each question is its own unit."""
+        return None
+
+    @property
+    def unit_count(self) -> int:
+        """The questions (each its own unit)."""
+        return len(self)
+
+    def missed_per_unit(self) -> np.ndarray:
+        """Empty: there are no review units to add missed values to."""
+        return np.zeros(0, dtype=np.int64)
+
+    def errors(self) -> np.ndarray:
+        """Whether each question is an error: its ANLS is below :data:`RIGHT_ANLS` (0.5, METRICS.md §7).
+
+        Examples
+        --------
+        >>> records = [VQARecord.model_validate({"id": f"q{i}", "answers": [answer],
+        ...            "prediction": {"answer": "abcd", "confidence": 0.6}})
+        ...            for i, answer in enumerate(["abxy", "wxyz"])]
+        >>> evaluate_vqa(records).errors().tolist()  # ANLS 0.5 and 0
+        [False, True]
+        """
+        return self.anls < RIGHT_ANLS
+
+    @property
+    def score_title(self) -> str:
+        return "Document VQA"
+
+    def score_rows(self) -> ScoreRows:
+        s = self.summary()
+        return [("questions", s["questions"]), ("ANLS", s["anls"]), ("accuracy", s["accuracy"]),
+                (f"SMuDGE (alpha {self.alpha:g})", s["smudge"]), ("match", s["match"]),
+                ("grounding", s["grounding"]), ("evidence IoU", s["evidence_iou"]),
+                ("absolute deviation", s["absolute_deviation"])]
+
+    def replay_terms(self, *, miss: float | np.ndarray,
+                     false_correction: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """ANLS, accuracy, SMuDGE (0 without OCR) and errors, per question (METRICS.md §6).
+
+        A reviewed question takes its ground truth (every score 1) unless the
+        reviewer misses it (probability ``miss``: it keeps its scores); a
+        reviewed question whose ANLS is 1 is broken (every score 0) with
+        probability ``false_correction``. So a reviewed question is an error
+        with probability ``false_correction`` if its ANLS is 1, ``miss`` if it
+        is an error, 0 otherwise (``docs/errors.md``). Rates are numbers
+        (expectations) or one 0/1 draw per question.
+        """
+        right = self.anls == 1.0
+        smudge = self.smudge()
+        has_smudge = ~np.isnan(smudge)
+        smudge = np.nan_to_num(smudge, nan=0.0)
+        wrong = self.errors()
+
+        def reviewed_score(score: np.ndarray, counts: np.ndarray | bool = True) -> np.ndarray:
+            value = np.where(right, 1.0 - false_correction, miss * score + (1.0 - miss))
+            return np.where(counts, value, 0.0)
+
+        accepted = np.vstack([self.anls, self.accuracy, smudge, wrong]).astype(np.float64)
+        reviewed = np.vstack([reviewed_score(self.anls), reviewed_score(self.accuracy),
+                              reviewed_score(smudge, has_smudge), np.where(right, false_correction, miss * wrong)])
+        return accepted, reviewed
+
+    def replay_figures(self, totals: np.ndarray, added: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Mean ANLS, accuracy and SMuDGE (over questions with OCR), and the expected errors.
+
+        ``added`` is unused: questions have no review units. Means over no
+        question are NaN.
+        """
+        n = len(self)
+        valid = np.count_nonzero(~np.isnan(self.smudge()))
+        undefined = np.full(len(totals), np.nan)
+        return {"anls": totals[:, 0] / n if n else undefined,
+                "accuracy": totals[:, 1] / n if n else undefined,
+                "smudge": totals[:, 2] / valid if valid else undefined}, totals[:, 3]
+
+    def target_costs(self, target: float, *, miss_rate: float,
+                     false_correction_rate: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """Mean ANLS >= ``target`` in expectation as a budget on the ANLS shortfall (``docs/optimize.md``).
+
+        Accepted: the shortfall ``1 - s``. Reviewed: ``f`` when ``s = 1``, else
+        ``m (1 - s)``. Budget: ``n (1 - target)``. The shortfall is not an error
+        count (``docs/errors.md``): a question at ANLS 0.75 is right, yet short by 0.25.
+        """
+        score = self.anls
+        shortfall = 1.0 - score
+        reviewed = np.where(score == 1.0, false_correction_rate, miss_rate * shortfall)
+        return shortfall, reviewed, len(self) * (1 - target)
 
     def smudge(self, *, alpha: float | None = None) -> np.ndarray:
         """Per-question SMuDGE composite at ``alpha`` (default: the table's), NaN without OCR."""
@@ -265,6 +635,23 @@ class VQAOutcomes:
             "absolute_deviation": _mean_or_none(deviation),
             "absolute_deviation_compared": int(np.count_nonzero(~np.isnan(deviation))),
         }
+
+
+OUTCOME_TABLES: dict[str, type[OutcomeTable]] = {table.task: table for table in (KIEOutcomes, VQAOutcomes)}
+"""The outcome-table class of each task: the one place that lists the tasks."""
+
+
+def table_type(task: str) -> type[OutcomeTable]:
+    """The outcome-table class of ``task``, for what a task's class knows without a table (e.g. its columns).
+
+    Examples
+    --------
+    >>> table_type("vqa").metric_name, table_type("kie").metric_label
+    ('anls', 'KIEval_Aligned^τ')
+    """
+    if task not in OUTCOME_TABLES:
+        raise ValueError(f"task must be one of {tuple(OUTCOME_TABLES)}, got {task!r}")
+    return OUTCOME_TABLES[task]
 
 
 def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: float = 10.0,

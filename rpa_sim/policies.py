@@ -16,14 +16,18 @@ from sorting the entries once (see :mod:`rpa_sim.sweep`).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+import os
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.errors import InputError
 from rpa_sim.yamlfile import read_yaml, validated
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = [
     "SWEEP",
@@ -38,8 +42,6 @@ __all__ = [
 ]
 
 SWEEP = "sweep"
-POLICY_FOLDER = Path(__file__).resolve().parent.parent / "policies"
-
 _Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
@@ -155,9 +157,9 @@ class Policy(_Strict):
 Condition.model_rebuild()
 
 
-def bundled_policies() -> dict[str, Path]:
-    """The policy files bundled in ``policies/``, by name (the file name without ``.yaml``)."""
-    return {path.stem: path for path in sorted(POLICY_FOLDER.glob("*.yaml"))}
+def bundled_policies() -> dict[str, Traversable]:
+    """The policy files bundled with rpa-sim (``policies/``), by name (the file name without ``.yaml``)."""
+    return bundled_files("policy")
 
 
 def policy_from_mapping(data: Any, *, source: str) -> Policy:
@@ -165,21 +167,22 @@ def policy_from_mapping(data: Any, *, source: str) -> Policy:
     return validated(Policy, data, source=source)
 
 
-def load_policy(name_or_path: str | Path) -> Policy:
-    """A policy from a YAML file, or a bundled policy by name.
+def load_policy(name_or_path: str | os.PathLike[str], *, relative_to: os.PathLike[str] | None = None) -> Policy:
+    """A policy from a YAML file, or a bundled policy by name (the rule is :func:`rpa_sim.bundled.resolve`'s).
+
+    Parameters
+    ----------
+    name_or_path : str or PathLike
+    relative_to : PathLike, optional
+        The folder a relative path starts from (a scenario's folder), instead of the current one.
 
     Examples
     --------
     >>> load_policy("confidence").knob
     'confidence'
     """
-    path = Path(name_or_path)
-    if not path.suffix and str(name_or_path) in bundled_policies():
-        path = bundled_policies()[str(name_or_path)]
-    if not path.is_file():
-        names = ", ".join(bundled_policies())
-        raise InputError(f"no policy file or bundled policy named {str(name_or_path)!r} (bundled: {names})")
-    return policy_from_mapping(read_yaml(path), source=str(path))
+    file = resolve("policy", name_or_path, relative_to=relative_to)
+    return policy_from_mapping(read_yaml(file), source=str(file))
 
 
 class CompiledPolicy:

@@ -36,6 +36,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import tempfile
 import zlib
 from collections import Counter
@@ -63,6 +64,7 @@ _FIELDS = (KIERecord.model_fields.keys() | VQARecord.model_fields.keys()) - {"id
 _UNIT_FIELDS = frozenset({"confidence", "grounding"})
 _GZIP_MAGIC = b"\x1f\x8b"
 _SHOW_LIMIT = 60
+_TOO_DEEP = "nested too deeply"
 
 
 # --------------------------------------------------------------------------- public API
@@ -279,11 +281,16 @@ def _bad(problem: str, kind: str, line: _Line, field: str | None = None) -> _Bad
 
 def _open(path: Path) -> IO[bytes]:
     try:
+        # stat before open: opening a named pipe would wait for a writer
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError("is a directory, not a file", path=str(path))
+        if not stat.S_ISREG(mode):
+            raise InputError("is not a regular file (a pipe or a device?): records are read more than once, "
+                             "so save them to a file first", path=str(path))
         return open(path, "rb")
     except FileNotFoundError:
         raise InputError("no such file", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot be read: {exc.strerror}", path=str(path)) from None
 
@@ -331,6 +338,8 @@ def _parse(path: str, number: int, raw: bytes) -> _Line | _Bad | None:
     except json.JSONDecodeError as exc:
         problem = f"invalid JSON: {exc.msg} at column {exc.pos + 1}"
         return _Bad(InputError(problem, path=path, line=number), "invalid JSON")
+    except RecursionError:
+        return _Bad(InputError(f"invalid JSON: {_TOO_DEEP}", path=path, line=number), "invalid JSON")
     if not isinstance(data, dict):
         return _Bad(InputError(f"expected a JSON object, got {_show(data)}", path=path, line=number),
                     "not a JSON object")
@@ -594,7 +603,8 @@ def _describe(error: dict[str, Any], leaf: str, alternatives: list[str]) -> tupl
     if kind == "value_error":
         return _value_error(str(ctx["error"]), error["input"], leaf)
     if kind == "json_invalid":
-        return f"invalid JSON: {ctx['error'].replace(' at line 1 column ', ' at column ')}", "invalid JSON"
+        reason = ctx["error"].replace(" at line 1 column ", " at column ").replace("recursion limit exceeded", _TOO_DEEP)
+        return f"invalid JSON: {reason}", "invalid JSON"
     return f"{error['msg']}, got {value}", f"invalid {leaf}"
 
 
@@ -616,15 +626,19 @@ def _show(value: Any) -> str:
     >>> len(_show("x" * 500))
     60
     """
-    text = _render(value)
+    text = _render(value, depth=0)
     return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
 
 
-def _render(value: Any) -> str:
+def _render(value: Any, *, depth: int) -> str:
+    # each level writes at least one character, so what lies deeper than the limit is cut anyway
+    if depth > _SHOW_LIMIT:
+        return "..."
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
     if isinstance(value, list):
-        return "[" + ", ".join(_render(v) for v in value) + "]"
+        return "[" + ", ".join(_render(v, depth=depth + 1) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_render(k)}: {_render(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_render(k, depth=depth + 1)}: {_render(v, depth=depth + 1)}"
+                               for k, v in value.items()) + "}"
     return json.dumps(value, ensure_ascii=False)

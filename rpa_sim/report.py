@@ -22,7 +22,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from rpa_sim.files import atomic_write_text
+from rpa_sim.files import atomic_write_bytes, atomic_write_text, check_output, check_output_folder
 from rpa_sim.metrics.smudge import alpha_curve
 from rpa_sim.outcomes import VQAOutcomes
 from rpa_sim.study import ScenarioResult
@@ -32,10 +32,9 @@ __all__ = ["write_report", "render_report", "PLOT_NAMES"]
 #: Every plot a report can hold, in the order of the report: its id and PNG file stem.
 PLOT_NAMES = ("tradeoff", "cost", "calibration", "smudge-alpha")
 
-_METRIC_LABELS = {"kieval_aligned": "KIEval_Aligned", "anls": "ANLS"}
 # The curated data summary: internal counters (group pairing, deviation sums) would puzzle a reader.
 _DATA_LABELS = {
-    "documents": "documents", "predictions": "predictions (extracted fields)",
+    "documents": "documents", "predictions": "predictions (what a policy routes)",
     "entities_gt": "fields in the ground truth",
     "questions": "questions", "kieval_aligned": "KIEval_Aligned before review", "entity_f1": "entity F1",
     "precision": "precision", "recall": "recall", "anls": "ANLS before review", "accuracy": "exact-match accuracy",
@@ -78,6 +77,10 @@ def money(value: float | None) -> str:
 def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = None) -> Path:
     """Write the HTML report of a scenario run, atomically, and optionally each plot as a PNG.
 
+    Everything is drawn and encoded first, then written: a failure or an
+    interrupt while drawing leaves no file behind, and each file is written
+    atomically (:mod:`rpa_sim.files`).
+
     Parameters
     ----------
     result : ScenarioResult
@@ -92,17 +95,26 @@ def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = No
     -------
     Path
         ``out``.
+
+    Raises
+    ------
+    InputError
+        When ``out`` is a folder or ``png_dir`` a file (checked before drawing).
     """
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = check_output(out)
+    png_dir = None if png_dir is None else check_output_folder(png_dir)
     figures = _figures(result)
-    atomic_write_text(out, render_report(result, figures=figures))
+    html_text = render_report(result, figures=figures)
+    pngs = {}
     if png_dir is not None:
-        png_dir = Path(png_dir)
-        png_dir.mkdir(parents=True, exist_ok=True)
         for name, figure in figures.items():
+            image = io.BytesIO()
             # "Software" would write the matplotlib version into every PNG
-            figure.savefig(png_dir / f"{name}.png", format="png", dpi=150, metadata={"Software": None})
+            figure.savefig(image, format="png", dpi=150, metadata={"Software": None})
+            pngs[png_dir / f"{name}.png"] = image.getvalue()
+    atomic_write_text(out, html_text)
+    for path, image_bytes in pngs.items():
+        atomic_write_bytes(path, image_bytes)
     return out
 
 
@@ -123,7 +135,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     """
     figures = _figures(result) if figures is None else figures
     summary = result.summary
-    metric = _METRIC_LABELS.get(summary["metric"], summary["metric"])
+    metric = result.table.metric_label
     title = f"rpa-sim report: {summary['scenario']}"
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -133,14 +145,14 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     ]
     if summary["description"]:
         parts.append(f'<p class="description">{_esc(summary["description"])}</p>')
-    parts += _settings_section(summary, metric)
+    parts += _settings_section(summary, metric, result.table.task_description)
     parts += _tradeoff_section(summary, metric, figures)
     parts += _comparison_section(summary, metric)
     parts += _cost_section(summary, figures)
     parts += _calibration_section(summary, figures)
     if "smudge-alpha" in figures:
         parts += _smudge_section(summary, figures)
-    parts += _optimised_section(summary, metric)
+    parts += _optimized_section(summary, metric)
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
 
@@ -148,7 +160,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
 # ---------------------------------------------------------------- sections
 
 
-def _settings_section(summary: dict[str, Any], metric: str) -> list[str]:
+def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[str]:
     data = summary["data"]
     rows = [(label, _data_value(key, data[key])) for key, label in _DATA_LABELS.items() if key in data]
     reviewer = summary["reviewer"]
@@ -165,7 +177,7 @@ def _settings_section(summary: dict[str, Any], metric: str) -> list[str]:
         f"Checking more raises the {_esc(metric)} of the output (its quality after correction) but costs "
         "review time. This report compares the policies over every threshold.</p>",
         "<h3>Data</h3>",
-        f'<p class="explain">The predictions as the model made them, before any review ({_data_kind(summary)}).</p>',
+        f'<p class="explain">The predictions as the model made them, before any review ({_esc(task)}).</p>',
         _table(["figure", "value"], rows, table_id="data"),
         "<h3>Reviewer</h3>",
         '<p class="explain">The simulated person who checks routed predictions: not perfect, and not free.</p>',
@@ -193,14 +205,12 @@ def _settings_section(summary: dict[str, Any], metric: str) -> list[str]:
     return parts
 
 
-def _data_kind(summary: dict[str, Any]) -> str:
-    """What the task is, in words."""
-    if summary["task"] == "kie":
-        return "key information extraction: fields read from documents"
-    return "visual question answering: answers to questions on documents"
-
-
 def _tradeoff_section(summary: dict[str, Any], metric: str, figures: dict[str, Figure]) -> list[str]:
+    if "tradeoff" not in figures:
+        return ["<h2>Trade-off curves</h2>",
+                '<p class="explain" id="no-predictions">The data holds no predictions, so no policy has anything '
+                "to route: there is no auto-rate and no trade-off to draw. The figures below that do not depend "
+                "on predictions (what is missing from the output, its cost) still hold.</p>"]
     return [
         "<h2>Trade-off curves</h2>",
         '<p class="explain">Each line is one policy as its threshold moves: to the right, more predictions go '
@@ -311,34 +321,37 @@ def _smudge_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list
     ]
 
 
-def _optimised_section(summary: dict[str, Any], metric: str) -> list[str]:
+def _optimized_section(summary: dict[str, Any], metric: str) -> list[str]:
     parts = [
-        "<h2>Optimised per-field thresholds</h2>",
+        "<h2>Optimized per-field thresholds</h2>",
         '<p class="explain">Instead of one threshold for all fields, each field (for questions: each question '
         "type) gets its own, chosen to automate as much as possible while meeting the target. \"-\" means the "
         "field is always reviewed. The last rows compare with the best single threshold.</p>",
     ]
-    optimised = summary["optimised_per_field"]
-    if not optimised:
-        parts.append('<p class="explain">No targets were set, so nothing was optimised.</p>')
+    optimized = summary["optimized_per_field"]
+    if not optimized:
+        parts.append('<p class="explain">No targets were set, so nothing was optimized.</p>')
         return parts
-    targets = list(optimised)
-    feasible = [t for t in targets if optimised[t]["feasible"]]
+    if not summary["data"]["predictions"]:
+        parts.append('<p class="explain">No predictions, so no field has a threshold to optimize.</p>')
+        return parts
+    targets = list(optimized)
+    feasible = [t for t in targets if optimized[t]["feasible"]]
     for target in targets:
-        if not optimised[target]["feasible"]:
+        if not optimized[target]["feasible"]:
             parts.append(f'<p class="explain">{_esc(metric)} {target} cannot be reached by reviewing alone.</p>')
     if not feasible:
         return parts
-    fields = sorted({field for t in feasible for field in optimised[t]["thresholds"]})
-    rows = [[field, *(num(optimised[t]["thresholds"].get(field)) for t in feasible)] for field in fields]
-    rows.append(["auto-rate, per-field thresholds", *(num(optimised[t]["auto_rate"]) for t in feasible)])
-    rows.append([f"{metric}, per-field thresholds", *(num(optimised[t]["metric"]) for t in feasible)])
+    fields = sorted({field for t in feasible for field in optimized[t]["thresholds"]})
+    rows = [[field, *(num(optimized[t]["thresholds"].get(field)) for t in feasible)] for field in fields]
+    rows.append(["auto-rate, per-field thresholds", *(num(optimized[t]["auto_rate"]) for t in feasible)])
+    rows.append([f"{metric}, per-field thresholds", *(num(optimized[t]["metric"]) for t in feasible)])
     if summary["costs"] is not None:
-        rows.append(["cost, per-field thresholds", *(money(optimised[t]["cost"]) for t in feasible)])
-    single = [optimised[t]["best_single_threshold"] for t in feasible]
+        rows.append(["cost, per-field thresholds", *(money(optimized[t]["cost"]) for t in feasible)])
+    single = [optimized[t]["best_single_threshold"] for t in feasible]
     rows.append(["auto-rate, best single threshold", *(num(None if s is None else s["auto_rate"]) for s in single)])
     rows.append(["best single threshold", *(num(None if s is None else s["threshold"]) for s in single)])
-    parts.append(_table(["field", *(f"target {t}" for t in feasible)], rows, table_id="optimised"))
+    parts.append(_table(["field", *(f"target {t}" for t in feasible)], rows, table_id="optimized"))
     return parts
 
 
@@ -346,14 +359,15 @@ def _optimised_section(summary: dict[str, Any], metric: str) -> list[str]:
 
 
 def _figures(result: ScenarioResult) -> dict[str, Figure]:
-    """Every plot of the report by name: the cost plot only with costs, the alpha plot only for VQA."""
+    """Every plot of the report by name: the trade-off plot only with predictions, the cost plot only with
+    costs, the calibration plot only with predictions, the alpha plot only for VQA with OCR."""
     summary = result.summary
-    figures = {"tradeoff": _tradeoff_figure(result)}
+    figures = {"tradeoff": _tradeoff_figure(result)} if summary["data"]["predictions"] else {}
     if summary["costs"] is not None:
         figures["cost"] = _cost_figure(result)
     if summary["calibration"]:
         figures["calibration"] = _calibration_figure(summary["calibration"])
-    if isinstance(result.table, VQAOutcomes):
+    if isinstance(result.table, VQAOutcomes):  # SMuDGE scores questions only
         smudge = _smudge_figure(result.table, result.scenario.alpha)
         if smudge is not None:
             figures["smudge-alpha"] = smudge
@@ -377,7 +391,7 @@ def _new_axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Axes]:
 
 def _tradeoff_figure(result: ScenarioResult) -> Figure:
     summary = result.summary
-    metric = _METRIC_LABELS.get(summary["metric"], summary["metric"])
+    metric = result.table.metric_label
     figure, axes = _new_axes("Trade-off: automation against quality", "auto-rate (share not reviewed)",
                              f"{metric} after review")
     for index, (curve, policy) in enumerate(zip(result.curves, summary["policies"], strict=True)):

@@ -7,20 +7,23 @@ scenario are relative to the scenario file.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.costs import CostModel
-from rpa_sim.errors import InputError
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import parse_thresholds
 from rpa_sim.yamlfile import read_yaml, validated
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 __all__ = ["Scenario", "DataSpec", "CertifySpec", "load_scenario", "bundled_scenarios"]
 
-SCENARIO_FOLDER = Path(__file__).resolve().parent.parent / "scenarios"
 _Open = Annotated[float, Field(gt=0.0, lt=1.0)]
 
 
@@ -80,19 +83,25 @@ class Scenario(_Strict):
     alpha: Annotated[float, Field(ge=0.0, le=1.0)] = 0.25
 
 
-def bundled_scenarios() -> dict[str, Path]:
-    """The scenario files bundled in ``scenarios/``, by name."""
-    return {path.stem: path for path in sorted(SCENARIO_FOLDER.glob("*.yaml"))}
+def bundled_scenarios() -> dict[str, Traversable]:
+    """The scenario files bundled with rpa-sim (``scenarios/``), by name."""
+    return bundled_files("scenario")
 
 
-def load_scenario(name_or_path: str | Path) -> tuple[Scenario, Path]:
-    """A scenario and the folder its relative paths start from (a bundled one by name)."""
-    path = Path(name_or_path)
-    if not path.suffix and str(name_or_path) in bundled_scenarios():
-        path = bundled_scenarios()[str(name_or_path)]
-    if not path.is_file():
-        raise InputError(f"no scenario file or bundled scenario named {str(name_or_path)!r} "
-                         f"(bundled: {', '.join(bundled_scenarios())})")
-    scenario = validated(Scenario, read_yaml(path), source=str(path))
+def load_scenario(name_or_path: str | os.PathLike[str]) -> tuple[Scenario, Path]:
+    """A scenario and the folder its relative paths start from (a bundled one by name).
+
+    Names and paths resolve as :func:`rpa_sim.bundled.resolve` says. A bundled
+    scenario's relative paths start from the folder it is installed in.
+
+    Examples
+    --------
+    >>> scenario, base = load_scenario("receipts-demo")
+    >>> scenario.name, base.name
+    ('receipts-demo', 'scenarios')
+    """
+    file = resolve("scenario", name_or_path)
+    scenario = validated(Scenario, read_yaml(file), source=str(file))
     parse_thresholds(scenario.thresholds)
-    return scenario, path.parent
+    # a Traversable has no parent; pip installs a package as plain files, where a bundled file's text is its path
+    return scenario, Path(str(file)).parent

@@ -31,14 +31,14 @@ from rpa_sim.generators import (
     generate_receipts,
 )
 from rpa_sim.metrics.calibration import aurc, is_correct, reliability_table
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.outcomes import OutcomeTable
 from rpa_sim.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.scenario import CertifySpec, Scenario
 from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
-from rpa_sim.tuning import optimised_policy
+from rpa_sim.tuning import optimized_policy
 from rpa_sim.yamlfile import validated
 
-__all__ = ["ScenarioResult", "run_scenario", "write_outputs", "comparison_table", "certify_policy"]
+__all__ = ["ScenarioResult", "run_scenario", "run_study", "write_outputs", "comparison_table", "certify_policy"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ScenarioResult:
     """What a run produced: the outcome table, a curve per policy and the summary."""
 
     scenario: Scenario
-    table: KIEOutcomes | VQAOutcomes
+    table: OutcomeTable
     policies: list[Policy]
     curves: list[Curve]
     summary: dict[str, Any]
@@ -57,17 +57,15 @@ def _policies(scenario: Scenario, base: Path) -> list[Policy]:
     for entry in scenario.policies:
         if isinstance(entry, dict):
             policies.append(policy_from_mapping(entry, source=f"scenario {scenario.name!r}, policies"))
-        elif (base / entry).is_file():
-            policies.append(load_policy(base / entry))
         else:
-            policies.append(load_policy(entry))
+            policies.append(load_policy(entry, relative_to=base))
     names = [p.name for p in policies]
     if len(set(names)) != len(names):
         raise InputError(f"policy names must differ within a scenario, got {names}")
     return policies
 
 
-def _evaluate(scenario: Scenario, base: Path, source: str) -> KIEOutcomes | VQAOutcomes:
+def _evaluate(scenario: Scenario, base: Path, source: str) -> OutcomeTable:
     data = scenario.data
     if data.generate == "receipts":
         settings = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
@@ -97,33 +95,40 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
     if np.any(entry == -np.inf):
         candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
     scores = np.clip(np.where(finite, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
-    groups = sweeper.table.document if isinstance(sweeper.table, KIEOutcomes) else None
-    result = certify_threshold(scores, ~is_correct(sweeper.table), max_error=spec.max_error, delta=spec.delta,
-                               calibration_fraction=spec.calibration_fraction, seed=spec.seed, groups=groups,
-                               candidates=candidates if len(candidates) else None)
+    table = sweeper.table
+    result = certify_threshold(scores, table.errors(), max_error=spec.max_error, delta=spec.delta,
+                               calibration_fraction=spec.calibration_fraction, seed=spec.seed,
+                               groups=table.review_units, candidates=candidates if len(candidates) else None)
     certified = {**result.to_dict(), "guarantee": result.guarantee}
     if result.threshold is not None:
         # the policy run in "certified" mode: its figures at the certified threshold
         point = sweeper.at(result.threshold)
-        metric = "kieval_aligned" if isinstance(sweeper.table, KIEOutcomes) else "anls"
-        certified["at_threshold"] = {"auto_rate": point["auto_rate"], "metric": finite_or_none(point[metric]),
+        certified["at_threshold"] = {"auto_rate": point["auto_rate"], "metric": point[table.metric_name],
                                      "cost": point.get("cost")}
     return certified
 
 
-def _baselines(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str, Any]:
+def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
     plain = Policy.model_validate({"name": "baseline", "review_if": {"confidence": "sweep"}})
     sweeper = Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs)
     none, everything = (sweeper.at(t) for t in (0.0, 2.0))
-    metric = "kieval_aligned" if isinstance(table, KIEOutcomes) else "anls"
-    return {name: {"metric": finite_or_none(point[metric]), "reviewed": point["reviewed"],
-                   "cost": point.get("cost")} for name, point in (("review_none", none), ("review_all", everything))}
+    return {name: {"metric": point[table.metric_name], "reviewed": point["reviewed"], "cost": point.get("cost")}
+            for name, point in (("review_none", none), ("review_all", everything))}
 
 
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
     policies = _policies(scenario, base)
-    table = _evaluate(scenario, base, f"scenario {scenario.name!r}")
+    return run_study(scenario, _evaluate(scenario, base, f"scenario {scenario.name!r}"), policies)
+
+
+def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy]) -> ScenarioResult:
+    """Sweep, compare and summarise ``policies`` on an evaluated table, with the scenario's other settings.
+
+    The scenario's data is not read: ``table`` stands for it. Figures that are
+    undefined (a ratio over no item, e.g. the auto-rate of a table without
+    rows) are None in the summary, which is therefore always valid JSON.
+    """
     grid = parse_thresholds(scenario.thresholds)
     sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
     curves = [sweeper.curve(grid) for sweeper in sweepers]
@@ -138,8 +143,8 @@ def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     summary = {
         "scenario": scenario.name,
         "description": scenario.description,
-        "task": curves[0].task,
-        "metric": curves[0].metric_name,
+        "task": table.task,
+        "metric": table.metric_name,
         "data": _data_summary(table),
         "reviewer": scenario.reviewer.model_dump(),
         "costs": None if scenario.costs is None else scenario.costs.model_dump(),
@@ -148,29 +153,40 @@ def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
         "calibration": _calibration(table),
         "baselines": baselines,
         "policies": summaries,
-        "optimised_per_field": _optimised(table, scenario),
+        "optimized_per_field": _optimized(table, scenario),
     }
-    return ScenarioResult(scenario, table, policies, curves, summary)
+    return ScenarioResult(scenario, table, policies, curves, _json_safe(summary))
 
 
-def _optimised(table: KIEOutcomes | VQAOutcomes, scenario: Scenario) -> dict[str, Any]:
+def _json_safe(value: Any) -> Any:
+    """The summary with every NaN (an undefined figure) as None: JSON has no NaN."""
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, float):
+        return finite_or_none(value)
+    return value
+
+
+def _optimized(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
     """Per target: the per-field thresholds that automate most, measured by the sweep engine."""
     plain = Sweeper(table, load_policy("confidence"), reviewer=scenario.reviewer).curve("exact")
     found: dict[str, Any] = {}
     for target in scenario.targets:
-        optimised = optimised_policy(table, target, reviewer=scenario.reviewer)
+        optimized = optimized_policy(table, target, reviewer=scenario.reviewer)
         single = operating_point(plain, target)
-        entry: dict[str, Any] = {"feasible": optimised.result.feasible, "optimal": optimised.result.optimal,
+        entry: dict[str, Any] = {"feasible": optimized.result.feasible, "optimal": optimized.result.optimal,
                                  "best_single_threshold": None if single is None else single.to_dict()}
-        if optimised.result.feasible:
-            point = Sweeper(table, optimised.policy, reviewer=scenario.reviewer, costs=scenario.costs).at(0.0)
-            entry.update(thresholds=optimised.thresholds(), auto_rate=point["auto_rate"],
-                         metric=finite_or_none(point[plain.metric_name]), cost=point.get("cost"))
+        if optimized.result.feasible:
+            point = Sweeper(table, optimized.policy, reviewer=scenario.reviewer, costs=scenario.costs).at(0.0)
+            entry.update(thresholds=optimized.thresholds(), auto_rate=point["auto_rate"],
+                         metric=point[table.metric_name], cost=point.get("cost"))
         found[f"{target:g}"] = entry
     return found
 
 
-def _calibration(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
+def _calibration(table: OutcomeTable) -> dict[str, Any]:
     """How well the confidences match the share of right predictions (METRICS.md §7)."""
     if len(table) == 0:
         return {}
@@ -187,11 +203,9 @@ def _calibration(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
     }
 
 
-def _data_summary(table: KIEOutcomes | VQAOutcomes) -> dict[str, Any]:
-    if isinstance(table, KIEOutcomes):
-        counts = table.counts.to_dict()
-        return {"documents": table.documents, "predictions": len(table), **counts}
-    return {"questions": len(table), **table.summary()}
+def _data_summary(table: OutcomeTable) -> dict[str, Any]:
+    """The table's corpus figures (``score --json``) and its rows, the predictions a policy routes."""
+    return {"predictions": len(table), **table.summary()}
 
 
 def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Curve, dominated_by: list[str],
@@ -202,7 +216,7 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
         "description": sweeper.policy.description,
         "knob": sweeper.policy.knob,
         "auc": area_under_curve(exact),
-        "auto_rate_range": [float(np.nanmin(exact.auto_rate)), float(np.nanmax(exact.auto_rate))],
+        "auto_rate_range": _range(exact.auto_rate),
         "operating_points": {k: None if p is None else p.to_dict() for k, p in points.items()},
         "cost_optimum": None,
         "certified": None if scenario.certify is None else certify_policy(sweeper, scenario.certify),
@@ -230,13 +244,23 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
     return summary
 
 
+def _range(values: np.ndarray) -> list[float | None]:
+    """The least and greatest defined value; None and None when none is (a table without rows)."""
+    defined = values[~np.isnan(values)]
+    return [float(defined.min()), float(defined.max())] if len(defined) else [None, None]
+
+
 def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
-    """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), each atomically."""
+    """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), each atomically.
+
+    Both texts are made before either file is written, so a failure leaves neither behind.
+    """
+    texts = {out / "curves.csv": curves_to_csv(result.curves),
+             out / "summary.json": json.dumps(result.summary, indent=2, allow_nan=False) + "\n"}
     out.mkdir(parents=True, exist_ok=True)
-    curves, summary = out / "curves.csv", out / "summary.json"
-    atomic_write_text(curves, curves_to_csv(result.curves))
-    atomic_write_text(summary, json.dumps(result.summary, indent=2, allow_nan=False) + "\n")
-    return [curves, summary]
+    for path, text in texts.items():
+        atomic_write_text(path, text)
+    return list(texts)
 
 
 def _cell(value: float | None, digits: int = 4) -> str:
@@ -266,10 +290,10 @@ def comparison_table(result: ScenarioResult) -> str:
                        for i, (cell, w) in enumerate(zip(row, widths))) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     notes = [f"metric: {metric} after review; auto@t = highest auto-rate whose {metric} reaches t"]
-    for target, best in summary["optimised_per_field"].items():
+    for target, best in summary["optimized_per_field"].items():
         single = best["best_single_threshold"]
         if best["feasible"]:
-            notes.append(f"optimised per-field thresholds reach {target} at auto-rate {best['auto_rate']:.4f} "
+            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {_cell(best['auto_rate'])} "
                          f"(one threshold for all fields: {_cell(None if single is None else single['auto_rate'])})")
         else:
             notes.append(f"{metric} {target} cannot be reached by reviewing entities alone")

@@ -17,30 +17,27 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 
 from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
-from rpa_sim.policies import CompiledPolicy, Policy, compile_policy
+from rpa_sim.outcomes import OutcomeTable, table_type
+from rpa_sim.policies import Policy, compile_policy
 from rpa_sim.reviewer import Reviewer
 
-__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "KIE_COLUMNS", "VQA_COLUMNS"]
+__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "COMMON_COLUMNS"]
 
-Table = KIEOutcomes | VQAOutcomes
-
+#: The columns of every sweep; a task's table class adds its ``sweep_columns`` (FORMATS.md).
 COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
-KIE_COLUMNS = COMMON_COLUMNS + ("kieval_aligned", "residual_substitutions", "residual_deletions", "additions")
-VQA_COLUMNS = COMMON_COLUMNS + ("anls", "accuracy", "smudge")
 
 
-def parse_thresholds(spec: str) -> str | np.ndarray:
+def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndarray:
     """A threshold grid from its command-line form.
 
-    ``exact`` (every distinct entry threshold), ``linspace:START:STOP:NUM`` or
-    a comma-separated list.
+    ``exact`` (every distinct entry threshold, never capped),
+    ``linspace:START:STOP:NUM`` or a comma-separated list, of finite numbers
+    and at most ``max_points`` points.
 
     Examples
     --------
@@ -50,22 +47,32 @@ def parse_thresholds(spec: str) -> str | np.ndarray:
     [0.5, 0.9]
     >>> parse_thresholds("exact")
     'exact'
+    >>> parse_thresholds("linspace:nan:1:3")
+    Traceback (most recent call last):
+    ...
+    rpa_sim.errors.InputError: thresholds must be finite numbers, got 'linspace:nan:1:3'
     """
     spec = spec.strip()
     if spec == "exact":
         return spec
+    linspace = spec.startswith("linspace:")
+    parts = spec.removeprefix("linspace:").split(":") if linspace else spec.split(",")
     try:
-        if spec.startswith("linspace:"):
-            start, stop, num = spec.removeprefix("linspace:").split(":")
-            if int(num) < 1:
-                raise ValueError
-            return np.linspace(float(start), float(stop), int(num))
-        values = np.array([float(part) for part in spec.split(",")], dtype=np.float64)
+        count = int(parts[2]) if linspace and len(parts) == 3 else len(parts)
+        if linspace and (len(parts) != 3 or count < 1):
+            raise ValueError
+        # checked before parsing the numbers: a list of millions would be parsed for nothing
+        if count <= max_points:
+            numbers = np.array([float(part) for part in (parts[:2] if linspace else parts)], dtype=np.float64)
     except ValueError:
         raise InputError(f"thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, got {spec!r}") from None
-    if not np.all(np.isfinite(values)):
+    if count > max_points:
+        shown = spec if len(spec) <= 40 else spec[:40] + "..."
+        raise InputError(f"a threshold grid has at most {max_points:,} points ('exact' has every distinct "
+                         f"threshold), got {count:,} in {shown!r}")
+    if not np.all(np.isfinite(numbers)):
         raise InputError(f"thresholds must be finite numbers, got {spec!r}")
-    return np.sort(values)
+    return np.linspace(numbers[0], numbers[1], count) if linspace else np.sort(numbers)
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ class Curve:
     """
 
     policy: str
-    task: Literal["kie", "vqa"]
+    task: str
     columns: dict[str, np.ndarray]
 
     @property
@@ -88,7 +95,7 @@ class Curve:
     @property
     def metric_name(self) -> str:
         """The post-correction quality metric of the curve's task."""
-        return "kieval_aligned" if self.task == "kie" else "anls"
+        return table_type(self.task).metric_name
 
     @property
     def metric(self) -> np.ndarray:
@@ -102,7 +109,7 @@ class Curve:
         return len(self.threshold)
 
     def column_names(self) -> tuple[str, ...]:
-        names = KIE_COLUMNS if self.task == "kie" else VQA_COLUMNS
+        names = COMMON_COLUMNS + table_type(self.task).sweep_columns
         extra = tuple(name for name in self.columns if name not in names and name != "threshold")
         return names + tuple(sorted(extra, key=lambda name: (name != "cost", name)))
 
@@ -133,17 +140,32 @@ class Curve:
 
 
 def curves_to_csv(curves: Sequence[Curve]) -> str:
-    """Curves as CSV text: a header line, then a line per policy and threshold."""
+    """Curves as CSV text: a header line, then a line per policy and threshold.
+
+    Written by the :mod:`csv` module (quotes where needed, ``\\n`` line ends),
+    so any policy name reads back the same.
+
+    >>> rows = {"threshold": np.array([0.5]), "auto_rate": np.array([1.0]), "reviewed": np.array([0.0]),
+    ...         "documents_straight_through": np.array([1.0]), "anls": np.array([1.0]),
+    ...         "accuracy": np.array([1.0]), "smudge": np.array([np.nan])}
+    >>> print(curves_to_csv([Curve('say "hi", ok', "vqa", rows)]), end="")
+    policy,threshold,auto_rate,reviewed,documents_straight_through,anls,accuracy,smudge
+    "say ""hi"", ok",0.5,1.0,0.0,1.0,1.0,1.0,
+    """
+    import csv  # noqa: PLC0415
+    import io  # noqa: PLC0415
+
     if not curves:
         return ""
     names = curves[0].column_names()
-    lines = [",".join(names)]
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(names)
     for curve in curves:
         if curve.column_names() != names:
             raise ValueError("curves of different tasks or cost settings cannot share one CSV")
-        for row in curve.rows():
-            lines.append(",".join(_csv_cell(row[name]) for name in names))
-    return "\n".join(lines) + "\n"
+        writer.writerows([_csv_cell(row[name]) for name in names] for row in curve.rows())
+    return text.getvalue()
 
 
 def curves_to_json(curves: Sequence[Curve]) -> str:
@@ -152,10 +174,11 @@ def curves_to_json(curves: Sequence[Curve]) -> str:
 
 
 def _csv_cell(value: str | float | None) -> str:
+    """A CSV cell before quoting: empty for a missing value, a float written exactly."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return f'"{value}"' if "," in value or '"' in value else value
+        return value
     return repr(float(value))
 
 
@@ -206,9 +229,14 @@ class Sweeper:
     Construction sorts the items once by entry threshold and builds the
     cumulative sums; :meth:`curve` and :meth:`at` are then binary searches.
 
+    What review does to each item, and which figures the sums give, is the
+    table's (:class:`~rpa_sim.outcomes.OutcomeTable`: ``replay_terms``,
+    ``replay_figures``); this class only routes and sums. Review units
+    (documents) are tracked when the table has them.
+
     Parameters
     ----------
-    table : KIEOutcomes or VQAOutcomes
+    table : OutcomeTable
     policy : Policy
     reviewer : Reviewer, default=Reviewer()
         Perfect unless told otherwise; curves use its rates in expectation.
@@ -230,14 +258,16 @@ class Sweeper:
     True
     """
 
-    def __init__(self, table: Table, policy: Policy, *, reviewer: Reviewer | None = None,
+    def __init__(self, table: OutcomeTable, policy: Policy, *, reviewer: Reviewer | None = None,
                  costs: CostModel | None = None) -> None:
         self.table = table
         self.policy = policy
         self.reviewer = reviewer or Reviewer()
         self.costs = costs
-        self.task: Literal["kie", "vqa"] = "kie" if isinstance(table, KIEOutcomes) else "vqa"
-        self.compiled = _compile(table, policy, self.task)
+        self.task = table.task
+        self.compiled = compile_policy(policy, confidence=table.confidence, grounding=table.grounding,
+                                       fields=table.field_codes, field_names=table.field_names,
+                                       units=table.review_units)
         self.n = len(table)
         self._order = np.argsort(self.compiled.entry, kind="stable")
         self._sorted_entry = self.compiled.entry[self._order]
@@ -249,23 +279,38 @@ class Sweeper:
 
     def _expected(self) -> _Quantities:
         r = self.reviewer
-        return self._quantities(self.policy.audit, r.miss_rate, r.false_correction_rate, doc_audit=None,
+        return self._quantities(self.policy.audit, r.miss_rate, r.false_correction_rate, unit_audit=None,
                                 addition_miss=None)
 
-    def _quantities(self, audit, miss, false, *, doc_audit, addition_miss) -> _Quantities:
-        if self.task == "kie":
-            return _kie_quantities(self, audit, miss, false, doc_audit, addition_miss)
-        return _vqa_quantities(self, audit, miss, false)
+    def _quantities(self, audit, miss, false, *, unit_audit, addition_miss) -> _Quantities:
+        """The items' quantities (row 0: reviewed; then the table's replay terms) and, with review
+        units, the units' (row 0: opened; row 1: missed values added by a whole-unit review).
+
+        ``unit_audit`` and ``addition_miss`` are the drawn ones of a Monte Carlo replay (None: in expectation).
+        """
+        accepted, reviewed = self.table.replay_terms(miss=miss, false_correction=false)
+        unreviewed = np.concatenate([[0.0], accepted.sum(axis=1)])
+        difference = np.vstack([np.ones(self.n), reviewed - accepted])
+        units = self.table.review_units
+        if units is None:
+            return _Quantities(unreviewed, difference, audit)
+        # A unit is opened when routed or when it holds an audited item.
+        if unit_audit is None:
+            unit_audit = 1.0 - (1.0 - self.policy.audit) ** np.bincount(units, minlength=self.table.unit_count)
+        if not self.policy.fix_additions:
+            added = np.zeros(self.table.unit_count)
+        elif addition_miss is None:
+            added = self.table.missed_per_unit() * (1.0 - self.reviewer.miss_rate)
+        else:
+            added = self.table.missed_per_unit() - addition_miss
+        return _Quantities(unreviewed, difference, audit, np.array([unit_audit.sum(), 0.0]),
+                           np.vstack([1.0 - unit_audit, added]))
 
     def _sums(self, q: _Quantities) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Totals with nothing reviewed, and their changes after each step of the selection."""
         selection = self._selection
-        gain = q.gain()
-        prefix = selection.prefix(gain, selection.added, selection.removed)
-        if q.doc_gain.size:
-            doc_prefix = selection.prefix(q.doc_gain, selection.doc_added, selection.doc_removed)
-        else:
-            doc_prefix = np.zeros((0, self.n + 1))
+        prefix = selection.prefix(q.gain(), selection.added, selection.removed)
+        doc_prefix = selection.prefix(q.doc_gain, selection.doc_added, selection.doc_removed)
         return q.base(), prefix, q.doc_base, doc_prefix
 
     # -- answers ----------------------------------------------------------------------------------
@@ -352,112 +397,30 @@ class Sweeper:
         audit = (rng.random(n) < self.policy.audit).astype(np.float64)
         miss = (rng.random(n) < r.miss_rate).astype(np.float64)
         false = (rng.random(n) < r.false_correction_rate).astype(np.float64)
-        if self.task == "vqa":
-            return self._quantities(audit, miss, false, doc_audit=None, addition_miss=None)
-        table = self.table
-        documents = table.documents
-        doc_audit = np.zeros(documents)
-        np.maximum.at(doc_audit, table.document, audit)
-        additions = table.document_count("additions")
-        addition_miss = rng.binomial(additions, r.miss_rate).astype(np.float64)
-        return self._quantities(audit, miss, false, doc_audit=doc_audit, addition_miss=addition_miss)
+        units = self.table.review_units
+        if units is None:
+            return self._quantities(audit, miss, false, unit_audit=None, addition_miss=None)
+        unit_audit = np.zeros(self.table.unit_count)
+        np.maximum.at(unit_audit, units, audit)
+        addition_miss = rng.binomial(self.table.missed_per_unit(), r.miss_rate).astype(np.float64)
+        return self._quantities(audit, miss, false, unit_audit=unit_audit, addition_miss=addition_miss)
 
-    def _metrics(self, sums: np.ndarray, doc_sums: np.ndarray) -> dict[str, np.ndarray]:
+    def _metrics(self, sums: np.ndarray, unit_sums: np.ndarray) -> dict[str, np.ndarray]:
         n = self.n
         reviewed = sums[:, 0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            auto_rate = 1.0 - reviewed / n if n else np.full(len(sums), np.nan)
-            if self.task == "kie":
-                counts = self.table.counts
-                additions = counts.additions - doc_sums[:, 1]
-                errors = sums[:, 1] + sums[:, 2] + additions
-                # N(PR*): the predictions kept, plus the missing values a document review added
-                denominator = sums[:, 3] + doc_sums[:, 1] + additions
-                # (N(PR*) + Add - errors) / (N(PR*) + Add): at τ = 0 exactly TP / (TP + errors)
-                aligned = np.where(denominator > 0, (denominator - errors) / denominator, np.nan)
-                columns = {
-                    "auto_rate": auto_rate,
-                    "reviewed": reviewed,
-                    "documents_straight_through": self.table.documents - doc_sums[:, 0],
-                    "kieval_aligned": aligned,
-                    "residual_substitutions": sums[:, 1],
-                    "residual_deletions": sums[:, 2],
-                    "additions": additions,
-                }
-                documents_reviewed = doc_sums[:, 0]
-            else:
-                valid = np.count_nonzero(~np.isnan(self.table.smudge()))
-                columns = {
-                    "auto_rate": auto_rate,
-                    "reviewed": reviewed,
-                    "documents_straight_through": n - reviewed,
-                    "anls": sums[:, 1] / n if n else np.full(len(sums), np.nan),
-                    "accuracy": sums[:, 2] / n if n else np.full(len(sums), np.nan),
-                    "smudge": sums[:, 3] / valid if valid else np.full(len(sums), np.nan),
-                }
-                errors = n - sums[:, 2]
-                documents_reviewed = reviewed
+        if self.table.review_units is None:  # every item is its own unit
+            opened, added = reviewed, np.zeros(len(sums))
+        else:
+            opened, added = unit_sums[:, 0], unit_sums[:, 1]
+        auto_rate = 1.0 - reviewed / n if n else np.full(len(sums), np.nan)
+        figures, residual_errors = self.table.replay_figures(sums[:, 1:], added)
+        columns = {"auto_rate": auto_rate, "reviewed": reviewed,
+                   "documents_straight_through": self.table.unit_count - opened, **figures}
         if self.costs is not None:
             columns["cost"] = (reviewed * self.costs.review_price(self.reviewer)
-                               + documents_reviewed * self.costs.document_price(self.reviewer)
-                               + errors * self.costs.per_residual_error)
+                               + opened * self.costs.document_price(self.reviewer)
+                               + residual_errors * self.costs.per_residual_error)
         return columns
-
-
-def _compile(table: Table, policy: Policy, task: str) -> CompiledPolicy:
-    if task == "kie":
-        return compile_policy(policy, confidence=table.confidence, grounding=table.grounding, fields=table.key,
-                              field_names=table.keys, units=table.document)
-    if policy.escalate == "document":
-        raise InputError(f"policy {policy.name!r} escalates documents, which VQA questions do not have")
-    return compile_policy(policy, confidence=table.confidence, grounding=table.grounding,
-                          fields=table.question_type, field_names=table.question_types)
-
-
-def _kie_quantities(sweeper: Sweeper, audit, miss, false, doc_audit, addition_miss) -> _Quantities:
-    table = sweeper.table
-    outcome = table.outcome
-    substitution = outcome == 1
-    deletion = outcome == 2
-    # rows: reviewed, substitutions left, deletions left, predictions kept (N(PR*)); each x - y
-    difference = np.empty((4, len(outcome)))
-    difference[0] = 1.0
-    difference[1] = np.where(substitution, miss - 1.0, np.where(outcome == 0, false, 0.0))
-    difference[2] = np.where(deletion, miss - 1.0, 0.0)
-    difference[3] = difference[2]
-    unreviewed = np.array([0.0, np.count_nonzero(substitution), np.count_nonzero(deletion), len(outcome)])
-    # Per document: whether it is opened (routed, or holding an audited item) and the
-    # additions its review makes when whole documents are reviewed.
-    items = np.bincount(table.document, minlength=table.documents)
-    if doc_audit is None:
-        doc_audit = 1.0 - (1.0 - sweeper.policy.audit) ** items
-    additions = table.document_count("additions").astype(np.float64)
-    if sweeper.policy.fix_additions:
-        fixed = additions - addition_miss if addition_miss is not None else additions * (1.0 - sweeper.reviewer.miss_rate)
-    else:
-        fixed = np.zeros(table.documents)
-    doc_gain = np.vstack([1.0 - doc_audit, fixed])
-    doc_base = np.array([doc_audit.sum(), 0.0])
-    return _Quantities(unreviewed, difference, audit, doc_base, doc_gain)
-
-
-def _vqa_quantities(sweeper: Sweeper, audit, miss, false) -> _Quantities:
-    table = sweeper.table
-    right = table.anls == 1.0
-    smudge = np.nan_to_num(table.smudge(), nan=0.0)
-    has_smudge = ~np.isnan(table.smudge())
-
-    def reviewed_score(score: np.ndarray, counts: np.ndarray | bool = True) -> np.ndarray:
-        # A reviewed question takes its ground truth (every score 1) unless the reviewer
-        # misses the error; a right answer is broken (every score 0) by a false correction.
-        value = np.where(right, 1.0 - false, miss * score + (1.0 - miss))
-        return np.where(counts, value, 0.0)
-
-    # rows: reviewed, ANLS, accuracy, SMuDGE
-    unreviewed = np.vstack([np.zeros(len(table)), table.anls, table.accuracy, smudge])
-    reviewed = np.vstack([np.ones(len(table)), reviewed_score(table.anls), reviewed_score(table.accuracy),
-                          reviewed_score(smudge, has_smudge)])
-    return _Quantities(unreviewed.sum(axis=1), reviewed - unreviewed, audit)
 
 
 @dataclass(frozen=True)
@@ -498,7 +461,7 @@ def _selection(sweeper: Sweeper) -> _Selection:
     """The selection of :class:`_Selection` for this policy and table."""
     order = sweeper._order
     n = len(order)
-    units = sweeper.table.document if sweeper.task == "kie" else None
+    units = sweeper.table.review_units
     limit = sweeper._budget
     if limit is None or limit >= n or bool(np.all(np.diff(sweeper.table.confidence[order]) >= 0)):
         # Routed items come least confident first: the reviewed set grows as a

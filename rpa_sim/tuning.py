@@ -1,7 +1,7 @@
-"""Optimised per-field policies: one threshold per field, automating most while meeting a target.
+"""Optimized per-field policies: one threshold per field, automating most while meeting a target.
 
 A target on the post-correction metric is a linear budget on per-item costs
-(derivation in ``docs/optimize.md``); :func:`rpa_sim.optimize.optimise_thresholds`
+(derivation in ``docs/optimize.md``); :func:`rpa_sim.optimize.optimize_thresholds`
 picks the thresholds, and the result is returned as an ordinary per-field
 policy, so that the sweep engine measures it like any other.
 """
@@ -12,39 +12,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rpa_sim.optimize import PerFieldThresholds, optimise_thresholds
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.optimize import PerFieldThresholds, optimize_thresholds
+from rpa_sim.outcomes import OutcomeTable
 from rpa_sim.policies import Policy
 from rpa_sim.reviewer import Reviewer
 
-__all__ = ["OptimisedPolicy", "target_costs", "optimised_policy"]
+__all__ = ["OptimizedPolicy", "target_costs", "optimized_policy"]
 
 
-def target_costs(table: KIEOutcomes | VQAOutcomes, target: float, reviewer: Reviewer
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
+def target_costs(table: OutcomeTable, target: float, reviewer: Reviewer) -> tuple[np.ndarray, np.ndarray, float]:
     """Per-item costs when accepted and when reviewed, and the budget that meeting ``target`` allows.
 
-    KIE: KIEval_Aligned^τ >= target; VQA: post-correction mean ANLS >= target
-    (both in expectation over the reviewer's misses and false corrections).
+    The table's :meth:`~rpa_sim.outcomes.OutcomeTable.target_costs`: KIE,
+    KIEval_Aligned^τ >= target; VQA, post-correction mean ANLS >= target, a
+    budget on the ANLS shortfall ``1 - ANLS`` (both in expectation over the
+    reviewer's misses and false corrections).
     """
     if not 0.0 < target <= 1.0:
         raise ValueError(f"target must be in (0, 1], got {target!r}")
-    m, f = reviewer.miss_rate, reviewer.false_correction_rate
-    if isinstance(table, KIEOutcomes):
-        outcome = table.outcome
-        accepted = np.where(outcome == 0, 0.0, 1.0)
-        reviewed = np.select([outcome == 0, outcome == 1], [f, m], default=m + (1 - target) * (1 - m))
-        additions = table.counts.additions
-        return accepted, reviewed, (1 - target) * (len(table) + additions) - additions
-    score = table.anls
-    accepted = 1.0 - score
-    reviewed = np.where(score == 1.0, f, m * (1.0 - score))
-    return accepted, reviewed, len(table) * (1 - target)
+    return table.target_costs(target, miss_rate=reviewer.miss_rate,
+                              false_correction_rate=reviewer.false_correction_rate)
 
 
 @dataclass(frozen=True)
-class OptimisedPolicy:
-    """The optimiser's answer for one target, and the same thresholds as a policy."""
+class OptimizedPolicy:
+    """The optimizer's answer for one target, and the same thresholds as a policy."""
 
     target: float
     policy: Policy
@@ -55,8 +47,7 @@ class OptimisedPolicy:
         return {key: None if np.isinf(value) else float(value) for key, value in self.result.thresholds.items()}
 
 
-def optimised_policy(table: KIEOutcomes | VQAOutcomes, target: float, *,
-                     reviewer: Reviewer | None = None) -> OptimisedPolicy:
+def optimized_policy(table: OutcomeTable, target: float, *, reviewer: Reviewer | None = None) -> OptimizedPolicy:
     """Per-field thresholds maximising auto-rate subject to the post-correction metric reaching ``target``.
 
     Fields are KIE keys or VQA question types. Entity review never adds what the
@@ -64,16 +55,13 @@ def optimised_policy(table: KIEOutcomes | VQAOutcomes, target: float, *,
     infeasible (``result.feasible`` False).
     """
     reviewer = reviewer or Reviewer()
-    if isinstance(table, KIEOutcomes):
-        names, codes = table.keys, table.key
-    else:
-        names, codes = table.question_types, table.question_type
-    keys = np.array(names, dtype=object)[codes] if len(names) else np.array([], dtype=object)
+    names = table.field_names
+    keys = np.array(names, dtype=object)[table.field_codes] if len(names) else np.array([], dtype=object)
     accepted, reviewed, budget = target_costs(table, target, reviewer)
-    result = optimise_thresholds(keys, table.confidence, accepted, reviewed, budget=budget)
+    result = optimize_thresholds(keys, table.confidence, accepted, reviewed, budget=budget)
     policy = Policy.model_validate({
-        "name": f"per-field-optimised@{target:g}",
+        "name": f"per-field-optimized@{target:g}",
         "description": f"Per-field thresholds fitted to reach {target:g} with the most automation.",
         "review_if": {"confidence": {"below": "sweep", "fields": dict(result.thresholds)}},
     })
-    return OptimisedPolicy(target, policy, result)
+    return OptimizedPolicy(target, policy, result)

@@ -1,43 +1,261 @@
-"""Reading the project's YAML files (policies, scenarios) into validated models, with clear errors."""
+"""Reading the project's YAML files (policies, scenarios, settings) into validated models, with clear errors.
+
+A problem is an :class:`~rpa_sim.errors.InputError` naming the file and, when
+it can be found, the line: a file that is missing, a folder, not UTF-8, not
+YAML or nested too deeply; a value the model rejects, worded in plain terms
+(``expected a number at most 1 or 'sweep', got 1.5``), never in pydantic's
+type names.
+
+Examples
+--------
+>>> import tempfile
+>>> from pydantic import BaseModel, Field
+>>> class Rates(BaseModel):
+...     miss_rate: float = Field(ge=0, le=1)
+>>> tmp = tempfile.TemporaryDirectory()
+>>> path = Path(tmp.name) / "rates.yaml"
+>>> _ = path.write_text("# a reviewer\\nmiss_rate: 2\\n")
+>>> validated(Rates, read_yaml(path), source=str(path))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+rpa_sim.errors.InputError: .../rates.yaml: line 2: miss_rate: expected a number at most 1, got 2
+>>> tmp.cleanup()
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from rpa_sim.errors import InputError
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 __all__ = ["read_yaml", "validation_message", "validated"]
 
 Model = TypeVar("Model", bound=BaseModel)
 
+_TOO_DEEP = "nested too deeply"
+_SHOW_LIMIT = 60
 
-def read_yaml(path: Path) -> Any:
-    """The content of a YAML file; bad YAML is an :class:`InputError` naming the file and line."""
+
+def _read_text(path: Path | Traversable) -> str:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8: byte 0x{error.object[error.start]:02x} at byte {error.start + 1}",
+                         path=str(path)) from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror}", path=str(path)) from None
+
+
+def read_yaml(path: Path | Traversable) -> Any:
+    """The content of a YAML file; a missing, unreadable or bad file is an :class:`InputError` naming it.
+
+    Parameters
+    ----------
+    path : Path or Traversable
+        A file on disk or a bundled file.
+    """
+    text = _read_text(path)
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", path=str(path),
                          line=None if mark is None else mark.line + 1) from None
+    except RecursionError:
+        raise InputError(f"not usable YAML: {_TOO_DEEP}", path=str(path)) from None
 
 
-def validation_message(error: ValidationError) -> str:
-    """Pydantic's errors as ``field.path: problem`` parts joined by ``; ``."""
+# --------------------------------------------------------------------------- locating a field
+
+
+def _raw_steps(loc: tuple[str | int, ...], data: Any) -> list[str | int]:
+    """The steps of a pydantic location that exist in the data as written.
+
+    Dropped: the tags pydantic adds for each alternative of a union
+    (``constrained-float``, ``literal['sweep']``, ``function-after[...]``) and
+    the fields a shorthand stands for (``confidence: 0.8`` for ``{below: 0.8}``).
+
+    >>> _raw_steps(("review_if", "confidence", "below", "constrained-float"), {"review_if": {"confidence": 1.5}})
+    ['review_if', 'confidence']
+    >>> _raw_steps(("policies", 0, "str"), {"policies": [5]})
+    ['policies', 0]
+    """
+    steps: list[str | int] = []
+    node = data
+    for step in loc:
+        if isinstance(step, int) and isinstance(node, list):
+            steps.append(step)
+            node = node[step] if step < len(node) else None
+        elif isinstance(step, str) and isinstance(node, dict):
+            steps.append(step)
+            node = node.get(step)
+        else:
+            node = None
+    return steps
+
+
+def _field_path(steps: list[str | int]) -> str:
+    """
+    >>> _field_path(["review_if", "any_of", 0, "confidence"])
+    'review_if.any_of[0].confidence'
+    """
+    text = ""
+    for step in steps:
+        text += f"[{step}]" if isinstance(step, int) else f".{step}" if text else step
+    return text
+
+
+def _line_of(root: yaml.Node | None, steps: list[str | int]) -> int | None:
+    """The 1-based line of the node at ``steps`` in a composed YAML tree (or of its nearest parent)."""
+    node, line = root, None
+    for step in steps:
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            node = next((value for key, value in node.value
+                         if isinstance(key, yaml.ScalarNode) and key.value == step), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+        else:
+            node = None
+    if node is not None:
+        line = node.start_mark.line + 1
+    return line
+
+
+def _composed(source: str) -> yaml.Node | None:
+    """The YAML node tree of the file ``source`` names, when it is a readable YAML file."""
+    path = Path(source)
+    try:
+        return yaml.compose(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return None
+
+
+# --------------------------------------------------------------------------- wording
+
+
+def _show(value: Any) -> str:
+    """A value quoted as in YAML flow style, cut short.
+
+    >>> _show("swep"), _show(1.5), _show(True), _show([1, 2])
+    ("'swep'", '1.5', 'true', '[1, 2]')
+    """
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str).replace('"', "'")
+        except (TypeError, ValueError, RecursionError):
+            text = str(value)
+    return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
+
+
+_KINDS = {
+    "float_type": "a number", "float_parsing": "a number", "finite_number": "a finite number",
+    "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+    "string_type": "text", "bool_type": "true or false", "bool_parsing": "true or false",
+    "list_type": "a list", "tuple_type": "a list", "dict_type": "a mapping (key: value)",
+    "model_type": "a mapping (key: value)", "model_attributes_type": "a mapping (key: value)",
+    "none_required": "nothing (null)",
+}
+_BOUNDS = {"greater_than": "greater than {gt:g}", "greater_than_equal": "at least {ge:g}",
+           "less_than": "less than {lt:g}", "less_than_equal": "at most {le:g}",
+           "multiple_of": "a multiple of {multiple_of:g}"}
+
+
+def _expected(error: dict[str, Any]) -> str | None:
+    """What an alternative of the field expected, in plain words; None when the error is not about a type."""
+    kind, ctx = error["type"], error.get("ctx", {})
+    if kind in _KINDS:
+        return _KINDS[kind]
+    if kind in _BOUNDS:
+        bound = _BOUNDS[kind].format(**ctx)
+        return f"a number {bound}" if isinstance(error.get("input"), (int, float)) else bound
+    if kind in ("literal_error", "enum"):
+        return "one of " + ctx["expected"] if ", " in ctx["expected"] else ctx["expected"]
+    return None
+
+
+def _problem(errors: list[dict[str, Any]]) -> str:
+    """The problem of one field, from the errors pydantic reports there (one per alternative of a union)."""
+    first = errors[0]
+    kind = first["type"]
+    if kind == "missing":
+        return "missing (required)"
+    if kind == "extra_forbidden":
+        return "not a known field (misspelt?)"
+    if kind in ("too_short", "string_too_short"):
+        least = first.get("ctx", {}).get("min_length", 1)
+        what = "character" if kind == "string_too_short" else "item"
+        return f"needs at least {least} {what}{'' if least == 1 else 's'}, got {_show(first['input'])}"
+    if kind in ("too_long", "string_too_long"):
+        most = first.get("ctx", {}).get("max_length")
+        return f"has more than {most} items"
+    if kind in ("value_error", "assertion_error"):
+        return str(first.get("ctx", {}).get("error", first["msg"])).removeprefix("Value error, ")
+    expected = [text for text in (_expected(error) for error in errors) if text is not None]
+    if expected:
+        alternatives = list(dict.fromkeys(expected))
+        return f"expected {' or '.join(alternatives)}, got {_show(first['input'])}"
+    return f"{first['msg'][:1].lower()}{first['msg'][1:]}, got {_show(first['input'])}"
+
+
+def _located(error: ValidationError, data: Any) -> list[tuple[list[str | int], str]]:
+    """Each field with problems (as written in the file), in pydantic's order, with its worded problem."""
+    by_field: dict[tuple[str | int, ...], list[dict[str, Any]]] = {}
+    for problem in error.errors(include_url=False):
+        by_field.setdefault(tuple(_raw_steps(problem["loc"], data)), []).append(problem)
+    return [(list(steps), _problem(problems)) for steps, problems in by_field.items()]
+
+
+def validation_message(error: ValidationError, *, data: Any = None, root: yaml.Node | None = None) -> str:
+    """Pydantic's errors as ``line N: field.path: problem`` parts joined by ``; `` (lines when ``root`` is given).
+
+    Parameters
+    ----------
+    error : ValidationError
+    data : any, optional
+        The validated data, to name fields as they are written (without the
+        tags of union alternatives).
+    root : yaml.Node, optional
+        The composed YAML of the data, to give each field's line.
+    """
     parts = []
-    for problem in error.errors():
-        where = ".".join(str(step) for step in problem["loc"] if not str(step).startswith("function-"))
-        message = problem["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts)
+    for steps, problem in _located(error, data):
+        where = _field_path(steps)
+        line = None if root is None else _line_of(root, steps)
+        text = f"{where}: {problem}" if where else problem
+        parts.append((line or 0, text if line is None else f"line {line}: {text}"))
+    return "; ".join(text for _, text in sorted(parts, key=lambda part: part[0]))
 
 
 def validated(model: type[Model], data: Any, *, source: str) -> Model:
-    """``data`` validated as ``model``; problems become an :class:`InputError` naming ``source``."""
+    """``data`` validated as ``model``; problems become an :class:`InputError` naming ``source``.
+
+    When ``source`` is the path of the YAML file the data was read from, each
+    problem gives its line there.
+    """
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        raise InputError(validation_message(error), path=source) from None
+        root = _composed(source)
+        located = _located(error, data)
+        if len(located) == 1:
+            steps, problem = located[0]
+            raise InputError(problem, path=source, line=None if root is None else _line_of(root, steps),
+                             field=_field_path(steps) or None) from None
+        raise InputError(validation_message(error, data=data, root=root), path=source) from None

@@ -22,3 +22,18 @@ def shared_path(*parts: str) -> Path:
 def load_vectors(name: str) -> dict:
     """One of the JSON files of ``../shared/vectors`` (skips when absent)."""
     return json.loads(shared_path("vectors", name).read_text(encoding="utf-8"))
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    """``rpa-sim ARGV`` in this process: the exit status, standard output and standard error."""
+    from rpa_sim.cli import main  # noqa: PLC0415
+
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def write_lines(path: Path, *records: dict | str) -> Path:
+    """A JSON Lines file of ``records`` (dicts are dumped, strings written as they are)."""
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path

@@ -41,18 +41,60 @@ def test_equal_width_default_has_15_bins_and_nan_for_empty_bins():
 
 
 def test_equal_width_uses_the_reported_edges_not_a_product():
-    # floor(c * n_bins) and "lower <= c < upper" disagree for some c; the table follows its edges.
-    just_below = np.nextafter(0.9, 0)  # 0.8999999999999999, whose product with 10 rounds to 9.0
-    assert np.floor(just_below * 10) == 9
-    assert reliability_table([just_below], [True], n_bins=10).count[8] == 1
-    rng = np.random.default_rng(0)
-    for n_bins in (3, 7, 10, 15, 30):
-        edges = np.arange(n_bins + 1) / n_bins
-        conf = np.concatenate([edges, np.nextafter(edges, 0), np.nextafter(edges, 1), rng.random(200)])
-        conf = np.clip(conf, 0, 1)
-        table = reliability_table(conf, np.ones(len(conf), dtype=bool), n_bins=n_bins)
-        index = np.minimum(np.searchsorted(edges, conf, side="right") - 1, n_bins - 1)
-        assert ((table.lower[index] <= conf) & ((conf < table.upper[index]) | (conf == 1.0))).all()
+    # floor(c * n_bins) and "lower <= c < upper" disagree next to some edges, both ways:
+    # 0.8999999999999999 * 10 rounds up to 9.0 although it is below the edge 0.9, and 15/22 * 22 rounds
+    # down to 14.999999999999998 although 15/22 is the edge itself. The table follows its edges.
+    just_below = np.nextafter(0.9, 0)
+    assert just_below < 0.9 and np.floor(just_below * 10) == 9 and np.floor(15 / 22 * 22) == 14
+    # ten bins; by hand: .05 -> [0, .1); .35 -> [.3, .4); .8999999999999999 -> [.8, .9); .9 and 1 -> [.9, 1]
+    conf = [just_below, 0.9, 0.05, 1.0, 0.35]
+    right = [1, 0, 1, 1, 0]
+    table = reliability_table(conf, right, n_bins=10)
+    assert table.count.tolist() == [1, 0, 0, 1, 0, 0, 0, 0, 1, 2]
+    filled = table.count > 0
+    np.testing.assert_allclose(table.mean_confidence[filled], [0.05, 0.35, just_below, 0.95], rtol=0, atol=1e-15)
+    assert table.accuracy[filled].tolist() == [1.0, 0.0, 1.0, 0.5]
+    # gaps .95, .35, .1 (one item each) and .45 (two): 2.3 / 5
+    assert table.ece == pytest.approx(0.46, abs=1e-12)
+    edge = reliability_table([15 / 22, np.nextafter(15 / 22, 0)], [1, 1], n_bins=22)
+    assert edge.count[14] == edge.count[15] == 1 and edge.lower[15] == 15 / 22
+
+
+@st.composite
+def near_edges(draw):
+    """A bin count, confidences of which many sit on an edge or one float away, and labels."""
+    n_bins = draw(st.integers(1, 30))
+    edge = st.tuples(st.integers(0, n_bins), st.sampled_from([-np.inf, None, np.inf])).map(
+        lambda pair: float(np.clip(pair[0] / n_bins if pair[1] is None else np.nextafter(pair[0] / n_bins, pair[1]),
+                                   0.0, 1.0)))
+    conf = draw(st.lists(st.one_of(confidences, edge), min_size=1, max_size=40))
+    right = draw(st.lists(st.booleans(), min_size=len(conf), max_size=len(conf)))
+    return n_bins, conf, right
+
+
+def assert_rows_hold_their_members(table, conf, right, member):
+    """Each row's count, mean confidence and accuracy are those of the confidences ``member`` puts in it."""
+    for row in range(len(table)):
+        inside = [i for i, c in enumerate(conf) if member(row, c)]
+        assert table.count[row] == len(inside), (row, table.lower[row], table.upper[row])
+        if inside:
+            assert table.mean_confidence[row] == pytest.approx(sum(conf[i] for i in inside) / len(inside), abs=1e-12)
+            assert table.accuracy[row] == pytest.approx(sum(right[i] for i in inside) / len(inside), abs=1e-12)
+        else:
+            assert np.isnan(table.mean_confidence[row]) and np.isnan(table.accuracy[row])
+    assert table.count.sum() == len(conf)
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_edges())
+def test_equal_width_rows_hold_the_confidences_between_their_edges(sample):
+    n_bins, conf, right = sample
+    table = reliability_table(conf, right, n_bins=n_bins)
+    assert table.lower.tolist() == [i / n_bins for i in range(n_bins)]
+    assert table.upper.tolist() == [(i + 1) / n_bins for i in range(n_bins)]
+    last = n_bins - 1
+    assert_rows_hold_their_members(table, conf, right, lambda row, c: (
+        table.lower[row] <= c < table.upper[row] or (row == last and c == 1.0)))
 
 
 def test_proxies_by_hand():
@@ -231,14 +273,47 @@ def test_equal_mass_without_ties_cuts_like_array_split(conf, n_bins, data):
 
 
 def test_equal_mass_membership_follows_the_edges():
-    rng = np.random.default_rng(3)
-    conf = np.round(rng.random(500), 2)  # many ties
-    table = reliability_table(conf, rng.random(500) < conf, n_bins=15, scheme="equal_mass")
-    index = np.searchsorted(table.upper, conf, side="left")
-    first = index == 0
-    assert ((table.lower[index] < conf) | first).all() and (conf <= table.upper[index]).all()
-    assert np.bincount(index, minlength=len(table)).tolist() == table.count.tolist()
-    assert (np.diff(table.upper) > 0).all()
+    # sorted: .1 .2 .2 | .2 .5 .5 | .7 .9 | .9 1 (4 groups of 3, 3, 2, 2); maxima .2 .5 .9, closing edge 1.
+    # The run of .2s straddling the first cut and the .9s straddling the third go to the lower bin:
+    # [0, .2]: .1 .2 .2 .2;  (.2, .5]: .5 .5;  (.5, .9]: .7 .9 .9;  (.9, 1]: 1
+    conf = [0.9, 0.2, 0.5, 0.1, 1.0, 0.2, 0.7, 0.5, 0.9, 0.2]
+    right = [1, 1, 1, 0, 1, 0, 1, 0, 1, 1]
+    table = reliability_table(conf, right, n_bins=4, scheme="equal_mass")
+    assert table.lower.tolist() == [0.0, 0.2, 0.5, 0.9] and table.upper.tolist() == [0.2, 0.5, 0.9, 1.0]
+    assert table.count.tolist() == [4, 2, 3, 1]
+    np.testing.assert_allclose(table.mean_confidence, [0.7 / 4, 0.5, 2.5 / 3, 1.0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(table.accuracy, [0.5, 0.5, 1.0, 1.0], rtol=0, atol=1e-15)
+    # gaps .325 (x4), 0 (x2), 1/6 (x3), 0: (1.3 + .5) / 10; upper edges: .3 (x4), 0, .1 (x3), 0: 1.5 / 10
+    assert table.ece == pytest.approx(0.18, abs=1e-12)
+    assert table.calibration_error(proxy="upper_edge") == pytest.approx(0.15, abs=1e-12)
+
+
+def documented_equal_mass_edges(conf, n_bins):
+    """docs/calibration.md, equal mass, steps 1, 2 and 4: the group maxima but the last's, then 1, merged."""
+    ordered = sorted(conf)
+    groups = min(n_bins, len(ordered))
+    size, larger = divmod(len(ordered), groups)
+    ends, end = [], 0
+    for group in range(groups - 1):
+        end += size + (group < larger)
+        ends.append(ordered[end - 1])
+    return sorted(set(ends) | {1.0})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12).map(lambda v: v / 12), st.booleans()), min_size=2, max_size=50),
+       st.integers(1, 20))
+def test_equal_mass_rows_hold_the_confidences_between_their_edges(sample, n_bins):
+    # few distinct values: ties at the cuts are the rule, not the exception
+    conf, right = map(list, zip(*sample))
+    table = reliability_table(conf, right, n_bins=n_bins, scheme="equal_mass")
+    if len(set(conf)) == 1:
+        assert table.scheme == "equal_width"
+        return
+    assert table.upper.tolist() == documented_equal_mass_edges(conf, n_bins)
+    assert table.lower.tolist() == [0.0] + table.upper.tolist()[:-1]
+    assert_rows_hold_their_members(table, conf, right, lambda row, c: (
+        table.lower[row] < c <= table.upper[row] or (row == 0 and c == 0.0)))
 
 
 # -- AURC and AUROC (DUDE vectors, computed with failure_detection.py) -----------------------------

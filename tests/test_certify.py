@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -124,20 +125,63 @@ def test_minimum_accepted(eps, delta):
     assert n == 1 or binom.cdf(0, n - 1, eps) > delta
 
 
+def documented_calibration_rows(n, *, seed, fraction=0.5):
+    """docs/calibration.md, step 1, without groups: ``default_rng(seed)`` permutes the items and the
+    first ``floor(fraction * n + 0.5)`` calibrate."""
+    return set(np.random.default_rng(seed).permutation(n)[:math.floor(fraction * n + 0.5)].tolist())
+
+
+@pytest.mark.parametrize(("seed", "fraction"), [(0, 0.5), (3, 0.5), (8, 1 / 3), (13, 0.7)])
+def test_the_split_follows_the_documented_rule(seed, fraction):
+    # Groups of 1, 2, 4, ... 256 items under shuffled labels: calibration_n written in binary names the
+    # calibration groups (by rank among the sorted labels), which the documented rule predicts.
+    labels = np.array([40, 7, 93, 12, 58, 3, 71, 25, 66])
+    rank = np.argsort(np.argsort(labels))
+    groups = np.random.default_rng(99).permutation(np.repeat(labels, 2 ** rank))
+    rng = np.random.default_rng(1)
+    conf, error = rng.random(len(groups)), rng.random(len(groups)) < 0.05
+    result = certify_threshold(conf, error, max_error=0.2, delta=0.1, seed=seed, groups=groups,
+                               calibration_fraction=fraction)
+    chosen = {bit for bit in range(len(labels)) if result.calibration_n >> bit & 1}
+    assert chosen == documented_calibration_rows(len(labels), seed=seed, fraction=fraction)
+    # without groups the items are permuted as groups of one
+    alone = certify_threshold(conf, error, max_error=0.2, delta=0.1, seed=seed, calibration_fraction=fraction)
+    assert alone == certify_threshold(conf, error, max_error=0.2, delta=0.1, seed=seed,
+                                      calibration_fraction=fraction, groups=np.arange(len(conf)))
+
+
 def test_holdout_figures():
     rng = np.random.default_rng(5)
     conf = rng.random(400)
     error = rng.random(400) < (1 - conf) / 4
     result = certify_threshold(conf, error, max_error=0.1, delta=0.1, seed=3)
-    calibration = _split(None, 0.5, 3, 400)
-    assert calibration.sum() == result.calibration_n == 200
-    held = ~calibration
-    accepted = conf[held] >= result.threshold
-    assert result.holdout_auto_rate == accepted.sum() / held.sum()
-    assert result.holdout_error == error[held][accepted].sum() / accepted.sum()
-    counts = conf[calibration] >= result.threshold
-    assert result.accepted_n == counts.sum()
-    assert result.accepted_errors == error[calibration][counts].sum()
+    calibration = documented_calibration_rows(400, seed=3)
+    held = [i for i in range(400) if i not in calibration]
+    # The walk, replayed in plain Python on the documented split: distinct calibration confidences from
+    # the largest; skip those accepting fewer than 22 items (0.9 ** 21 > 0.1 >= 0.9 ** 22); pass while
+    # BinomCDF(k; n, .1) <= .1.
+    assert 0.9 ** 21 > 0.1 >= 0.9 ** 22
+    certified = None
+    for t in sorted({conf[i] for i in calibration}, reverse=True):
+        accepted = [i for i in calibration if conf[i] >= t]
+        if len(accepted) < 22:
+            continue
+        if binom.cdf(sum(error[i] for i in accepted), len(accepted), 0.1) > 0.1:
+            break
+        certified = t
+    assert certified is not None and result.threshold == certified
+    accepted = [i for i in calibration if conf[i] >= certified]
+    held_accepted = [i for i in held if conf[i] >= certified]
+    assert (result.calibration_n, result.accepted_n) == (200, len(accepted))
+    assert result.accepted_errors == sum(error[i] for i in accepted)
+    assert result.holdout_auto_rate == pytest.approx(len(held_accepted) / len(held), abs=1e-15)
+    assert result.holdout_error == pytest.approx(sum(error[i] for i in held_accepted) / len(held_accepted), abs=1e-15)
+    # Whatever the split, the two halves together hold every accepted item and every accepted error.
+    everything = conf >= result.threshold
+    held_accepted_n = result.holdout_auto_rate * (400 - result.calibration_n)
+    assert result.accepted_n + held_accepted_n == pytest.approx(everything.sum(), abs=1e-9)
+    assert result.accepted_errors + result.holdout_error * held_accepted_n == pytest.approx(
+        error[everything].sum(), abs=1e-9)
 
 
 # -- the result object ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Per-field threshold optimisation against brute force, exact DP and hand-worked numbers."""
+"""Per-field threshold optimization against brute force, exact DP and hand-worked numbers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rpa_sim.optimize as optimize
-from rpa_sim.optimize import field_curves, frontier, optimise_thresholds
+from rpa_sim.optimize import field_curves, frontier, optimize_thresholds
 
 TOL = 1e-12
 
@@ -159,7 +159,7 @@ def test_field_curves_worked_example():
     assert nm.cost.tolist() == [0.0, 0.9]
 
 
-# --- the optimiser against brute force -------------------------------------------------------
+# --- the optimizer against brute force -------------------------------------------------------
 
 
 def check_against_brute_force(case):
@@ -219,7 +219,7 @@ def test_convex_curves_without_ties_hull_solution_is_optimal(case):
         hull = curve.hull()  # convex: every point from the cheapest on is a vertex
         assert hull.tolist() == list(range(hull[0], len(curve.accepted)))
     best, _ = brute_force(field_curves(keys, confidence, accept, review), budget)
-    hull = optimise_thresholds(keys, confidence, accept, review, budget=budget, refine=False)
+    hull = optimize_thresholds(keys, confidence, accept, review, budget=budget, refine=False)
     assert hull.feasible == (best is not None)
     if best is not None:
         assert hull.accepted == best
@@ -229,9 +229,9 @@ def test_convex_curve_with_ties_is_not_enough_for_the_hull_solution():
     # a: one item of cost 1; b: two items of equal confidence, 1.1 each. Both curves are convex,
     # the hull takes a first (slope 1 < 1.1) and then cannot afford b's pair; the optimum is b alone.
     keys, confidence, accept = ["a", "b", "b"], [0.9, 0.5, 0.5], [1.0, 1.1, 1.1]
-    hull = optimise_thresholds(keys, confidence, accept, 0.0, budget=2.2, refine=False)
+    hull = optimize_thresholds(keys, confidence, accept, 0.0, budget=2.2, refine=False)
     assert (hull.thresholds, hull.accepted, hull.cost, hull.upper_bound) == ({"a": 0.9, "b": np.inf}, 1, 1.0, 2)
-    best = optimise_thresholds(keys, confidence, accept, 0.0, budget=2.2)
+    best = optimize_thresholds(keys, confidence, accept, 0.0, budget=2.2)
     assert (best.thresholds, best.accepted, best.cost, best.upper_bound) == ({"a": np.inf, "b": 0.5}, 2, 2.2, 2)
     assert best.optimal and not hull.optimal
 
@@ -298,7 +298,7 @@ def test_work_cap_fallback_keeps_its_weaker_guarantees(case):
 def test_never_worse_than_the_best_common_threshold(case):
     keys, confidence, accept, review, budget = case
     common = best_common_threshold(keys, confidence, accept, review, budget)
-    result = optimise_thresholds(keys, confidence, accept, review, budget=budget)
+    result = optimize_thresholds(keys, confidence, accept, review, budget=budget)
     if common is None:
         return  # no common threshold fits; the cheapest per-field choice may still
     assert result.feasible and result.accepted >= common
@@ -310,7 +310,7 @@ def test_per_field_thresholds_beat_a_common_threshold():
     confidence = [0.95, 0.9, 0.85, 0.6, 0.5, 0.4]
     accept = [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     assert best_common_threshold(keys, np.array(confidence), np.array(accept), np.zeros(6), 1.0) == 1
-    result = optimise_thresholds(keys, confidence, accept, 0.0, budget=1.0)
+    result = optimize_thresholds(keys, confidence, accept, 0.0, budget=1.0)
     assert result.thresholds == {"date": 0.4, "total": 0.95}
     assert (result.accepted, result.cost, result.auto_rate) == (4, 1.0, 4 / 6)
 
@@ -321,26 +321,26 @@ def test_per_field_thresholds_beat_a_common_threshold():
 def test_infeasible_returns_the_cheapest_choice():
     # reviewing costs 1 per item, accepting the correct item costs nothing
     keys, confidence, accept, review = ["a", "a"], [0.9, 0.2], [0.0, 3.0], [1.0, 1.0]
-    result = optimise_thresholds(keys, confidence, accept, review, budget=0.5)
+    result = optimize_thresholds(keys, confidence, accept, review, budget=0.5)
     assert not result.feasible and not result.optimal and result.upper_bound is None
     assert (result.thresholds, result.accepted, result.cost) == ({"a": 0.9}, 1, 1.0)
     # accepting nothing costs 2 > 1.5, yet accepting the confident item fits
-    result = optimise_thresholds(keys, confidence, accept, review, budget=1.5)
+    result = optimize_thresholds(keys, confidence, accept, review, budget=1.5)
     assert result.feasible and (result.thresholds, result.accepted, result.cost) == ({"a": 0.9}, 1, 1.0)
 
 
 def test_budget_edges():
     keys, confidence, accept = ["a", "a", "b"], [0.9, 0.2, 0.7], [0.5, 2.0, 1.0]
-    assert optimise_thresholds(keys, confidence, accept, 0.0, budget=np.inf).accepted == 3
-    everything = optimise_thresholds(keys, confidence, accept, 0.0, budget=3.5)
+    assert optimize_thresholds(keys, confidence, accept, 0.0, budget=np.inf).accepted == 3
+    everything = optimize_thresholds(keys, confidence, accept, 0.0, budget=3.5)
     assert (everything.accepted, everything.thresholds) == (3, {"a": 0.2, "b": 0.7})
     # the tolerance: 1e-13 short of a cost still buys it, 1e-11 short does not
-    assert optimise_thresholds(keys, confidence, accept, 0.0, budget=1.5 - 1e-13).accepted == 2
-    assert optimise_thresholds(keys, confidence, accept, 0.0, budget=1.5 - 1e-11).accepted == 1
-    assert optimise_thresholds(keys, confidence, accept, 0.0, budget=1.5 - 1e-11, tolerance=1e-9).accepted == 2
-    nothing = optimise_thresholds(keys, confidence, accept, 0.0, budget=0.0)
+    assert optimize_thresholds(keys, confidence, accept, 0.0, budget=1.5 - 1e-13).accepted == 2
+    assert optimize_thresholds(keys, confidence, accept, 0.0, budget=1.5 - 1e-11).accepted == 1
+    assert optimize_thresholds(keys, confidence, accept, 0.0, budget=1.5 - 1e-11, tolerance=1e-9).accepted == 2
+    nothing = optimize_thresholds(keys, confidence, accept, 0.0, budget=0.0)
     assert (nothing.accepted, nothing.thresholds, nothing.feasible) == (0, {"a": np.inf, "b": np.inf}, True)
-    assert not optimise_thresholds(keys, confidence, accept, 0.0, budget=-1e-9).feasible
+    assert not optimize_thresholds(keys, confidence, accept, 0.0, budget=-1e-9).feasible
 
 
 def test_default_tolerance_absorbs_rounding_of_the_target():
@@ -349,19 +349,19 @@ def test_default_tolerance_absorbs_rounding_of_the_target():
     accept = [0.0] * 9 + [1.0]
     budget = (1 - 0.9) * 10
     assert budget < 1.0  # 0.9999999999999998 in floating point
-    assert optimise_thresholds(keys, confidence, accept, 0.0, budget=budget).accepted == 10
-    assert optimise_thresholds(keys, confidence, accept, 0.0, budget=budget, tolerance=0.0).accepted == 9
+    assert optimize_thresholds(keys, confidence, accept, 0.0, budget=budget).accepted == 10
+    assert optimize_thresholds(keys, confidence, accept, 0.0, budget=budget, tolerance=0.0).accepted == 9
 
 
 @settings(max_examples=150, deadline=None)
 @given(cases(), st.randoms(use_true_random=False))
 def test_invariant_to_item_order_and_deterministic(case, rnd):
     keys, confidence, accept, review, budget = case
-    first = optimise_thresholds(keys, confidence, accept, review, budget=budget)
-    assert optimise_thresholds(keys, confidence, accept, review, budget=budget) == first
+    first = optimize_thresholds(keys, confidence, accept, review, budget=budget)
+    assert optimize_thresholds(keys, confidence, accept, review, budget=budget) == first
     order = list(range(len(keys)))
     rnd.shuffle(order)
-    shuffled = optimise_thresholds([keys[i] for i in order], confidence[order], accept[order], review[order],
+    shuffled = optimize_thresholds([keys[i] for i in order], confidence[order], accept[order], review[order],
                                    budget=budget)
     assert shuffled == first  # thresholds, counts and the cost to the last bit
     a, b = frontier(keys, confidence, accept, review), frontier([keys[i] for i in order], confidence[order],
@@ -371,10 +371,10 @@ def test_invariant_to_item_order_and_deterministic(case, rnd):
 
 
 def test_keys_of_any_sortable_type_and_scalar_costs():
-    result = optimise_thresholds(np.array([3, 1, 3]), [0.5, 0.5, 0.2], 1.0, 0.0, budget=2.0)
+    result = optimize_thresholds(np.array([3, 1, 3]), [0.5, 0.5, 0.2], 1.0, 0.0, budget=2.0)
     assert result.thresholds == {1: 0.5, 3: 0.5} and result.accepted == 2
     strings = np.array(["x", "y"], dtype=np.dtypes.StringDType())
-    assert optimise_thresholds(strings, [0.5, 0.6], 0.0, 0.0, budget=0.0).thresholds == {"x": 0.5, "y": 0.6}
+    assert optimize_thresholds(strings, [0.5, 0.6], 0.0, 0.0, budget=0.0).thresholds == {"x": 0.5, "y": 0.6}
 
 
 def test_empty_input():
@@ -395,14 +395,14 @@ def test_empty_input():
 def test_bad_input(bad, message):
     args = {"keys": ["a", "b"], "confidence": [0.5, 0.6], "accept_cost": [1.0, 1.0], "review_cost": 0.0} | bad
     with pytest.raises(ValueError, match=message):
-        optimise_thresholds(**args, budget=1.0)
+        optimize_thresholds(**args, budget=1.0)
 
 
 def test_bad_budget_and_tolerance():
     with pytest.raises(ValueError, match="NaN"):
-        optimise_thresholds(["a"], [0.5], 1.0, 0.0, budget=np.nan)
+        optimize_thresholds(["a"], [0.5], 1.0, 0.0, budget=np.nan)
     with pytest.raises(ValueError, match="tolerance"):
-        optimise_thresholds(["a"], [0.5], 1.0, 0.0, budget=1.0, tolerance=-1.0)
+        optimize_thresholds(["a"], [0.5], 1.0, 0.0, budget=1.0, tolerance=-1.0)
 
 
 # --- the frontier ----------------------------------------------------------------------------
@@ -488,8 +488,8 @@ def test_kie_target_is_the_linear_budget(rows, additions, t):
         metric = kieval_aligned_tau(outcome, reviewed, additions)
         if metric is not None:
             assert (metric >= t - 1e-9) == (cost <= budget + 1e-9)
-    # and the optimiser's answer meets the target with the most items auto-accepted
-    result = optimise_thresholds(keys, confidence, accept, 0.0, budget=budget, tolerance=1e-9)
+    # and the optimizer's answer meets the target with the most items auto-accepted
+    result = optimize_thresholds(keys, confidence, accept, 0.0, budget=budget, tolerance=1e-9)
     if result.feasible:
         metric = kieval_aligned_tau(outcome, result.reviewed(keys, confidence), additions)
         assert metric is None or metric >= t - 1e-9
@@ -501,7 +501,7 @@ def test_vqa_target_is_the_linear_budget():
     scores = np.array([1.0, 0.8, 0.0, 1.0, 0.6])
     confidence = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
     keys = ["what", "what", "what", "how", "how"]
-    result = optimise_thresholds(keys, confidence, 1 - scores, 0.0, budget=len(scores) * (1 - 0.9), tolerance=1e-9)
+    result = optimize_thresholds(keys, confidence, 1 - scores, 0.0, budget=len(scores) * (1 - 0.9), tolerance=1e-9)
     reviewed = result.reviewed(keys, confidence)
     assert np.where(reviewed, 1.0, scores).mean() >= 0.9 - 1e-12
     # two optima accept 3: "what" >= 0.9 with all of "how" (cost 0.4), or "what" >= 0.8 with "how" >= 0.6 (0.2)

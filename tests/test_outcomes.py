@@ -10,7 +10,7 @@ import pytest
 from rpa_sim.importers.kieval_csv import import_kieval_csv
 from rpa_sim.metrics.anls import anls_question
 from rpa_sim.metrics.kieval import kieval
-from rpa_sim.outcomes import ANSWER_TYPES, evaluate_kie, evaluate_vqa
+from rpa_sim.outcomes import ANSWER_TYPES, OUTCOME_TABLES, OutcomeTable, evaluate_kie, evaluate_vqa, table_type
 from rpa_sim.records import KIERecord, VQARecord
 from rpa_sim.generators import generate_receipts
 from tests.conftest import shared_path
@@ -145,3 +145,64 @@ def test_kie_counts_unchanged_when_documents_are_shuffled():
         rows_after = shuffled.document == new_index
         assert np.array_equal(table.outcome[rows_before], shuffled.outcome[rows_after])
         assert np.array_equal(table.document_counts[old_index], shuffled.document_counts[new_index])
+
+
+# -- the OutcomeTable protocol ------------------------------------------------------------------------------
+
+def test_both_tables_satisfy_the_protocol():
+    kie, vqa = evaluate_kie([kie_record()]), evaluate_vqa([vqa_record("q1", ["12"], "12")])
+    assert isinstance(kie, OutcomeTable) and isinstance(vqa, OutcomeTable)
+    assert not isinstance(kie.confidence, OutcomeTable)
+    assert {task: cls.metric_name for task, cls in OUTCOME_TABLES.items()} == {"kie": "kieval_aligned", "vqa": "anls"}
+    assert (table_type("kie").metric_label, table_type("vqa").metric_label) == ("KIEval_Aligned^τ", "ANLS")
+    assert table_type("vqa").sweep_columns == ("anls", "accuracy", "smudge")
+    with pytest.raises(ValueError, match="'ner'"):
+        table_type("ner")
+
+
+def test_kie_protocol_members():
+    # one document: total correct, LATTE correct, 4.000 a substitution, menu.cnt a deletion; a second document
+    # whose "total" was missed (an addition)
+    missed = kie_record(id="r2", prediction={"entities": []},
+                        ground_truth={"entities": [{"key": "total", "value": "9"}]})
+    table = evaluate_kie([kie_record(), missed], grounding="given")
+    assert table.field_names == ("total", "menu.nm", "menu.price", "menu.cnt")
+    assert table.field_codes.tolist() == [0, 1, 2, 3]
+    assert table.review_units.tolist() == [0, 0, 0, 0] and table.unit_count == 2
+    assert table.missed_per_unit().tolist() == [0, 1]
+    assert table.errors().tolist() == [False, False, True, True]
+    (grouping,) = table.field_groupings()
+    assert grouping.by == "key" and grouping.names == table.keys
+    assert {name: values.tolist() for name, values in grouping.figures.items()} == {
+        "predictions": [1, 1, 1, 1], "substitutions": [0, 0, 1, 0], "deletions": [0, 0, 0, 1],
+        "additions": [1, 0, 0, 0]}
+    assert table.summary() == {**table.counts.to_dict(), "value_match": "exact"}
+    assert table.score_title == "KIE, values compared exactly"
+    assert dict(table.score_rows())["additions"] == 1
+    accepted, reviewed = table.replay_terms(miss=0.25, false_correction=0.5)
+    # rows: substitutions left, deletions left, predictions kept
+    assert accepted.tolist() == [[0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 1, 1]]
+    assert reviewed.tolist() == [[0.5, 0.5, 0.25, 0.0], [0, 0, 0, 0.25], [1, 1, 1, 0.25]]
+    figures, errors = table.replay_figures(accepted.sum(axis=1)[None, :], np.zeros(1))
+    # nothing reviewed: 1 - (1 + 1 + 1) / (4 + 1), the corpus KIEval_Aligned
+    assert figures["kieval_aligned"].tolist() == [pytest.approx(0.4)] == [table.counts.kieval_aligned]
+    assert errors.tolist() == [3.0]
+
+
+def test_vqa_protocol_members():
+    records = [vqa_record("q1", ["12"], "12", question_type="form"), vqa_record("q2", ["abcd"], "abxy"),
+               vqa_record("q3", ["abcd"], "wxyz", question_type="form")]
+    table = evaluate_vqa(records)
+    assert table.field_names == ("form", "") and table.field_codes.tolist() == [0, 1, 0]
+    assert table.review_units is None and table.unit_count == 3 and table.missed_per_unit().tolist() == []
+    assert table.anls.tolist() == [1.0, 0.5, 0.0] and table.errors().tolist() == [False, False, True]
+    by_type, by_answer = table.field_groupings()
+    assert (by_type.by, by_answer.by) == ("question type", "answer type")
+    assert by_type.figures["predictions"].tolist() == [2, 1] and by_type.figures["errors"].tolist() == [1, 0]
+    assert by_type.figures["anls"].tolist() == [0.5, 0.5]
+    assert table.score_title == "Document VQA" and dict(table.score_rows())["ANLS"] == table.summary()["anls"] == 0.5
+    accepted, reviewed = table.replay_terms(miss=0.25, false_correction=0.5)
+    # rows: ANLS, accuracy, SMuDGE (0 without OCR), errors
+    assert accepted.tolist() == [[1.0, 0.5, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    # reviewed: ANLS 1 is broken with probability 0.5; the others take the truth unless missed (0.25)
+    assert reviewed.tolist() == [[0.5, 0.875, 0.75], [0.5, 0.75, 0.75], [0.0, 0.0, 0.0], [0.5, 0.0, 0.25]]

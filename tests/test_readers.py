@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import tracemalloc
 from pathlib import Path
@@ -92,6 +93,14 @@ BAD_LINES = {
                    "vqa record in kie data"),
     "not UTF-8": (b'{"id": "r-2", "x": "\xff"}\n',
                   "line 2: not valid UTF-8: byte 0xff at byte 21 of the line", "not UTF-8"),
+    # deeper than Python's recursion limit: the JSON decoder gives up
+    "nested thousands deep": ('{"id": "r-2", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                              "line 2: invalid JSON: nested too deeply", "invalid JSON"),
+    # deeper than the record validator's limit (200), within Python's
+    "nested hundreds deep": ('{"id": "r-2", "x": ' + "[" * 300 + "]" * 300 + "}",
+                             "line 2 (id r-2): invalid JSON: nested too deeply at column 220", "invalid JSON"),
+    "not an object, nested deep": ("[" * 900 + "]" * 900,
+                                   "line 2: expected a JSON object, got " + "[" * 57 + "...", "not a JSON object"),
 }
 
 
@@ -212,6 +221,14 @@ def test_a_missing_file(tmp_path: Path, skip_invalid: bool) -> None:
 
 def test_a_directory(tmp_path: Path) -> None:
     assert error_of(tmp_path) == f"{tmp_path}: is a directory, not a file"
+
+
+def test_a_named_pipe_is_refused_before_it_is_opened(tmp_path: Path) -> None:
+    # opening a pipe would wait for a writer, and records are read more than once
+    fifo = tmp_path / "records"
+    os.mkfifo(fifo)
+    assert error_of(fifo) == (f"{fifo}: is not a regular file (a pipe or a device?): records are read more than "
+                              "once, so save them to a file first")
 
 
 def test_gzip_is_told_by_its_bytes_not_its_name(tmp_path: Path) -> None:

@@ -125,7 +125,7 @@ def test_kie_report_holds_every_plot_and_table(kie):
     for name in ("tradeoff", "cost", "calibration"):
         assert f"plot-{name}" in parsed.ids and f"svg-{name}" in parsed.ids
     assert "plot-smudge-alpha" not in parsed.ids
-    assert {"data", "reviewer", "costs", "comparison", "baselines", "calibration", "optimised"} <= set(parsed.tables)
+    assert {"data", "reviewer", "costs", "comparison", "baselines", "calibration", "optimized"} <= set(parsed.tables)
     assert "A small &lt;receipts&gt; study &amp; its report." in text  # the description, escaped
     assert "Costs were not set" not in text
 
@@ -168,12 +168,12 @@ def test_kie_other_tables_equal_summary_json(kie):
     for label, key in (("review nothing", "review_none"), ("review everything", "review_all")):
         b = summary["baselines"][key]
         assert baselines[label] == [_f(b["metric"]), _f(b["reviewed"], 0), _f(b["cost"], 2)]
-    optimised = tables["optimised"]
-    feasible = [t for t, entry in summary["optimised_per_field"].items() if entry["feasible"]]
-    assert feasible and optimised["header"] == ["field", *(f"target {t}" for t in feasible)]
-    rows = {row[0]: row[1:] for row in optimised["rows"]}
+    optimized = tables["optimized"]
+    feasible = [t for t, entry in summary["optimized_per_field"].items() if entry["feasible"]]
+    assert feasible and optimized["header"] == ["field", *(f"target {t}" for t in feasible)]
+    rows = {row[0]: row[1:] for row in optimized["rows"]}
     for t_index, target in enumerate(feasible):
-        entry = summary["optimised_per_field"][target]
+        entry = summary["optimized_per_field"][target]
         for field, threshold in entry["thresholds"].items():
             assert rows[field][t_index] == _f(threshold)
         assert rows["auto-rate, per-field thresholds"][t_index] == _f(entry["auto_rate"])

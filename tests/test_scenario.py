@@ -93,7 +93,7 @@ def test_bundled_scenarios_run(name):
     for policy in summary["policies"]:
         assert 0.0 < policy["auc"] <= 1.0
         assert any(point is not None for point in policy["operating_points"].values())
-    assert any(best["feasible"] for best in summary["optimised_per_field"].values())
+    assert any(best["feasible"] for best in summary["optimized_per_field"].values())
 
 
 def test_the_six_bundled_scenarios():
@@ -102,7 +102,7 @@ def test_the_six_bundled_scenarios():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("name: s\npolicies: [confidence]\n", "data: Field required"),
+    ("name: s\npolicies: [confidence]\n", "data: missing (required)"),
     ("name: s\ndata: {generate: receipts, file: x.jsonl}\npolicies: [confidence]\n", "exactly one of file or generate"),
     ("name: s\ndata: {generate: receipts}\npolicies: []\n", "policies"),
     ("name: s\ndata: {generate: receipts}\npolicies: [confidence]\nthresholds: every\n", "'every'"),
@@ -118,15 +118,15 @@ def test_bad_scenarios(tmp_path, text, message):
     assert message in str(error.value)
 
 
-def test_optimised_per_field_meets_target_and_beats_one_threshold(tiny):
-    for target, best in tiny.summary["optimised_per_field"].items():
+def test_optimized_per_field_meets_target_and_beats_one_threshold(tiny):
+    for target, best in tiny.summary["optimized_per_field"].items():
         if not best["feasible"]:
             continue
         assert best["metric"] >= float(target) - 1e-9
         single = best["best_single_threshold"]
         if single is not None:
             assert best["auto_rate"] >= single["auto_rate"] - 1e-12
-    assert any(best["feasible"] for best in tiny.summary["optimised_per_field"].values())
+    assert any(best["feasible"] for best in tiny.summary["optimized_per_field"].values())
 
 
 def test_certified_mode_reports_the_figures_at_its_threshold(tiny):

@@ -1,4 +1,4 @@
-"""SMuDGE (METRICS.md §4; seed 000): match, location, distance, grounding, composite."""
+"""SMuDGE (METRICS.md §4; seed 000): match, distance, grounding, composite (location: test_grounding.py)."""
 
 from __future__ import annotations
 
@@ -11,39 +11,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
+from rpa_sim.grounding import LOCATION_THRESHOLD, Span, locatability, locate
 from rpa_sim.metrics.smudge import (
-    LOCATION_THRESHOLD,
-    Span,
     _hybrid_parts,
-    _page_index,
     _thresholded_similarity,
     alpha_curve,
     answer_type,
     centroid_distance,
     evaluate_question,
     grounding_from_distance,
-    locatability,
-    locate,
     match_score,
     smudge_scores,
 )
-from rpa_sim.records import Document, Page, Word
+from rpa_sim.records import Document, Page
 from rpa_sim.text import nls, normalize
 from tests.conftest import shared_path
-
-
-def page_of(*lines: list[str], segmented: bool = True, width: float = 1000, height: float = 1000) -> Page:
-    """Words laid out 100 px apart, 50 px wide, one line of text per 100 px; a segment per line."""
-    words = [
-        Word(
-            text=text,
-            bbox=(100 * column, 100 * row, 100 * column + 50, 100 * row + 20),
-            segment=row if segmented else None,
-        )
-        for row, line in enumerate(lines)
-        for column, text in enumerate(line)
-    ]
-    return Page(width=width, height=height, words=words)
+from tests.test_grounding import INVOICE, document_of, page_of, words
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -217,21 +200,7 @@ def test_answers_must_be_a_non_empty_sequence():
         evaluate_question("12", "12", None)
 
 
-# --------------------------------------------------------------------------- location
-
-INVOICE = page_of(["Total", "amount:", "12,000", "EUR"], ["Paid", "on", "12", "March", "2024"])
-
-
-def test_locate_exact_normalised_match():
-    span = locate("PAID  on", Document(pages=[INVOICE]))
-    assert (span.page, span.start, span.stop, span.text, span.nls) == (0, 4, 6, "paid on", 1.0)
-    assert span.bbox == (0.0, 100.0, 150.0, 120.0)
-
-
-def test_locate_fuzzy_match():
-    span = locate("12 mrch", Document(pages=[INVOICE]))
-    assert (span.start, span.stop, span.text) == (6, 8, "12 march")
-    assert span.nls == pytest.approx(1 - 1 / 8)
+# --------------------------------------------------------------------------- located or not
 
 
 def test_unlocated_below_threshold():
@@ -240,40 +209,6 @@ def test_unlocated_below_threshold():
     result = evaluate_question(["12 March"], "zzzzzzzz", document)
     assert (result.located, result.distance, result.grounding) == (False, 1.0, 0.0)
     assert result.locatability == locatability("zzzzzzzz", document)
-
-
-def test_spans_do_not_cross_segments():
-    target = "EUR Paid"  # consecutive in reading order, but the line (segment) changes
-    segmented = locate(target, Document(pages=[INVOICE]))
-    assert segmented.nls < 1.0
-    assert segmented.stop <= 4 or segmented.start >= 4
-    plain = page_of(["Total", "amount:", "12,000", "EUR"], ["Paid", "on", "12", "March", "2024"], segmented=False)
-    crossing = locate(target, Document(pages=[plain]))
-    assert (crossing.start, crossing.stop, crossing.nls) == (3, 5, 1.0)
-    # B.1: the merged box of a two-line span covers both lines in full.
-    assert crossing.bbox == (0.0, 0.0, 350.0, 120.0)
-
-
-def test_span_length_is_limited_to_n_plus_2_words():
-    page = page_of(["ab", "cd", "ef", "gh"])
-    span = locate("abcdefgh", Document(pages=[page]))  # one word: spans of 1 to 3 words
-    assert span.stop - span.start == 3
-    assert (span.start, span.nls) == (0, 0.5)  # "ab cd ef" and "cd ef gh" tie: the first wins
-    assert locate("abcdefgh x", Document(pages=[page])).text == "ab cd ef gh"
-
-
-def test_ties_go_to_the_first_in_reading_order():
-    page = page_of(["12", "x", "12"], ["12"])
-    assert locate("12", Document(pages=[page])).start == 0
-    assert locate("12", Document(pages=[page_of(["y"]), page_of(["12"]), page_of(["12"])])).page == 1
-    # Equal scores at one start: the shorter span.
-    assert (locate("ab", Document(pages=[page_of(["ab", "", "zz"])])).stop) == 1
-
-
-def test_blank_words_are_skipped_and_positions_kept():
-    page = page_of(["up", " ", "to", "12"])
-    span = locate("up to", Document(pages=[page]))
-    assert (span.start, span.stop, span.nls) == (0, 3, 1.0)
 
 
 def test_multi_page_document():
@@ -300,19 +235,6 @@ def test_without_document_grounding_fields_are_nan():
     assert result.match == 1.0
     assert result.located is None
     assert all(math.isnan(v) for v in (result.distance, result.grounding, result.locatability))
-
-
-def test_equal_pages_share_one_index():
-    first = page_of(["Total", "12"])
-    second = Page.model_validate(json.loads(first.model_dump_json()))
-    assert first is not second
-    assert _page_index(first) is _page_index(second)
-    assert locate("total 12", Document(pages=[second])) == locate("total 12", Document(pages=[first]))
-
-
-def test_locatability_is_text_nls():
-    span = locate("amount 12.000", Document(pages=[INVOICE]))
-    assert span.nls == nls("amount 12.000", span.text)
 
 
 # --------------------------------------------------------------------------- distance and grounding
@@ -454,53 +376,6 @@ def test_grounding_decreases_with_distance(d1, d2):
 def test_composite_lies_between_its_parts(m, g, alpha):
     s = float(smudge_scores([m], [g], alpha=alpha)[0])
     assert min(m, g) <= s <= max(m, g)
-
-
-def brute_force_locate(target: str, document: Document) -> tuple[int, int, int, float] | None:
-    """(page, start, stop, nls) by the rule as written: every span, first best in reading order."""
-    target = normalize(target)
-    if not target:
-        return None
-    longest = len(target.split()) + 2
-    best = None
-    for page_number, page in enumerate(document.pages):
-        kept = [(i, normalize(w.text), w.segment) for i, w in enumerate(page.words) if normalize(w.text)]
-        for first in range(len(kept)):
-            for last in range(first, min(first + longest, len(kept))):
-                if kept[last][2] != kept[first][2] or any(k[2] != kept[first][2] for k in kept[first:last]):
-                    break
-                score = nls(target, " ".join(k[1] for k in kept[first : last + 1]))
-                if best is None or score > best[3]:
-                    best = (page_number, kept[first][0], kept[last][0] + 1, score)
-    return best
-
-
-words = st.lists(
-    st.tuples(st.text(alphabet="ab1 ", max_size=3), st.sampled_from([0, 1, None])), min_size=0, max_size=12
-)
-
-
-def document_of(pages: list[list[tuple[str, int | None]]]) -> Document:
-    """A document of (text, segment) words on 50 x 80 pages, boxes along a diagonal."""
-    return Document(
-        pages=[
-            Page(
-                width=50,
-                height=80,
-                words=[Word(text=t, bbox=(3 * i, i, 3 * i + 2, i + 1), segment=s) for i, (t, s) in enumerate(p)],
-            )
-            for p in pages
-        ]
-    )
-
-
-@settings(max_examples=300, deadline=None)
-@given(pages=st.lists(words, min_size=1, max_size=3), target=st.text(alphabet="ab1 ", max_size=7))
-def test_locate_agrees_with_brute_force(pages, target):
-    document = document_of(pages)
-    span = locate(target, document)
-    expected = brute_force_locate(target, document)
-    assert (None if span is None else (span.page, span.start, span.stop, span.nls)) == expected
 
 
 @settings(deadline=None)

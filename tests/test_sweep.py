@@ -253,15 +253,107 @@ def test_replicates_are_deterministic_for_a_seed():
     assert all(np.array_equal(first.mean[k], second.mean[k]) for k in first.mean)
 
 
-def test_cost_column():
-    table = evaluate_kie(kie_records(), grounding="given")
+def cost_records():
+    """Two receipts: A has a substitution (.4), a correct value (.9), a deletion (.2) and misses "name";
+    B has one correct value (.95)."""
+    a = KIERecord.model_validate({"id": "a",
+        "ground_truth": {"entities": [{"key": "total", "value": "10.00"}, {"key": "date", "value": "1.1"},
+                                      {"key": "name", "value": "Cafe"}]},
+        "prediction": {"entities": [{"key": "total", "value": "10.0", "confidence": 0.4},
+                                    {"key": "date", "value": "1.1", "confidence": 0.9},
+                                    {"key": "tax", "value": "1", "confidence": 0.2}]}})
+    b = KIERecord.model_validate({"id": "b", "ground_truth": {"entities": [{"key": "total", "value": "5"}]},
+                                  "prediction": {"entities": [{"key": "total", "value": "5", "confidence": 0.95}]}})
+    return [a, b]
+
+
+# A review costs 0.5, opening a document 2, an error left 10: priced directly, or as 50 s and 200 s of
+# review at 36 an hour.
+PRICES = [(CostModel(per_review=0.5, per_document=2.0, per_residual_error=10.0), {}),
+          (CostModel(hourly_rate=36.0, per_residual_error=10.0), {"seconds_per_item": 50, "seconds_per_document": 200})]
+
+
+@pytest.mark.parametrize(("costs", "seconds"), PRICES)
+def test_cost_column_by_hand(costs, seconds):
+    table = evaluate_kie(cost_records())
+    assert (table.counts.substitutions, table.counts.deletions, table.counts.additions) == (1, 1, 1)
+    perfect, sloppy = Reviewer(**seconds), Reviewer(miss_rate=0.5, false_correction_rate=0.25, **seconds)
+    plain = Sweeper(table, policy("confidence"), reviewer=perfect, costs=costs)
+    # reviews, documents opened, errors left:
+    #   τ=0    0, 0, 3 (all)                          ->  30
+    #   τ=.3   1 (tax), 1, 2 (the substitution, the addition) -> .5 + 2 + 20 = 22.5
+    #   τ=.5   2 (+ total), 1, 1 (the addition)        ->  1 + 2 + 10 = 13
+    #   τ=.95  3 (+ date), 1, 1                        ->  1.5 + 2 + 10 = 13.5 (B's .95 is not below .95)
+    #   τ=1    4, 2, 1                                 ->  2 + 4 + 10 = 16
+    np.testing.assert_allclose(plain.curve([0.0, 0.3, 0.5, 0.95, 1.0]).columns["cost"],
+                               [30.0, 22.5, 13.0, 13.5, 16.0], rtol=0, atol=1e-12)
+    # misses 1/2, false corrections 1/4. τ=.5: the substitution and the deletion each stay half the
+    # time, the addition stays: 2 errors -> 1 + 2 + 20 = 23. τ=1: also 2 correct values broken a quarter
+    # of the time: 2.5 errors -> 2 + 4 + 25 = 31.
+    imperfect = Sweeper(table, policy("confidence"), reviewer=sloppy, costs=costs)
+    np.testing.assert_allclose(imperfect.curve([0.5, 1.0]).columns["cost"], [23.0, 31.0], rtol=0, atol=1e-12)
+    # An audit of 1/2 at τ=.5: date and B's total are reviewed half the time each (3 reviews); B is
+    # opened half the time (1.5 documents); the addition stays -> 1.5 + 3 + 10 = 14.5.
+    audited = Policy.model_validate({"name": "audited", "review_if": {"confidence": "sweep"}, "audit": 0.5})
+    assert Sweeper(table, audited, reviewer=perfect, costs=costs).at(0.5)["cost"] == pytest.approx(14.5, abs=1e-12)
+    # Escalation with additions fixed. τ=.3 opens A whole: 3 reviews, 1 document, no error left -> 3.5;
+    # τ=1 opens both: 4 reviews, 2 documents -> 6. With the imperfect reviewer at τ=.3 the substitution,
+    # the deletion and the addition stay half the time and date breaks a quarter of the time:
+    # 1.75 errors -> 1.5 + 2 + 17.5 = 21.
+    escalating = Sweeper(table, policy("escalate-fix"), reviewer=perfect, costs=costs)
+    np.testing.assert_allclose(escalating.curve([0.0, 0.3, 1.0]).columns["cost"], [30.0, 3.5, 6.0], rtol=0, atol=1e-12)
+    sloppy_escalation = Sweeper(table, policy("escalate-fix"), reviewer=sloppy, costs=costs)
+    assert sloppy_escalation.at(0.3)["cost"] == pytest.approx(21.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["escalate", "escalate-fix", "budget-share", "any-grounding"])
+def test_cost_column_replays_the_records(name):
+    # Reviews at 10 s, documents at 30 s, 36 an hour: 0.1 and 0.3; an error left costs 2.
+    records = kie_records()
+    table = evaluate_kie(records, grounding="given")
+    p = policy(name)
     reviewer = Reviewer(seconds_per_item=10, seconds_per_document=30)
-    costs = CostModel(hourly_rate=36.0, per_residual_error=2.0)
-    curve = Sweeper(table, policy("escalate"), reviewer=reviewer, costs=costs).curve()
-    c = curve.columns
-    errors = c["residual_substitutions"] + c["residual_deletions"] + c["additions"]
-    opened = table.documents - c["documents_straight_through"]
-    assert np.allclose(c["cost"], c["reviewed"] * 0.1 + opened * 0.3 + errors * 2.0, rtol=0, atol=1e-12)
+    sweeper = Sweeper(table, p, reviewer=reviewer, costs=CostModel(hourly_rate=36.0, per_residual_error=2.0))
+    thresholds = some(sweeper.thresholds())
+    cost = sweeper.curve(thresholds).columns["cost"]
+    reviewed = naive_reviewed(p, thresholds, table.confidence, table.grounding, table.keys, table.key,
+                              table.document)
+    replayed = []
+    for mask in reviewed:
+        corrected = [corrected_record(r, mask[table.document == d], p.fix_additions)
+                     for d, r in enumerate(records)]
+        counts = evaluate_kie(corrected, grounding="given").counts
+        opened = len(np.unique(table.document[mask]))
+        errors = counts.substitutions + counts.deletions + counts.additions
+        replayed.append(0.1 * mask.sum() + 0.3 * opened + 2.0 * errors)
+    assert len(set(replayed)) > 3  # the costs move along the curve
+    np.testing.assert_allclose(cost, replayed, rtol=0, atol=1e-9)
+
+
+def vqa_cost_records():
+    """ANLS 1 (.9), ANLS .8 but not accurate (.6: LATE for LATTE), ANLS 0 (.3)."""
+    return [VQARecord.model_validate({"id": f"q{i}", "answers": [answer],
+                                      "prediction": {"answer": guess, "confidence": confidence}})
+            for i, (answer, guess, confidence) in enumerate([("12", "12", 0.9), ("LATTE", "LATE", 0.6),
+                                                             ("cash", "nothing", 0.3)])]
+
+
+def test_vqa_cost_counts_a_question_below_half_anls_as_an_error():
+    table = evaluate_vqa(vqa_cost_records())
+    assert table.anls.tolist() == [1.0, 0.8, 0.0] and table.accuracy.tolist() == [1.0, 0.0, 0.0]
+    # A review costs 1 and opens its question (0.5: a question is its own document); an error left,
+    # a question whose ANLS is below 0.5 (the project's decision), costs 10; LATE (ANLS .8) is no error.
+    costs = CostModel(per_review=1.0, per_document=0.5, per_residual_error=10.0)
+    sweeper = Sweeper(table, policy("confidence"), costs=costs)
+    # τ=0: 1 error ("nothing") -> 10; τ=.5: "nothing" reviewed -> 1.5; τ=.7: "LATE" too -> 3; τ=1: all
+    # three -> 4.5
+    np.testing.assert_allclose(sweeper.curve([0.0, 0.5, 0.7, 1.0]).columns["cost"], [10.0, 1.5, 3.0, 4.5],
+                               rtol=0, atol=1e-12)
+    # Misses 1/2, false corrections 1/4, all reviewed: "12" breaks a quarter of the time, "LATE" stays
+    # (still no error) or becomes LATTE, "nothing" stays half the time: 0.75 errors -> 4.5 + 7.5 = 12.
+    sloppy = Sweeper(table, policy("confidence"), reviewer=Reviewer(miss_rate=0.5, false_correction_rate=0.25),
+                     costs=costs)
+    assert sloppy.at(1.0)["cost"] == pytest.approx(12.0, abs=1e-12)
 
 
 def test_exports_follow_formats():

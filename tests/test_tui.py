@@ -377,6 +377,37 @@ async def test_vqa_smudge_view(vqa_scenario):
         assert plot.marked_cells == {_cell_of(plot, 0.3, app.model.smudge_at(0.3)): "●"}
 
 
+@run_async
+async def test_records_without_predictions_open_in_every_view(tmp_path):
+    from rpa_sim.readers import write_records
+    from rpa_sim.records import KIERecord
+
+    path = tmp_path / "missed.jsonl"
+    write_records([KIERecord.model_validate({
+        "id": f"r{i}", "prediction": {"entities": []},
+        "ground_truth": {"entities": [{"key": "total", "value": "10.00"}, {"key": "date", "value": "1.1"}]}})
+        for i in range(2)], path)
+    out = tmp_path / "exports"
+    app = DashboardApp(str(path), export_dir=out)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(app, pilot)
+        assert app.error is None and len(app.model.table) == 0
+        numbers = _panel_numbers(app)
+        # no prediction: no auto-rate; the four missed values stay, so KIEval_Aligned^τ = 1 - 4 / 4
+        assert (numbers["auto-rate"], numbers["KIEval_Aligned^τ"], numbers["residual additions"]) == (
+            "nan", "0.0000", "4")
+        for key in ("c", "f", "l", "dollar_sign", "s", "t", "plus", "2"):
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.press("e", "f", "e")
+        await pilot.pause()
+        assert [row["auto_rate"] for row in json.loads(json.dumps(app.model.figures_rows(1, app.threshold)))] == [None]
+        assert list(csv.DictReader((out / "rpa-sim-tradeoff.csv").open()))[0]["auto_rate"] == ""
+        fields = list(csv.DictReader((out / "rpa-sim-fields.csv").open()))
+        assert [(r["field"], r["predictions"], r["additions"]) for r in fields] == [("total", "0", "2"),
+                                                                                     ("date", "0", "2")]
+
+
 # -- snapshots --------------------------------------------------------------------------------------------
 
 def _snapshot_app(tmp_path: Path, text: str = SCENARIO) -> str:

@@ -1,4 +1,4 @@
-"""The optimised per-field policy: its budget form equals the metric, and the sweep engine confirms it."""
+"""The optimized per-field policy: its budget form equals the metric, and the sweep engine confirms it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rpa_sim.policies import load_policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Sweeper
 from rpa_sim.generators import generate_receipts
-from rpa_sim.tuning import optimised_policy, target_costs
+from rpa_sim.tuning import optimized_policy, target_costs
 from tests.test_sweep import vqa_records
 
 
@@ -32,26 +32,26 @@ def test_budget_form_is_the_metric(reviewer):
 
 
 @pytest.mark.parametrize("target", [0.75, 0.8, 0.85])
-def test_optimised_kie_policy(target):
+def test_optimized_kie_policy(target):
     table = evaluate_kie(generate_receipts(200, seed=2))
     reviewer = Reviewer(miss_rate=0.03)
-    optimised = optimised_policy(table, target, reviewer=reviewer)
-    assert optimised.result.feasible and optimised.result.optimal
-    point = Sweeper(table, optimised.policy, reviewer=reviewer).at(0.0)
+    optimized = optimized_policy(table, target, reviewer=reviewer)
+    assert optimized.result.feasible and optimized.result.optimal
+    point = Sweeper(table, optimized.policy, reviewer=reviewer).at(0.0)
     assert point["kieval_aligned"] >= target - 1e-12
-    assert point["auto_rate"] == pytest.approx(optimised.result.auto_rate, abs=1e-12)
+    assert point["auto_rate"] == pytest.approx(optimized.result.auto_rate, abs=1e-12)
     single = operating_point(Sweeper(table, load_policy("confidence"), reviewer=reviewer).curve(), target)
     assert point["auto_rate"] >= single.auto_rate
 
 
-def test_optimised_vqa_policy_by_question_type():
+def test_optimized_vqa_policy_by_question_type():
     table = evaluate_vqa(vqa_records(60))
-    optimised = optimised_policy(table, 0.9)
-    assert set(optimised.thresholds()) == set(table.question_types)
-    point = Sweeper(table, optimised.policy).at(0.0)
+    optimized = optimized_policy(table, 0.9)
+    assert set(optimized.thresholds()) == set(table.question_types)
+    point = Sweeper(table, optimized.policy).at(0.0)
     assert point["anls"] >= 0.9 - 1e-12
 
 
 def test_unreachable_kie_target_is_infeasible():
     table = evaluate_kie(generate_receipts(50, seed=1))
-    assert not optimised_policy(table, 0.9999).result.feasible
+    assert not optimized_policy(table, 0.9999).result.feasible

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -135,7 +136,8 @@ def write_generated(records: Iterable[dict[str, Any]], path: str | os.PathLike[s
 
 
 def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int,
-                  settings: ReceiptSettings | DocVQASettings | None = None, workers: int = 1) -> int:
+                  settings: ReceiptSettings | DocVQASettings | None = None, workers: int = 1,
+                  progress: Callable[[int], None] | None = None) -> int:
     """Generate ``n`` records straight to a file, optionally in several processes.
 
     The records and the bytes are those of
@@ -156,7 +158,12 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
     settings : ReceiptSettings or DocVQASettings, optional
         The generator's settings; its defaults when omitted.
     workers : int, default=1
-        Processes that generate; 1 generates in this process.
+        Processes that generate; 1 generates in this process. The workers
+        ignore Ctrl-C (the interrupt reaches this process, which stops them)
+        and are shut down, with the blocks not yet started cancelled, when
+        writing stops early for any reason.
+    progress : callable, optional
+        Called with the number of records of each block once it is written.
 
     Returns
     -------
@@ -187,21 +194,39 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
     per_block = generator.plan(settings).records_per_block
     jobs = [(kind, block, seed, settings, min(per_block, n - block * per_block))
             for block in range(-(-n // per_block))]
+    written = progress or (lambda records: None)
     with atomic_output(Path(path)) as out:
         if workers == 1:
             for job in jobs:
                 out.write(_encoded_block(*job))
+                written(job[-1])
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                # a bounded queue of blocks in flight keeps memory flat when writing is the slower side
-                pending: deque[Future[bytes]] = deque()
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals)
+            # a bounded queue of blocks in flight keeps memory flat when writing is the slower side
+            pending: deque[tuple[Future[bytes], int]] = deque()
+
+            def write_next() -> None:
+                block, records = pending.popleft()
+                out.write(block.result())
+                written(records)
+
+            try:
                 for job in jobs:
-                    pending.append(pool.submit(_encoded_block, *job))
+                    pending.append((pool.submit(_encoded_block, *job), job[-1]))
                     if len(pending) > 2 * workers:
-                        out.write(pending.popleft().result())
+                        write_next()
                 while pending:
-                    out.write(pending.popleft().result())
+                    write_next()
+            finally:
+                # on an interrupt too: no worker outlives this call, nor runs a block nobody will write
+                pool.shutdown(wait=True, cancel_futures=True)
     return n
+
+
+def _worker_signals() -> None:
+    """A worker leaves interrupts to the writing process, which stops it; ``kill`` ends it quietly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _encoded_block(kind: str, block: int, seed: int, settings: Any, keep: int) -> bytes:

@@ -9,7 +9,7 @@ from typing import Any
 
 from rpa_sim.errors import InputError
 
-__all__ = ["load_json", "show", "FieldChecks"]
+__all__ = ["load_json", "parse_line", "show", "FieldChecks"]
 
 
 def load_json(path: Path) -> Any:
@@ -18,18 +18,41 @@ def load_json(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError("no such file", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=str(path)) from None
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror}", path=str(path)) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON: {error.msg} at column {error.colno}", path=str(path),
                          line=error.lineno) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path=str(path)) from None
+
+
+def parse_line(raw: bytes, *, path: Path, line: int, record_id: str | None = None) -> Any:
+    """One JSON Lines line of a real format; bad UTF-8 or JSON is an :class:`InputError` naming the line."""
+    try:
+        return json.loads(raw.rstrip(b"\r\n").decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 (byte {error.start})", path=str(path), line=line) from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"invalid JSON: {error.msg} at column {error.pos + 1}", path=str(path), line=line,
+                         record_id=record_id) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path=str(path), line=line,
+                         record_id=record_id) from None
 
 
 def show(value: Any) -> str:
     """A bad value quoted as JSON, cut short so that a whole sub-tree is not printed."""
-    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except RecursionError:
+        text = f"a {type(value).__name__} nested too deeply to show"
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
-from rpa_sim.importers._json import load_json
+from rpa_sim.importers._json import load_json, parse_line
 from rpa_sim.records import (
     Document,
     Entity,
@@ -296,13 +296,7 @@ def _rows(path: Path) -> Iterator[_Receipt]:
             if not raw.strip():
                 continue
             record_id = str(index)
-            try:
-                data = json.loads(raw.rstrip(b"\r\n").decode("utf-8"))
-            except UnicodeDecodeError as error:
-                raise InputError(f"not UTF-8 (byte {error.start})", path=str(path), line=number) from None
-            except json.JSONDecodeError as error:
-                raise InputError(f"invalid JSON: {error.msg} at column {error.pos + 1}", path=str(path),
-                                 line=number, record_id=record_id) from None
+            data = parse_line(raw, path=path, line=number, record_id=record_id)
             yield _Receipt(record_id, data, _Where(str(path), number, record_id))
             index += 1
 
@@ -336,6 +330,8 @@ def _unwrap(receipt: _Receipt) -> tuple[dict[str, Any], _Where]:
                 inner = json.loads(inner)
             except json.JSONDecodeError as error:
                 raise where.error(f"invalid JSON in the string: {error.msg} at character {error.pos + 1}") from None
+            except RecursionError:
+                raise where.error("invalid JSON in the string: nested too deeply") from None
         if not isinstance(inner, dict):
             raise where.error(f"expected a JSON object or its string, got {_show(inner)}")
         data = inner

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
-from rpa_sim.importers._json import load_json
+from rpa_sim.importers._json import load_json, parse_line
 from rpa_sim.records import (
     Document,
     Entity,
@@ -272,13 +272,7 @@ def _read_predictions(path: Path) -> dict[str, PredictedExtraction]:
     for number, raw in _lines(path):
         if not raw.strip():
             continue
-        try:
-            data = json.loads(raw.rstrip(b"\r\n").decode("utf-8"))
-        except UnicodeDecodeError as error:
-            raise InputError(f"not UTF-8 (byte {error.start})", path=str(path), line=number) from None
-        except json.JSONDecodeError as error:
-            raise InputError(f"invalid JSON: {error.msg} at column {error.pos + 1}", path=str(path),
-                             line=number) from None
+        data = parse_line(raw, path=path, line=number)
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             raise InputError(f"expected a record with a string id, got {_show(data)}", path=str(path), line=number)
         record_id = data["id"]

@@ -6,10 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cpdist
 
-from rpa_sim.text import nl, normalize, parse_number
+from rpa_sim.text import nls_bounded, nls_pairs, normalize, parse_number
 
 __all__ = [
     "AbsoluteDeviation",
@@ -27,6 +25,8 @@ def anls_question(answers: Sequence[str], prediction: str, *, threshold: float =
 
     Strings are normalised (METRICS.md §0). ``NL == threshold`` is kept, as the
     official RRC/DocVQA evaluator and ANLS* do (the printed formula says ``<``).
+    A pair whose lengths alone put ``NL`` past the threshold scores 0 without
+    an edit distance; very long pairs are bounded (:func:`rpa_sim.text.nls_bounded`).
 
     Parameters
     ----------
@@ -49,12 +49,7 @@ def anls_question(answers: Sequence[str], prediction: str, *, threshold: float =
     if not answers:
         raise ValueError("anls_question needs at least one accepted answer, got []")
     predicted = normalize(prediction)
-    best = 0.0
-    for answer in answers:
-        distance = nl(normalize(answer), predicted)
-        if distance <= threshold:
-            best = max(best, 1.0 - distance)
-    return best
+    return max(nls_bounded(normalize(answer), predicted, threshold=threshold) for answer in answers)
 
 
 def anls_scores(
@@ -63,7 +58,9 @@ def anls_scores(
     """Per-question ANLS of a corpus, equal to :func:`anls_question` on each question.
 
     Every string is normalised once and all (answer, prediction) pairs go
-    through one :func:`rapidfuzz.process.cpdist` call.
+    through one :func:`rpa_sim.text.nls_pairs` call (one rapidfuzz ``cpdist``;
+    pairs decided by their lengths cost nothing, very long pairs are bounded
+    as ``docs/metrics/long-values.md`` says).
 
     Parameters
     ----------
@@ -94,10 +91,7 @@ def anls_scores(
     flat_answers, repeated_predictions, starts = _normalised_pairs(answers, predictions)
     if not flat_answers:
         return np.zeros(0, dtype=np.float64)
-    # The distance itself is thresholded (not 1 - similarity, as nls_pairs would
-    # give) so that boundary cases such as NL == 0.3 decide as anls_question does.
-    distance = cpdist(flat_answers, repeated_predictions, scorer=Levenshtein.normalized_distance, dtype=np.float64)
-    similarity = np.where(distance <= threshold, 1.0 - distance, 0.0)
+    similarity = nls_pairs(flat_answers, repeated_predictions, threshold=threshold)
     return np.maximum.reduceat(similarity, starts)
 
 

@@ -2,10 +2,10 @@
 
 Every function takes one confidence per prediction unit (in ``[0, 1]``) and
 whether that unit is right (``is_correct`` derives it from an outcome table:
-a KIE entity iff its outcome is ``correct``, a question iff its ANLS is at
-least 0.5). The decisions taken where the spec is silent, in particular the
-equal-mass binning and the handling of ties, are listed in
-``docs/calibration.md``.
+a row is right iff it is not an error, ``docs/errors.md``: a KIE entity iff its
+outcome is ``correct``, a question iff its ANLS is at least 0.5). The decisions
+taken where the spec is silent, in particular the equal-mass binning and the
+handling of ties, are listed in ``docs/calibration.md``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
 from rpa_sim.metrics.checks import binary_labels, confidences, positive_int
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.outcomes import OutcomeTable
 
 __all__ = ["ReliabilityTable", "reliability_table", "ece", "aurc", "auroc", "is_correct", "Scheme", "Proxy"]
 
@@ -290,11 +290,11 @@ def auroc(confidence: ArrayLike, correct: ArrayLike) -> float:
     return float((ranks[right].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
-def is_correct(table: KIEOutcomes | VQAOutcomes, *, anls_threshold: float = 0.5) -> np.ndarray:
-    """Whether each row of an outcome table is right (METRICS.md §7).
+def is_correct(table: OutcomeTable) -> np.ndarray:
+    """Whether each row of an outcome table is right (METRICS.md §7): not one of ``table.errors()``.
 
     A KIE entity is right iff its outcome is ``correct`` (0); a question iff its
-    ANLS is at least ``anls_threshold`` (0.5, as DUDE's evaluator counts it).
+    ANLS is at least 0.5, as DUDE's evaluator counts it (``docs/errors.md``).
     Returns a boolean array aligned with ``table.confidence``.
 
     Examples
@@ -306,8 +306,6 @@ def is_correct(table: KIEOutcomes | VQAOutcomes, *, anls_threshold: float = 0.5)
     >>> is_correct(evaluate_vqa(records)).tolist()  # ANLS 0.5 and 0
     [True, False]
     """
-    if isinstance(table, KIEOutcomes):
-        return np.asarray(table.outcome) == 0
-    if isinstance(table, VQAOutcomes):
-        return np.asarray(table.anls) >= anls_threshold
-    raise TypeError(f"table must be a KIEOutcomes or VQAOutcomes, got {type(table).__name__}")
+    if not isinstance(table, OutcomeTable):
+        raise TypeError(f"table must be an outcome table (KIEOutcomes or VQAOutcomes), got {type(table).__name__}")
+    return ~table.errors()

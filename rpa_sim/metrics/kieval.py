@@ -11,17 +11,16 @@ addition. Those labels are what the replay engine routes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from operator import attrgetter
 from typing import Literal
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cdist
 from scipy.optimize import linear_sum_assignment
 
 from rpa_sim.records import Entity, Extraction, PredictedExtraction
+from rpa_sim.text import nls_bounded, nls_matrix
 
 __all__ = [
     "CORRECT",
@@ -229,26 +228,41 @@ def group_category(name: str | None, keys: Iterable[str]) -> str | None:
     return None
 
 
+_FIELDS = attrgetter("key", "value")
+_PREDICTED_FIELDS = attrgetter("key", "value", "confidence", "grounding")
+
+
 def _fold(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
 class _Group:
-    """One group as matching needs it: its entity indices, multiset of pairs, and per-key counts."""
+    """One group as matching needs it: its entity indices, multiset of pairs, and per-key counts.
 
-    __slots__ = ("category", "members", "keys", "pairs", "key_counts")
+    ``single_pairs`` says that no ``(key, value)`` pair occurs twice in the
+    group; the multiset intersections of group matching are then set
+    intersections, computed in C.
+    """
 
-    def __init__(self, category: str | None, members: range, keys: list[str], values: list[str]) -> None:
+    __slots__ = ("category", "members", "keys", "pairs", "single_pairs", "_key_counts")
+
+    def __init__(self, category: str | None, members: range, keys: Sequence[str], values: Sequence[str]) -> None:
         self.category = category
         self.members = members
         self.keys = keys
-        # plain dict loops: Counter's construction costs more than it saves on groups this small
-        self.pairs: dict[tuple[str, str], int] = {}
-        self.key_counts: dict[str, int] = {}
-        for pair in zip(keys, values):
-            self.pairs[pair] = self.pairs.get(pair, 0) + 1
-        for key in keys:
-            self.key_counts[key] = self.key_counts.get(key, 0) + 1
+        self.pairs: dict[tuple[str, str], int] = dict.fromkeys(zip(keys, values), 1)
+        self.single_pairs = len(self.pairs) == len(keys)
+        if not self.single_pairs:
+            self.pairs = _counts(zip(keys, values))
+        self._key_counts: tuple[dict[str, int], bool] | None = None
+
+    def key_counts(self) -> tuple[dict[str, int], bool]:
+        """Entities per key, and whether no key occurs twice (counted on first use: only matching needs them)."""
+        if self._key_counts is None:
+            counts = dict.fromkeys(self.keys, 1)
+            single = len(counts) == len(self.keys)
+            self._key_counts = (counts if single else _counts(self.keys), single)
+        return self._key_counts
 
     def by_key(self) -> dict[str, list[int]]:
         """Entity indices per key, in position order."""
@@ -256,6 +270,14 @@ class _Group:
         for i, key in zip(self.members, self.keys):
             grouped.setdefault(key, []).append(i)
         return grouped
+
+
+def _counts(items: Iterable[Hashable]) -> dict:
+    # a plain dict loop: Counter's construction costs more than it saves on groups this small
+    counts: dict = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
 
 
 class _Side:
@@ -266,57 +288,57 @@ class _Side:
     ``raw`` the values as given; the predicted side also keeps confidences and groundings.
     """
 
-    __slots__ = ("groups", "keys", "values", "raw", "confidences", "groundings", "ignored", "pairs")
+    __slots__ = ("groups", "keys", "values", "raw", "confidences", "groundings", "ignored")
 
     def __init__(self, groups: Sequence[tuple[str | None, Sequence[Entity]]], value_match: ValueMatch, *,
                  predicted: bool) -> None:
-        self.keys: list[str] = []
-        self.values: list[str] = []
-        self.raw: list[str] = []
-        self.confidences: list[float] = []
-        self.groundings: list[float | None] = []
-        self.groups: list[_Group] = []
+        read = _PREDICTED_FIELDS if predicted else _FIELDS
+        rows = [list(map(read, entities)) for _, entities in groups]
+        all_rows = [row for group_rows in rows for row in group_rows]
+        columns = list(zip(*all_rows)) or [()] * (4 if predicted else 2)
         self.ignored = 0
-        fold = value_match == "normalized"
-        for position, (name, entities) in enumerate(groups):
-            all_keys = [e.key for e in entities]
-            kept = [e for e in entities if e.value.strip()]
-            keys = all_keys if len(kept) == len(entities) else [e.key for e in kept]
-            raw = [e.value for e in kept]
-            values = [_fold(v) for v in raw] if fold else raw
-            self.ignored += len(entities) - len(kept)
-            start = len(self.keys)
-            self.keys += keys
-            self.raw += raw
-            self.values += values
-            if predicted:
-                self.confidences += [e.confidence for e in kept]
-                self.groundings += [e.grounding for e in kept]
-            # group 0 (non-grouped) is paired by rule, not by category
-            category = None if position == 0 else group_category(name, all_keys)
-            self.groups.append(_Group(category, range(start, len(self.keys)), keys, values))
-        self.pairs: dict[tuple[str, str], int] = {}
-        for group in self.groups:
-            for pair, n in group.pairs.items():
-                self.pairs[pair] = self.pairs.get(pair, 0) + n
+        if not all(map(str.strip, columns[1])):
+            kept = [[row for row in group_rows if row[1].strip()] for group_rows in rows]
+            self.ignored = len(all_rows) - sum(map(len, kept))
+            columns = list(zip(*(row for group_rows in kept for row in group_rows))) or [()] * len(columns)
+        else:
+            kept = rows
+        self.keys: list[str] = list(columns[0])
+        self.raw: list[str] = list(columns[1])
+        self.values = [_fold(v) for v in self.raw] if value_match == "normalized" else self.raw
+        self.confidences: list[float] = list(columns[2]) if predicted else []
+        self.groundings: list[float | None] = list(columns[3]) if predicted else []
+        self.groups: list[_Group] = []
+        start = 0
+        for position, ((name, _), group_rows, kept_rows) in enumerate(zip(groups, rows, kept)):
+            stop = start + len(kept_rows)
+            # group 0 (non-grouped) is paired by rule, not by category; empty values count for the category
+            category = None if position == 0 else group_category(name, (row[0] for row in group_rows))
+            self.groups.append(_Group(category, range(start, stop), self.keys[start:stop], self.values[start:stop]))
+            start = stop
 
     def common_pairs(self, other: _Side) -> int:
         """Size of the multiset intersection of the two sides' pairs, whatever their groups."""
-        return sum(min(n, other.pairs[pair]) for pair, n in self.pairs.items() if pair in other.pairs)
+        available: dict[tuple[str, str], int] = {}
+        for pair in zip(self.keys, self.values):
+            available[pair] = available.get(pair, 0) + 1
+        common = 0
+        for pair in zip(other.keys, other.values):
+            left = available.get(pair)
+            if left:
+                available[pair] = left - 1
+                common += 1
+        return common
 
 
-def _pair_statistics(gt: _Group, pred: _Group) -> tuple[int, int]:
-    """``S`` (identical pairs) and the substitutions ``sum_e min(FP^e, FN^e)`` of one group pair."""
-    same_by_key: dict[str, int] = {}
-    gt_pairs, pred_pairs = gt.pairs, pred.pairs
-    for pair in gt_pairs.keys() & pred_pairs.keys():
-        same_by_key[pair[0]] = same_by_key.get(pair[0], 0) + min(gt_pairs[pair], pred_pairs[pair])
-    gt_keys, pred_keys = gt.key_counts, pred.key_counts
-    substitutions = 0
-    for key in gt_keys.keys() & pred_keys.keys():
-        same = same_by_key.get(key, 0)
-        substitutions += min(gt_keys[key], pred_keys[key]) - same
-    return sum(same_by_key.values()), substitutions
+def _overlap(a: dict, b: dict) -> int:
+    """Size of the intersection of two multisets given as counts."""
+    common = 0
+    for item, n in a.items():
+        m = b.get(item)
+        if m:
+            common += n if n < m else m
+    return common
 
 
 def _pair_groups(gt: _Side, pred: _Side) -> list[tuple[int, int]]:
@@ -351,16 +373,26 @@ def _match_block(gt: _Side, pred: _Side, rows: list[int], cols: list[int]) -> li
     entity_scale = len(gt.keys) + len(pred.keys) + 1
     identical_scale = min(len(rows), len(cols)) + 1
     bonus = (entity_scale * entity_scale + 1) * identical_scale * identical_scale
+    predicted = [(pred.groups[p], *pred.groups[p].key_counts()) for p in cols]
     weight = []
     for g in rows:
         gt_group = gt.groups[g]
+        gt_keys, gt_single = gt_group.key_counts()
         row = []
-        for p in cols:
-            pred_group = pred.groups[p]
+        for pred_group, pred_keys, pred_single in predicted:
             if gt_group.category != pred_group.category and None not in (gt_group.category, pred_group.category):
                 row.append(0)
                 continue
-            same, subs = _pair_statistics(gt_group, pred_group)
+            # S (identical pairs), and the substitutions sum_e min(FP^e, FN^e): per key,
+            # min(FP, FN) = min(N_gt, N_pred) - S^e, so they are the keys' overlap less S.
+            if gt_group.single_pairs and pred_group.single_pairs:
+                same = len(gt_group.pairs.keys() & pred_group.pairs.keys())
+            else:
+                same = _overlap(gt_group.pairs, pred_group.pairs)
+            if gt_single and pred_single:
+                subs = len(gt_keys.keys() & pred_keys.keys()) - same
+            else:
+                subs = _overlap(gt_keys, pred_keys) - same
             row.append(bonus + (same * entity_scale + subs) * identical_scale + (gt_group.pairs == pred_group.pairs))
         weight.append(row)
     matrix = np.array(weight, dtype=np.float64)
@@ -376,7 +408,8 @@ class _Labels:
     def __init__(self, gt: _Side, pred: _Side) -> None:
         self.gt, self.pred = gt, pred
         self.confidences = pred.confidences
-        self.labels = np.full(len(pred.keys), DELETION, dtype=np.int8)
+        # a bytearray, not an int8 array: item assignment on numpy arrays costs more than the whole label
+        self.labels = bytearray([DELETION]) * len(pred.keys)
         self.corrections: list[str | None] = [None] * len(pred.keys)
         self.additions: list[Addition] = []
         self.tp = self.substitutions = 0
@@ -402,6 +435,18 @@ class _Labels:
 
     def _key(self, key: str, g: int, truth: list[int], predicted: Sequence[int]) -> None:
         gt_values, pred_values = self.gt.values, self.pred.values
+        if len(truth) == 1 and len(predicted) <= 1:
+            # The common case, with the same outcome as the general rule below.
+            j = truth[0]
+            if not predicted:
+                self.additions.append(Addition(key, self.gt.raw[j], g))
+            elif pred_values[predicted[0]] == gt_values[j]:
+                self.correct(predicted[0])
+            else:
+                self.labels[predicted[0]] = SUBSTITUTION
+                self.corrections[predicted[0]] = self.gt.raw[j]
+                self.substitutions += 1
+            return
         remaining: dict[str, int] = {}
         for j in truth:
             remaining[gt_values[j]] = remaining.get(gt_values[j], 0) + 1
@@ -442,12 +487,12 @@ def _substitution_pairs(truth: list[str], predicted: list[str]) -> list[tuple[in
     if len(truth) == 1 and len(predicted) == 1:
         return [(0, 0)]
     if len(truth) == 1:
-        scores = [Levenshtein.normalized_similarity(truth[0], value) for value in predicted]
+        scores = [nls_bounded(truth[0], value) for value in predicted]
         return [(0, scores.index(max(scores)))]
     if len(predicted) == 1:
-        scores = [Levenshtein.normalized_similarity(value, predicted[0]) for value in truth]
+        scores = [nls_bounded(value, predicted[0]) for value in truth]
         return [(scores.index(max(scores)), 0)]
-    similarity = cdist(truth, predicted, scorer=Levenshtein.normalized_similarity, dtype=np.float64)
+    similarity = nls_matrix(truth, predicted)
     return list(zip(*(index.tolist() for index in linear_sum_assignment(similarity, maximize=True))))
 
 
@@ -505,7 +550,7 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
             outcome.add_unpaired(g)
 
     # each group's entities are numbered consecutively
-    groups = np.repeat(np.arange(len(pred.groups), dtype=np.int32), [len(group.keys) for group in pred.groups])
+    groups = np.array([g for g, group in enumerate(pred.groups) for _ in group.members], dtype=np.int32)
     n_gt, n_pred = len(gt.keys), len(pred.keys)
     counts = KIEvalCounts(
         documents=1,
@@ -522,7 +567,8 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
         tp_grouping_blind=gt.common_pairs(pred),
         ignored_empty=gt.ignored + pred.ignored,
     )
-    return DocumentOutcome(counts, pred.keys, pred.raw, pred.confidences, pred.groundings, groups, outcome.labels,
+    labels = np.frombuffer(outcome.labels, dtype=np.int8).copy()
+    return DocumentOutcome(counts, pred.keys, pred.raw, pred.confidences, pred.groundings, groups, labels,
                            outcome.corrections, outcome.additions, pairs)
 
 

@@ -3,39 +3,32 @@
 A question scores ``s = alpha * m + (1 - alpha) * g``: ``m`` compares the
 prediction with the ground truth according to the ground truth's answer type
 (numeric, textual or hybrid), ``g`` decays with the distance on the page
-between where the ground truth and the prediction are found in the OCR words.
-The decisions taken where the paper and the spec are silent are listed in
+between where the ground truth and the prediction are found in the OCR words
+(located by :mod:`rpa_sim.grounding`). The decisions taken where the paper and the spec are silent are listed in
 ``docs/metrics/smudge.md``.
 """
 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
-from operator import ne
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cdist, extractOne
 
+# locate and locatability are imported by tests/test_generators.py from here
+from rpa_sim.grounding import LOCATION_THRESHOLD, locatability, locate, locate_many
 from rpa_sim.metrics.anls import anls_question
-from rpa_sim.records import Box, Document, Page
-from rpa_sim.text import nl, normalize, parse_number
+from rpa_sim.records import Document
+from rpa_sim.text import nls_bounded, normalize, parse_number
 
 __all__ = [
     "AnswerType",
     "Normalization",
-    "LOCATION_THRESHOLD",
     "answer_type",
     "match_score",
-    "Span",
-    "locate",
-    "locatability",
     "centroid_distance",
     "grounding_from_distance",
     "QuestionResult",
@@ -47,9 +40,6 @@ __all__ = [
 AnswerType = Literal["numeric", "textual", "hybrid"]
 Normalization = Literal["page", "gt_box", "mean_box"]
 
-LOCATION_THRESHOLD = 0.3
-"""A prediction is located iff its best span has an NLS strictly above this (appendix B.5)."""
-
 _NORMALIZATIONS = ("page", "gt_box", "mean_box")
 _SCALE_EXPONENTS = (0, 2, -2, 3, -3, 6, -6, 9, -9)
 # Both numbers are parsed from decimal text (one rounding each) and one is
@@ -58,8 +48,6 @@ _SCALE_EXPONENTS = (0, 2, -2, 3, -3, 6, -6, 9, -9)
 # that while two distinct numbers of up to 15 significant digits still differ
 # by more (>= 1e-15 relative, minus the same 3 roundoffs).
 _RELATIVE_TOLERANCE = 2.0**-51
-_PAGE_CACHE_SIZE = 256
-_CUTOFF_SLACK = 1e-5
 
 
 # --------------------------------------------------------------------------- match
@@ -188,8 +176,7 @@ def _hybrid_parts(text: str) -> tuple[str, str]:
 
 
 def _thresholded_similarity(truth: str, prediction: str, threshold: float) -> float:
-    distance = nl(truth, prediction)
-    return 1.0 - distance if distance <= threshold else 0.0
+    return nls_bounded(truth, prediction, threshold=threshold)
 
 
 def _same_number(truth_text: str, predicted_text: str) -> bool:
@@ -203,239 +190,6 @@ def _same_number(truth_text: str, predicted_text: str) -> bool:
         if math.isclose(value, scaled, rel_tol=_RELATIVE_TOLERANCE, abs_tol=0.0):
             return True
     return False
-
-
-# --------------------------------------------------------------------------- location
-
-
-@dataclass(frozen=True)
-class Span:
-    """A run of OCR words that best matches a text.
-
-    Attributes
-    ----------
-    page : int
-        Index of the page in the document.
-    start, stop : int
-        The span is ``page.words[start:stop]`` (words whose text normalises to
-        the empty string are skipped and never start or end a span).
-    text : str
-        The span's normalised words joined by single spaces.
-    bbox : tuple of float
-        ``(x0, y0, x1, y1)``: the merged box of the span's words (appendix B.1).
-    nls : float
-        NLS between ``text`` and the normalised target.
-    """
-
-    page: int
-    start: int
-    stop: int
-    text: str
-    bbox: tuple[float, float, float, float]
-    nls: float
-
-
-class _PageIndex:
-    """The candidate spans of one page, one block of texts per span length, built on demand.
-
-    Block ``L`` holds the texts of every run of ``L`` words, by start, even
-    those that cross a segment boundary: checking the winner is cheaper than
-    filtering every block, and a crossing winner is rare (see :func:`_locate`).
-    Merged boxes are only computed for the spans that win.
-    """
-
-    def __init__(self, texts: Sequence[str], boxes: Sequence[Box], segments: Sequence[Hashable]) -> None:
-        words = list(map(normalize, texts))
-        self._positions = [position for position, word in enumerate(words) if word]
-        if len(self._positions) < len(words):
-            segments = [segments[i] for i in self._positions]
-            boxes = [boxes[i] for i in self._positions]
-            words = [words[i] for i in self._positions]
-        self._words = words
-        self._boxes = np.fromiter(chain.from_iterable(boxes), dtype=np.float64, count=4 * len(boxes)).reshape(-1, 4)
-        self._blocks: list[list[str]] = []
-        changes = np.fromiter(map(ne, segments[1:], segments[:-1]), dtype=bool, count=max(len(segments) - 1, 0))
-        if not changes.any():
-            self._room = None
-            return
-        # room[i]: how many words from word i to the end of its segment run; a
-        # span of L words starting at i stays in one segment iff room[i] >= L.
-        run_ends = np.append(np.flatnonzero(changes) + 1, len(words))
-        run_ids = np.concatenate([[0], np.cumsum(changes)])
-        self._room = run_ends[run_ids] - np.arange(len(words))
-
-    def block(self, length: int) -> list[str]:
-        """The texts of all runs of ``length`` words, by start (empty past the word count)."""
-        words = self._words
-        while len(self._blocks) < min(length, len(words)):
-            size = len(self._blocks) + 1
-            previous = self._blocks[-1] if self._blocks else None
-            if previous is None:
-                self._blocks.append(words)
-            else:
-                self._blocks.append([a + " " + b for a, b in zip(previous, words[size - 1 :])])
-        return self._blocks[length - 1] if length <= len(self._blocks) else []
-
-    def in_one_segment(self, start: int, length: int) -> bool:
-        return self._room is None or bool(self._room[start] >= length)
-
-    def best_in_one_segment(self, target: str, length: int) -> tuple[float, int] | None:
-        """Exact best (score, start) of a block among the spans that stay in one segment."""
-        texts = self.block(length)
-        scores = cdist([target], texts, scorer=Levenshtein.normalized_similarity, dtype=np.float64)[0]
-        scores[self._room[: len(texts)] < length] = -1.0
-        start = int(np.argmax(scores))
-        return None if scores[start] < 0 else (float(scores[start]), start)
-
-    def span(self, page_number: int, start: int, length: int, score: float) -> Span:
-        boxes = self._boxes[start : start + length]
-        merged = (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max())
-        return Span(
-            page=page_number,
-            start=self._positions[start],
-            stop=self._positions[start + length - 1] + 1,
-            text=" ".join(self._words[start : start + length]),
-            bbox=tuple(float(v) for v in merged),
-            nls=float(score),
-        )
-
-
-_by_identity: OrderedDict[int, tuple[Page, _PageIndex]] = OrderedDict()
-_by_content: OrderedDict[Hashable, _PageIndex] = OrderedDict()
-
-
-def _remember(cache: OrderedDict, key: Hashable, value: object) -> None:
-    cache[key] = value
-    if len(cache) > _PAGE_CACHE_SIZE:
-        cache.popitem(last=False)
-
-
-def _page_index(page: Page) -> _PageIndex:
-    # Questions on one page usually share the Page object; records read
-    # separately from JSON Lines carry equal but distinct copies, hence the
-    # content key behind the identity shortcut. The entry keeps the page alive,
-    # so its id cannot be reused while cached.
-    entry = _by_identity.get(id(page))
-    if entry is not None and entry[0] is page:
-        _by_identity.move_to_end(id(page))
-        return entry[1]
-    texts = tuple([word.text for word in page.words])
-    boxes = tuple([word.bbox for word in page.words])
-    segments = tuple([word.segment for word in page.words])
-    # The page size does not enter the index: only span texts and boxes do.
-    key = (texts, boxes, segments)
-    index = _by_content.get(key)
-    if index is None:
-        index = _PageIndex(texts, boxes, segments)
-        _remember(_by_content, key, index)
-    else:
-        _by_content.move_to_end(key)
-    _remember(_by_identity, id(page), (page, index))
-    return index
-
-
-def _locate(target: str, document: Document) -> Span | None:
-    """The best span of a normalised, non-empty target (see :func:`locate` for the rules)."""
-    longest = len(target.split()) + 2
-    best: tuple[float, int, int, int, _PageIndex] | None = None  # score, page, start, length, index
-    for page_number, page in enumerate(document.pages):
-        index = _page_index(page)
-        for length in range(1, longest + 1):
-            # The running best, less a margin, is the cut-off: rapidfuzz then
-            # skips candidates that cannot reach it and returns the first of
-            # equal bests. Its cut-off test is not exact (a score 1e-9 above
-            # the cut-off can be dropped), hence the margin; the comparison
-            # below is exact, so the margin only costs a little pruning.
-            cutoff = 0.0 if best is None else max(0.0, best[0] - _CUTOFF_SLACK)
-            texts = index.block(length)
-            found = extractOne(target, texts, scorer=Levenshtein.normalized_similarity, score_cutoff=cutoff)
-            if found is None:
-                continue
-            score, start = found[1], found[2]
-            if not index.in_one_segment(start, length):
-                found = index.best_in_one_segment(target, length)
-                if found is None:
-                    continue
-                score, start = found
-            # Blocks come by increasing length and pages in order, so an equal
-            # score only wins with an earlier start on the same page.
-            if best is None or score > best[0] or (score == best[0] and page_number == best[1] and start < best[2]):
-                best = (score, page_number, start, length, index)
-    if best is None:
-        return None
-    score, page_number, start, length, index = best
-    return index.span(page_number, start, length, score)
-
-
-def locate(text: str, document: Document) -> Span | None:
-    """The run of OCR words that best matches ``text`` (section 3.1).
-
-    Candidates are runs of 1 to ``n + 2`` consecutive words (``n`` = the
-    word count of the normalised text) in each page's reading order, never
-    across pages nor across a change of the words' ``segment``. The best
-    candidate has the highest NLS to the normalised text; an exact match, when
-    there is one, is therefore the answer. Ties go to the first candidate in
-    reading order: earlier page, then earlier first word, then fewer words.
-
-    No threshold is applied here: compare ``nls`` with
-    :data:`LOCATION_THRESHOLD` to decide whether a prediction is located.
-
-    Parameters
-    ----------
-    text : str
-        The text to place (an answer or a predicted value).
-    document : Document
-        The OCR words and their boxes.
-
-    Returns
-    -------
-    Span or None
-        None when the text normalises to the empty string or the document has no words.
-
-    Examples
-    --------
-    >>> from rpa_sim.records import Document, Page, Word
-    >>> page = Page(width=100, height=100, words=[
-    ...     Word(text="Total", bbox=(10, 10, 30, 20)),
-    ...     Word(text="12.50", bbox=(40, 10, 60, 20)),
-    ...     Word(text="EUR", bbox=(62, 10, 70, 20))])
-    >>> span = locate("12.50 eur", Document(pages=[page]))
-    >>> span.text, span.start, span.stop, span.bbox, span.nls
-    ('12.50 eur', 1, 3, (40.0, 10.0, 70.0, 20.0), 1.0)
-    """
-    target = normalize(text)
-    if not target:
-        return None
-    return _locate(target, document)
-
-
-def locatability(prediction: str, document: Document) -> float:
-    """Best-span NLS of a predicted value anywhere in the document.
-
-    Needs no ground truth, so a routing policy can use it as a grounding gate
-    (METRICS.md §4); it serves KIE values as well as VQA answers.
-
-    Parameters
-    ----------
-    prediction : str
-        The predicted answer or value.
-    document : Document
-        The OCR words.
-
-    Returns
-    -------
-    float
-        In [0, 1]; 0 when the prediction is empty or the document has no words.
-
-    Examples
-    --------
-    >>> from rpa_sim.records import Document, Page, Word
-    >>> page = Page(width=100, height=100, words=[Word(text="LATTE", bbox=(0, 0, 10, 10))])
-    >>> locatability("latte", Document(pages=[page])), locatability("latté", Document(pages=[page]))
-    (1.0, 0.8)
-    """
-    span = locate(prediction, document)
-    return 0.0 if span is None else span.nls
 
 
 # --------------------------------------------------------------------------- distance, grounding
@@ -554,7 +308,7 @@ class QuestionResult:
     locatability : float
         Best-span NLS of the prediction in the document; NaN without a document.
     located : bool or None
-        Whether that NLS exceeds :data:`LOCATION_THRESHOLD`; None without a document.
+        Whether that NLS exceeds :data:`rpa_sim.grounding.LOCATION_THRESHOLD`; None without a document.
     """
 
     answer_type: AnswerType
@@ -577,7 +331,7 @@ def evaluate_question(
     """Match, distance, grounding and locatability of one question (section 3).
 
     The reference answer is the accepted answer with the best match (the
-    first on ties); its span is the best-NLS span (:func:`locate`). The
+    first on ties); its span is the best-NLS span (:func:`rpa_sim.grounding.locate`). The
     prediction's span counts only when located (NLS > 0.3). ``d = 1`` when
     the prediction is not located, is located on another page than the
     reference, or the reference cannot be placed at all (it is empty, or the
@@ -625,12 +379,7 @@ def evaluate_question(
     kind = answer_type(answers[reference])
     if document is None:
         return QuestionResult(kind, match, math.nan, math.nan, math.nan, None)
-    truth_text, predicted_text = normalize(answers[reference]), normalize(prediction)
-    truth_span = _locate(truth_text, document) if truth_text else None
-    if predicted_text == truth_text:
-        predicted_span = truth_span
-    else:
-        predicted_span = _locate(predicted_text, document) if predicted_text else None
+    truth_span, predicted_span = locate_many([answers[reference], prediction], document)
     score = 0.0 if predicted_span is None else predicted_span.nls
     located = score > LOCATION_THRESHOLD
     distance = 1.0

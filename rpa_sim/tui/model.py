@@ -12,13 +12,12 @@ import numpy as np
 
 from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
 from rpa_sim.policies import Policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
-__all__ = ["DashboardModel", "FieldEntries", "field_groupings", "load_model", "padded_limits", "PLOT_GRID",
-           "DATA_TARGETS"]
+__all__ = ["DashboardModel", "FieldEntries", "load_model", "padded_limits", "PLOT_GRID", "DATA_TARGETS"]
 
 #: thresholds the plotted curves are drawn at, one per fine step of τ (the figures panel and the
 #: marked operating points are exact at any threshold)
@@ -27,8 +26,6 @@ PLOT_GRID = np.linspace(0.0, 1.0, 101)
 DATA_TARGETS = [0.9, 0.95]
 DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"), "vqa": ("confidence", "grounding-gate")}
 _DATA_SUFFIXES = (".jsonl", ".gz", ".json")
-
-Table = KIEOutcomes | VQAOutcomes
 
 
 def _finite(value: float | None) -> float | None:
@@ -66,7 +63,7 @@ class DashboardModel:
     """Everything the views show; threshold moves are :meth:`figures` calls (``Sweeper.at``)."""
 
     name: str
-    table: Table
+    table: OutcomeTable
     policies: list[Policy]
     sweepers: list[Sweeper]
     summary: dict[str, Any] = field(default_factory=dict)
@@ -74,33 +71,42 @@ class DashboardModel:
     plot_curves: list[Curve] = field(default_factory=list)
     #: per policy, the least and greatest value of each column over every threshold in [0, 1]
     value_ranges: list[dict[str, tuple[float, float]]] = field(default_factory=list)
-    #: per policy and grouping (see :func:`field_groupings`), its entry thresholds sorted within each field
+    #: per policy and grouping (see :attr:`groupings`), its entry thresholds sorted within each field
     field_entries: list[list[FieldEntries]] = field(default_factory=list)
 
     @classmethod
-    def from_table(cls, name: str, table: Table, policies: list[Policy], *, reviewer: Reviewer | None = None,
+    def from_table(cls, name: str, table: OutcomeTable, policies: list[Policy], *, reviewer: Reviewer | None = None,
                    costs: CostModel | None = None, summary: dict[str, Any] | None = None) -> DashboardModel:
         sweepers = [Sweeper(table, p, reviewer=reviewer, costs=costs) for p in policies]
         curves = [s.curve(PLOT_GRID) for s in sweepers]
-        groupings = field_groupings(table)
-        entries = [[FieldEntries.of(index, s.compiled.entry, len(names)) for _by, index, names in groupings]
-                   for s in sweepers]
-        return cls(name, table, policies, sweepers, summary or {}, costs, curves, [_ranges(s) for s in sweepers],
-                   entries)
+        model = cls(name, table, policies, sweepers, summary or {}, costs, curves, [_ranges(s) for s in sweepers])
+        model.field_entries = [[FieldEntries.of(g.codes, s.compiled.entry, len(g.names)) for g in model.groupings]
+                               for s in sweepers]
+        return model
 
     # -- basics -------------------------------------------------------------------------------------
 
     @property
     def task(self) -> str:
-        return "kie" if isinstance(self.table, KIEOutcomes) else "vqa"
+        return self.table.task
 
     @property
     def metric_name(self) -> str:
-        return "kieval_aligned" if self.task == "kie" else "anls"
+        return self.table.metric_name
 
     @property
     def metric_label(self) -> str:
-        return "KIEval_Aligned^τ" if self.task == "kie" else "ANLS"
+        return self.table.metric_label
+
+    @cached_property
+    def groupings(self) -> list[FieldGrouping]:
+        """How the Fields view groups predictions (the table's groupings; the first is what the optimizer tunes)."""
+        return self.table.field_groupings()
+
+    @property
+    def has_smudge(self) -> bool:
+        """Whether the table has SMuDGE scores: questions do, KIE entities do not."""
+        return isinstance(self.table, VQAOutcomes)
 
     @property
     def policy_names(self) -> list[str]:
@@ -108,7 +114,7 @@ class DashboardModel:
 
     @property
     def targets(self) -> list[str]:
-        return list(self.summary.get("optimised_per_field", {}))
+        return list(self.summary.get("optimized_per_field", {}))
 
     # -- trade-off ----------------------------------------------------------------------------------
 
@@ -163,7 +169,7 @@ class DashboardModel:
     # -- fields -------------------------------------------------------------------------------------
 
     def suggested_thresholds(self) -> dict[str, float | None]:
-        for entry in self.summary.get("optimised_per_field", {}).values():
+        for entry in self.summary.get("optimized_per_field", {}).values():
             return dict(entry.get("thresholds") or {})
         return {}
 
@@ -171,27 +177,14 @@ class DashboardModel:
     def _field_columns(self) -> tuple[list[tuple[str, str]], dict[str, np.ndarray]]:
         """Each field as (grouping, key as the table and the suggested thresholds name it), and the
         per-field figures that do not depend on τ, fields of all groupings in one array per column."""
-        t = self.table
-        labels = [(by, key) for by, _index, names in field_groupings(t) for key in names]
-        if isinstance(t, KIEOutcomes):
-            n = len(t.keys)
-            adds = np.bincount(t.addition_key, minlength=n) if len(t.addition_key) else np.zeros(n)
-            return labels, {
-                "predictions": np.bincount(t.key, minlength=n),
-                "substitutions": np.bincount(t.key, weights=t.outcome == 1, minlength=n),
-                "deletions": np.bincount(t.key, weights=t.outcome == 2, minlength=n), "additions": adds}
-        columns: dict[str, list[np.ndarray]] = {"predictions": [], "errors": [], "anls": []}
-        for _by, index, names in field_groupings(t):
-            count = np.bincount(index, minlength=len(names))
-            anls = np.bincount(index, weights=t.anls, minlength=len(names))
-            columns["predictions"].append(count)
-            columns["errors"].append(np.bincount(index, weights=t.accuracy < 1, minlength=len(names)))
-            columns["anls"].append(np.divide(anls, count, out=np.full(len(names), np.nan), where=count > 0))
-        return labels, {name: np.concatenate(parts) for name, parts in columns.items()}
+        labels = [(g.by, key) for g in self.groupings for key in g.names]
+        return labels, {name: np.concatenate([g.figures[name] for g in self.groupings])
+                        for name in self.groupings[0].figures}
 
     def field_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
-        """Per KIE key, or per VQA question type and answer type: predictions, errors by kind, the
-        auto-rate at τ and the suggested threshold (per key or question type: what the optimiser tunes).
+        """Per field of each grouping (KIE: key; VQA: question type, then answer type): predictions, the
+        table's errors, the auto-rate at τ and the suggested threshold (for the first grouping, what the
+        optimizer tunes). A ``by`` column names the grouping when there are several.
 
         The auto-rates count what the figures panel counts (the budget respected, audits in
         expectation): weighted by the field sizes they average to its auto-rate.
@@ -203,17 +196,18 @@ class DashboardModel:
         if sweeper.policy.budget is None:  # every routed item is reviewed: binary searches suffice
             routed = count - np.concatenate([entries.accepted(threshold) for entries in self.field_entries[policy]])
         else:
-            routed = np.concatenate([sweeper.routed_per_group(index, len(names), threshold)
-                                     for _by, index, names in field_groupings(self.table)])
+            routed = np.concatenate([sweeper.routed_per_group(g.codes, len(g.names), threshold)
+                                     for g in self.groupings])
         # audits check a share of what goes straight through, as the figures panel counts them
         straight_through = (1.0 - sweeper.policy.audit) * (count - routed)
-        tuned = field_groupings(self.table)[0][0]
+        tuned = self.groupings[0].by
         rows = []
         for i, (by, key) in enumerate(labels):
-            row: dict[str, Any] = {} if self.task == "kie" else {"by": by}
+            row: dict[str, Any] = {"by": by} if len(self.groupings) > 1 else {}
             row["field"] = key or "(none)"
             for column, values in columns.items():
-                row[column] = _finite(float(values[i])) if column == "anls" else int(values[i])
+                # counts are integers; means are floats, undefined (NaN) for an empty field
+                row[column] = _finite(float(values[i])) if values.dtype.kind == "f" else int(values[i])
             row["auto_rate"] = float(straight_through[i] / count[i]) if count[i] else None
             row["suggested_threshold"] = suggested.get(key) if by == tuned else None
             rows.append(row)
@@ -240,31 +234,23 @@ class DashboardModel:
         return None
 
     def smudge_rows(self) -> list[dict[str, Any]]:
-        if not isinstance(self.table, VQAOutcomes):
+        """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""
+        if not self.has_smudge:
             return []
         from rpa_sim.metrics.smudge import alpha_curve  # noqa: PLC0415
 
         keep = ~np.isnan(self.table.smudge_grounding)
+        if not keep.any():
+            return []
         alphas, means = alpha_curve(self.table.match[keep], self.table.smudge_grounding[keep], step=0.05)
         return [{"alpha": float(a), "mean_smudge": _finite(float(m))} for a, m in zip(alphas, means)]
 
     def smudge_at(self, alpha: float) -> float | None:
-        if not isinstance(self.table, VQAOutcomes):
+        if not self.has_smudge:
             return None
         values = self.table.smudge(alpha=alpha)
         values = values[~np.isnan(values)]
         return float(values.mean()) if len(values) else None
-
-
-def field_groupings(table: Table) -> list[tuple[str, np.ndarray, tuple[str, ...]]]:
-    """How the Fields view groups predictions: (grouping, each item's field index, field names).
-
-    KIE by key; VQA by question type (the grouping the per-field optimiser tunes), then by answer type.
-    """
-    if isinstance(table, KIEOutcomes):
-        return [("key", table.key, tuple(table.keys))]
-    return [("question type", table.question_type, tuple(table.question_types)),
-            ("answer type", table.answer_type, tuple(table.answer_types))]
 
 
 def _ranges(sweeper: Sweeper) -> dict[str, tuple[float, float]]:

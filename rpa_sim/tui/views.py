@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -124,7 +125,11 @@ class TradeoffView(View):
             plt.xlabel("auto-rate")
             plt.ylabel(model.metric_label)
             for curve in model.plot_curves:
-                plt.plot(curve.auto_rate.tolist(), curve.metric.tolist(), label=curve.policy, marker="braille")
+                # without predictions there is no auto-rate: nothing to draw (plotext fails on all-NaN lines)
+                defined = ~(np.isnan(curve.auto_rate) | np.isnan(curve.metric))
+                if defined.any():
+                    plt.plot(curve.auto_rate[defined].tolist(), curve.metric[defined].tolist(), label=curve.policy,
+                             marker="braille")
 
         self.query_one("#tradeoff-plot", MarkedPlot).draw(
             curves, xlim=(0.0, 1.0), ylim=model.plot_limits(model.metric_name),
@@ -224,9 +229,9 @@ class FieldsView(View):
         model, dash = self.model, self.dash
         if model is None:
             return
-        kind = "key" if model.task == "kie" else "question type and answer type"
+        kind = " and ".join(grouping.by for grouping in model.groupings)
         targets = model.targets
-        source = f"optimised for {targets[0]}" if targets else "no target in the scenario"
+        source = f"optimized for {targets[0]}" if targets else "no target in the scenario"
         self.query_one("#fields-title", Readout).show_text(
             f"Per {kind}: {model.policy_names[dash.policy]} at τ = {dash.threshold:.4f}; suggested threshold {source}")
         self.query_one("#fields-table", Readout).show_text(self.table_text(self.rows()))
@@ -372,7 +377,7 @@ class SmudgeView(View):
             if pairs:
                 plt.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="braille", label="mean SMuDGE")
 
-        if model.task == "vqa":
+        if model.has_smudge:
             self.query_one("#smudge-plot", MarkedPlot).draw(
                 alpha_curve, xlim=(0.0, 1.0), ylim=padded_limits([p[1] for p in pairs]), markers=(ALPHA,))
         self.redraw()
@@ -383,7 +388,7 @@ class SmudgeView(View):
             return
         note = self.query_one("#smudge-note", Readout)
         plot = self.query_one("#smudge-plot", MarkedPlot)
-        if model.task != "vqa":
+        if not model.has_smudge:
             note.show_text("SMuDGE is a VQA metric: open a VQA scenario (e.g. docvqa-demo).")
             plot.display = False
             self.query_one("#alpha-bar").display = False

@@ -1,0 +1,185 @@
+"""Evaluation speed on one core (issue 10, section 3): receipts with OCR, grounding, KIEval, long values.
+
+Target: ``evaluate_kie`` with grounding at >= 5,000 receipts/s on one core,
+measured on already-parsed records (``generate_receipts(5000)``, generated
+before timing). Every figure is printed beside a baseline measured in the same
+run: the implementation of commit ``6a80339`` (before this work), read from git
+and run in this process. Its grounding locates a document's values one at a
+time; its KIEval is the previous ``evaluate_document``; its string similarity
+is rapidfuzz's unbounded edit distance. The new results are checked to be
+identical to the baseline's before any figure is printed.
+
+Times are CPU seconds of this process (steadier than wall time on a shared
+machine; the work is single-threaded), the best of ``--repeat`` runs. The long
+values' baselines take minutes (the edit distance is quadratic), so they run
+only with ``--long-baseline``.
+
+    python benchmarks/bench_evaluate.py [--receipts 5000] [--repeat 3] [--long-baseline]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+import types
+from collections.abc import Callable
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+
+import rpa_sim.outcomes
+from rpa_sim.generators import generate_receipts
+from rpa_sim.grounding import locatability_many
+from rpa_sim.metrics.anls import anls_question
+from rpa_sim.metrics.kieval import evaluate_document
+from rpa_sim.metrics.smudge import evaluate_question
+from rpa_sim.outcomes import evaluate_kie
+from rpa_sim.records import Document, KIERecord, Page, Word
+from rpa_sim.text import nls_bounded, nls_pairs
+
+BASELINE_COMMIT = "6a8033999884286b56df244dd2f7e1eb6992cd38"
+PROJECT = Path(__file__).resolve().parents[1]
+SEED = 11
+
+
+def previous(path: str) -> types.ModuleType:
+    """The module at ``path`` as it was at :data:`BASELINE_COMMIT`, loaded under a name of its own."""
+    try:
+        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:{path}"], cwd=PROJECT, check=True,
+                                capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        sys.exit(f"bench_evaluate: the baseline needs git and commit {BASELINE_COMMIT[:7]}: {error}")
+    module = types.ModuleType(f"baseline_{Path(path).stem}")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{BASELINE_COMMIT[:7]}:{path}", "exec"), module.__dict__)  # noqa: S102 (our own history)
+    return module
+
+
+def cpu_seconds(work: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """The fewest CPU seconds of ``repeat`` runs of ``work``, and its result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.process_time()
+        result = work()
+        best = min(best, time.process_time() - start)
+    return best, result
+
+
+def values_of(record: KIERecord) -> list[str]:
+    prediction = record.prediction
+    return [e.value for e in prediction.entities] + [e.value for g in prediction.groups for e in g.entities]
+
+
+def report(label: str, count: int, unit: str, new: float, old: float) -> None:
+    print(f"  {label:<34} {count / new:>10,.0f} {unit}/s  baseline {count / old:>9,.0f} {unit}/s"
+          f"  x{old / new:5.1f}")
+
+
+def receipts(count: int, repeat: int, old_smudge: types.ModuleType, old_kieval: types.ModuleType) -> None:
+    records = list(generate_receipts(count, seed=SEED))
+    values = [values_of(record) for record in records]
+    print(f"{count:,} generated receipts with OCR pages ({sum(map(len, values)) / count:.1f} predicted values and "
+          f"{sum(len(r.document.pages[0].words) for r in records) / count:.1f} OCR words each), one core")
+
+    def old_locatability_many(texts: list[str], document: Document) -> np.ndarray:
+        return np.array([old_smudge.locatability(text, document) for text in texts], dtype=np.float64)
+
+    def baseline_table():
+        with mock.patch.object(rpa_sim.outcomes, "evaluate_document", old_kieval.evaluate_document), \
+                mock.patch.object(rpa_sim.outcomes, "locatability_many", old_locatability_many):
+            return evaluate_kie(records)
+
+    new_seconds, table = cpu_seconds(lambda: evaluate_kie(records), repeat)
+    old_seconds, old_table = cpu_seconds(baseline_table, repeat)
+    for column in ("grounding", "outcome", "similarity", "key", "group", "document_counts"):
+        if not np.array_equal(getattr(table, column), getattr(old_table, column)):
+            sys.exit(f"bench_evaluate: column {column!r} differs from the baseline's")
+    report("evaluate_kie with grounding", count, "receipts", new_seconds, old_seconds)
+
+    new_seconds, located = cpu_seconds(
+        lambda: [locatability_many(v, r.document).tolist() for v, r in zip(values, records)], repeat)
+    old_seconds, old_located = cpu_seconds(
+        lambda: [old_locatability_many(v, r.document).tolist() for v, r in zip(values, records)], repeat)
+    if located != old_located:
+        sys.exit("bench_evaluate: locatabilities differ from the baseline's")
+    report("grounding alone", count, "receipts", new_seconds, old_seconds)
+
+    new_seconds, outcomes = cpu_seconds(
+        lambda: [evaluate_document(r.ground_truth, r.prediction) for r in records], repeat)
+    old_seconds, old_outcomes = cpu_seconds(
+        lambda: [old_kieval.evaluate_document(r.ground_truth, r.prediction) for r in records], repeat)
+    if any(a.counts.as_tuple() != b.counts.as_tuple() or a.labels.tolist() != b.labels.tolist()
+           or a.corrections != b.corrections for a, b in zip(outcomes, old_outcomes)):
+        sys.exit("bench_evaluate: KIEval outcomes differ from the baseline's")
+    report("KIEval alone (evaluate_document)", count, "receipts", new_seconds, old_seconds)
+
+
+def repeat_letters(letters: str, size: int) -> str:
+    return (letters * (size // len(letters) + 1))[:size]
+
+
+def near_copy(original: str, edits: int) -> str:
+    characters = list(original)
+    for edit in range(edits):
+        characters[edit * (len(original) // edits)] = "#"
+    return "".join(characters)
+
+
+def long_values(run_baseline: bool, old: dict[str, types.ModuleType]) -> None:
+    print("long values, one run each" + ("" if run_baseline else " (baselines: --long-baseline, minutes)"))
+    page = Page(width=1000, height=1000, words=[
+        Word(text=f"word{i % 97}", bbox=(30 * (i % 30), 30 * (i // 30), 30 * (i % 30) + 25, 30 * (i // 30) + 20),
+             segment=i // 30) for i in range(300)])
+    document = Document(pages=[page])
+    for size in (1_000_000, 2_000_000):
+        label = f"{size // 1_000_000} MB"
+        first, second = repeat_letters("abcdefghijklm", size), repeat_letters("nopqrstuvwxyz", size)
+        copy = near_copy(first, 10)
+        cases = [
+            (f"{label} pair, no common character: NLS", lambda: nls_bounded(first, second),
+             lambda: old["text"].nls(first, second)),
+            (f"{label} pair, 10 edits apart: NLS", lambda: nls_bounded(first, copy),
+             lambda: old["text"].nls(first, copy)),
+            (f"{label} pair, no common character: ANLS", lambda: anls_question([first], second),
+             lambda: old["anls"].anls_question([first], second)),
+            (f"{label} answer, 9-character truth: ANLS", lambda: anls_question(["12.50 eur"], first),
+             lambda: old["anls"].anls_question(["12.50 eur"], first)),
+            (f"{label} values: substitution similarity", lambda: nls_pairs([first], [second]).tolist(),
+             lambda: old["text"].nls_pairs([first], [second]).tolist()),
+            (f"{label} VQA answer on a 300-word page: SMuDGE", lambda: evaluate_question(["word5"], first, document),
+             lambda: old["smudge"].evaluate_question(["word5"], first, document)),
+        ]
+        for name, new, baseline in cases:
+            start = time.process_time()
+            value = new()
+            line = f"  {name:<46} {time.process_time() - start:8.3f} s"
+            if run_baseline:
+                start = time.process_time()
+                baseline()
+                line += f"  baseline {time.process_time() - start:8.1f} s"
+            print(line + f"  -> {_short(value)}")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--receipts", type=int, default=5000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--long-baseline", action="store_true")
+    options = parser.parse_args()
+    old = {name: previous(path) for name, path in (("text", "rpa_sim/text.py"), ("anls", "rpa_sim/metrics/anls.py"),
+                                                     ("smudge", "rpa_sim/metrics/smudge.py"),
+                                                     ("kieval", "rpa_sim/metrics/kieval.py"))}
+    receipts(options.receipts, options.repeat, old["smudge"], old["kieval"])
+    long_values(options.long_baseline, old)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The command line starts fast (issue 9, part 3): importing it and building its parser pulls in nothing heavy.
+
+A correctness test of laziness, not a timing: ``benchmarks/bench_startup.py`` measures the time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "scipy", "matplotlib", "pydantic", "yaml", "textual", "rich", "rapidfuzz",
+         "rpa_sim.sweep", "rpa_sim.outcomes", "rpa_sim.readers", "rpa_sim.report", "rpa_sim.study", "rpa_sim.tui")
+
+PROBE = """
+import json, sys
+import rpa_sim.cli
+rpa_sim.cli._parser().format_help()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_after(code: str) -> set[str]:
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    return set(json.loads(completed.stdout.splitlines()[-1]))  # after what the command printed
+
+
+def test_building_the_parser_imports_nothing_heavy():
+    loaded = loaded_after(PROBE)
+    assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
+    assert "rpa_sim.cli" in loaded  # the probe did import what it tests
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["score", "--help"], ["sweep"]])
+def test_version_help_and_usage_errors_import_nothing_heavy(argv):
+    code = (f"import json, sys\nimport rpa_sim.cli\nstatus = rpa_sim.cli.main({argv!r})\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    loaded = loaded_after(code)
+    assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
