@@ -16,7 +16,8 @@ import time
 
 from rapidfuzz.distance import Levenshtein
 
-from rpa_sim.metrics.smudge import LOCATION_THRESHOLD, evaluate_question, grounding_from_distance
+from rpa_sim.grounding import LOCATION_THRESHOLD
+from rpa_sim.metrics.smudge import evaluate_question, grounding_from_distance
 from rpa_sim.records import Document, Page, Word
 from rpa_sim.text import normalize
 

@@ -92,6 +92,8 @@ def _bounded(kind: type[int] | type[float], *, low: float, high: float | None = 
     """An argparse type: a finite number of ``kind`` within the bounds, or a usage error quoting the text."""
     if kind is int:
         wanted = f"an integer >= {low:g}"
+    elif high is None:
+        wanted = f"a number {'>' if open_low else '>='} {low:g}"
     else:
         wanted = f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
 
@@ -131,10 +133,18 @@ def _parser() -> argparse.ArgumentParser:
     dashboard = commands.add_parser("dashboard", help="the interactive dashboard (Textual) on a scenario or records",
                                     epilog=NAMES_HELP)
     dashboard.add_argument("source", nargs="?", metavar="SCENARIO|DATA",
-                           help=f"a scenario (name or YAML) or a records file (default: {DEMO_SCENARIO})")
+                           help=f"a scenario (name or YAML), a records file or an outcome table (.parquet) "
+                                f"(default: {DEMO_SCENARIO})")
     _folder_argument(dashboard, "--out-dir", "--export-dir",
                      help="the folder the dashboard writes exports and screenshots into, created when needed "
                           "(default: the current folder)")
+
+    evaluate = commands.add_parser("evaluate", help="evaluate records once into an outcome table file (Parquet) "
+                                                    "that every command taking DATA reads")
+    _data_arguments(evaluate, tables=False)
+    evaluate.add_argument("--out", type=Path, required=True, metavar="FILE",
+                          help="the outcome table to write (Parquet, atomically; name it .parquet); missing folders "
+                               "are created (required)")
 
     score = commands.add_parser("score", help="corpus metrics of the predictions as they are")
     _data_arguments(score)
@@ -209,6 +219,89 @@ def _parser() -> argparse.ArgumentParser:
                           help="processes that generate; the output is the same for any number (default: the "
                                "cores, at most 4)")
 
+    staff = commands.add_parser("staff", help="reviewers a review queue needs, or how a team copes: Erlang C/A "
+                                              "or a simulation (docs/operations.md)")
+    positive_number = _bounded(float, low=0.0, open_low=True)
+    staff.add_argument("--arrivals-per-hour", type=positive_number, required=True, metavar="R",
+                       help="tasks arriving per hour, at random (a Poisson stream), > 0 (required)")
+    staff.add_argument("--handle-seconds", type=positive_number, required=True, metavar="S",
+                       help="mean time a reviewer takes per task, in seconds (exponential), > 0 (required)")
+    team = staff.add_mutually_exclusive_group(required=True)
+    team.add_argument("--reviewers", type=_POSITIVE, metavar="C",
+                      help="the figures of C reviewers on the floor (default: none; this or --service-level is "
+                           "required)")
+    team.add_argument("--service-level", type=_OPEN_SHARE, metavar="L",
+                      help="the fewest reviewers who answer a share L in (0, 1) of all tasks within --answer-within "
+                           "(default: none; this or --reviewers is required)")
+    staff.add_argument("--answer-within", type=_bounded(float, low=0.0),
+                       required=True, metavar="T",
+                       help="the service level's target: seconds from arrival to the start of review (required)")
+    staff.add_argument("--patience", type=positive_number, metavar="P",
+                       help="mean patience of a waiting task, in seconds (exponential): a task waiting longer leaves "
+                            "unreviewed; Erlang A (default: none, Erlang C)")
+    staff.add_argument("--simulate", action="store_true",
+                       help="simulate the queue (one run, same assumptions) instead of the exact formulas; with "
+                            "--service-level, the team the formulas size (default: the exact formulas)")
+    staff.add_argument("--hours", type=positive_number, metavar="H",
+                       help="with --simulate: hours simulated (default: 168)")
+    staff.add_argument("--seed", type=_NON_NEGATIVE, metavar="N",
+                       help="with --simulate: seed, an integer >= 0; the same seed gives the same bytes (default: 0)")
+    _format_arguments(staff, what="the figures")
+
+    replay = commands.add_parser("replay", help="one production day of a policy at a threshold: a log of routes, "
+                                                "audits and what people found (docs/monitoring.md)",
+                                 epilog=NAMES_HELP)
+    _data_arguments(replay)
+    _monitored_policy_arguments(replay)
+    audit = replay.add_mutually_exclusive_group()
+    audit.add_argument("--audit-rate", type=_SHARE, metavar="A",
+                       help="share of auto-accepted items drawn at random for a careful check, in [0, 1] "
+                            "(default: the policy's audit share)")
+    audit.add_argument("--audit-plan", type=Path, metavar="FILE",
+                       help="per-stratum audit rates, a YAML file as plan-audit writes it (default: none)")
+    replay.add_argument("--miss-rate", type=_SHARE, default=0.0, metavar="RATE",
+                        help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
+    replay.add_argument("--false-correction-rate", type=_SHARE, default=0.0, metavar="RATE",
+                        help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
+    replay.add_argument("--seed", type=_NON_NEGATIVE, required=True, metavar="S",
+                        help="an integer >= 0; the same seed gives the same bytes (required)")
+    replay.add_argument("--log", type=Path, required=True, metavar="FILE",
+                        help="the log to write: JSON Lines, gzip-compressed when it ends in .gz, written atomically; "
+                             "missing folders are created (required)")
+
+    estimate = commands.add_parser("estimate", help="the error rate of auto-accepted items and the post-correction "
+                                                    "quality, with intervals, from a production log")
+    estimate.add_argument("log", type=Path, metavar="LOG",
+                          help="a production log (JSON Lines, .gz too): rpa-sim replay's, or a team's export in the "
+                               "format of docs/monitoring.md")
+    estimate.add_argument("--method", choices=("classical", "stratified", "ppi"), required=True,
+                          help="classical (one audit rate; exact), stratified (a rate per stratum; exact per stratum, "
+                               "Bonferroni) or ppi (PPI++, the confidences as the proxy) (required)")
+    _confidence_level_argument(estimate)
+    _format_arguments(estimate, what="the estimate")
+
+    plan = commands.add_parser("plan-audit", help="how many auto-accepted items to audit, per confidence band "
+                                                  "(Neyman allocation)", epilog=NAMES_HELP)
+    _data_arguments(plan)
+    _monitored_policy_arguments(plan)
+    size = plan.add_mutually_exclusive_group(required=True)
+    size.add_argument("--target-width", type=_bounded(float, low=0.0, high=1.0, open_low=True), metavar="W",
+                      help="the widest interval wanted, in (0, 1]: the fewest audits whose normal-theory width at "
+                           "the confidences' prior error rates is at most W (default: none; this or --budget is "
+                           "required)")
+    size.add_argument("--budget", type=_NON_NEGATIVE, metavar="N",
+                      help="the audits to spread, an integer >= 0 (default: none; this or --target-width is "
+                           "required)")
+    _confidence_level_argument(plan)
+    plan.add_argument("--bands", type=_POSITIVE, default=4, metavar="K",
+                      help="the most confidence bands, of about equal size (fewer with tied confidences) (default: 4)")
+    plan.add_argument("--cost-per-audit", type=_bounded(float, low=0.0, high=math.inf, open_high=True), metavar="C",
+                      help="what one audit costs, a number >= 0: gives the plan a cost (default: none)")
+    plan.add_argument("--out", type=Path, metavar="FILE",
+                      help="write the plan (YAML, atomically) for replay --audit-plan; missing folders are created "
+                           "(default: write nothing)")
+    _format_arguments(plan, what="the plan (csv: one row per band)")
+
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
     kieval_csv = _import_format(formats, "kieval-csv", "the official KIEval CSV blocks (SRC/gt, SRC/pred)",
@@ -242,8 +335,19 @@ def _import_format(formats: Any, name: str, summary: str, source: str, *,
     return parser
 
 
-def _data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", type=Path, metavar="DATA", help="records (.jsonl or .jsonl.gz), a regular file")
+def _usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> None:
+    parser.add_argument("data", type=Path, metavar="DATA",
+                        help="records (.jsonl or .jsonl.gz), a regular file" + (
+                            "; or an outcome table from rpa-sim evaluate (a .parquet file, or any file that starts "
+                            "with Parquet's PAR1), which gives the same results without evaluating again"
+                            if tables else ""))
     parser.add_argument("--predictions", type=Path, metavar="FILE",
                         help="predictions joined to DATA on id, DATA then holding the ground truth (default: none, "
                              "DATA holds both)")
@@ -257,6 +361,22 @@ def _data_arguments(parser: argparse.ArgumentParser) -> None:
                              "folded (default: exact)")
     parser.add_argument("--alpha", type=_SHARE, metavar="A",
                         help="VQA only: SMuDGE's weight of the match score, in [0, 1] (default: 0.25)")
+    parser.add_argument("--workers", type=_POSITIVE, default=_usable_cores(), metavar="N",
+                        help="processes that evaluate the records; results are identical for any N (default: "
+                             "every core this process may use)")
+
+
+def _monitored_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", required=True, metavar="P",
+                        help="a policy file or bundled policy name (required)")
+    parser.add_argument("--threshold", type=_bounded(float, low=0.0, high=math.inf, open_high=True), required=True,
+                        metavar="T", help="the policy's swept threshold: an item is routed when T is above its score, "
+                                          "a number >= 0 (required)")
+
+
+def _confidence_level_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--confidence-level", type=_OPEN_SHARE, default=0.95, metavar="L",
+                        help="the intervals' nominal coverage, in (0, 1) (default: 0.95)")
 
 
 def _format_arguments(parser: argparse.ArgumentParser, *, what: str, default: str | None = "table",
@@ -387,15 +507,42 @@ def _check_task_options(args: argparse.Namespace, task: str, how: str) -> None:
                              f"{task.upper()} ({how})")
 
 
+def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The evaluation settings given on the command line (the others keep their defaults)."""
+    return {dest: getattr(args, dest) for dest in ("value_match", "alpha") if getattr(args, dest) is not None}
+
+
+def _read_table_file(args: argparse.Namespace) -> OutcomeTable:
+    """Read the outcome table DATA, refusing what would make its results differ from its records'."""
+    from rpa_sim.data import load_table  # noqa: PLC0415
+    from rpa_sim.tablefile import read_info  # noqa: PLC0415
+
+    if args.predictions is not None:
+        raise UsageError(f"--predictions applies to records, and {args.data} is an outcome table, which holds its "
+                         f"predictions already")
+    if args.skip_invalid:
+        raise UsageError(f"--skip-invalid applies to records, and {args.data} is an outcome table (rpa-sim evaluate "
+                         f"--skip-invalid skips them when it makes the table)")
+    info = read_info(args.data)
+    info.check(args.data, task=args.task)
+    _check_task_options(args, info.task, f"read from {args.data}")
+    with stage(f"reading {args.data.name}"):
+        table = load_table(args.data, task=info.task, **_evaluation_options(args)).table
+    args.skipped = info.skipped
+    return table
+
+
 def _evaluate(args: argparse.Namespace) -> OutcomeTable:
-    """Read and evaluate DATA, reporting skipped records on standard error."""
+    """Read and evaluate DATA (or read the outcome table DATA), reporting skipped records on standard error."""
     from rpa_sim.data import evaluate_stream  # noqa: PLC0415
     from rpa_sim.readers import read_records  # noqa: PLC0415
+    from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
 
+    if is_table_file(args.data):
+        return _read_table_file(args)
     stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid)
     _check_task_options(args, stream.task, "--task" if args.task else f"inferred from {args.data}")
-    options = {dest: getattr(args, dest) for dest in ("value_match", "alpha") if getattr(args, dest) is not None}
-    loaded = evaluate_stream(stream, **options)
+    loaded = evaluate_stream(stream, workers=args.workers, **_evaluation_options(args))
     if loaded.skipped:
         print(f"rpa-sim: {loaded.skipped_summary}", file=sys.stderr)
         for error in loaded.skipped[:20]:
@@ -404,6 +551,21 @@ def _evaluate(args: argparse.Namespace) -> OutcomeTable:
             print(f"  ... and {len(loaded.skipped) - 20} more", file=sys.stderr)
     args.skipped = len(loaded.skipped)
     return loaded.table
+
+
+@_shows_progress
+def _evaluate_to_file(args: argparse.Namespace) -> int:
+    from rpa_sim.tablefile import is_table_file, write_table  # noqa: PLC0415
+
+    _check_output(args.out)
+    if is_table_file(args.data):
+        raise UsageError(f"evaluate: {args.data} is an outcome table already; evaluate reads records")
+    table = _evaluate(args)
+    sources = [args.data] if args.predictions is None else [args.data, args.predictions]
+    with stage(f"writing {args.out.name}"):
+        write_table(table, args.out, source=sources, skipped=args.skipped)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
 
 
 @_shows_progress
@@ -564,6 +726,192 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+# the largest team and the most simulated tasks `rpa-sim staff` takes on: the Erlang B recursion runs once per
+# reviewer, and a simulated task holds memory until the figures are out
+_STAFF_MOST_REVIEWERS = 1_000_000
+_STAFF_MOST_TASKS = 5_000_000
+_STAFF_TABLE_ROWS = ("reviewers", "target_service_level", "offered_load", "tasks", "p_wait", "service_level",
+                     "mean_wait_seconds", "occupancy", "p_abandon", "backlog_at_end")
+
+
+def _simulated_staff(args: argparse.Namespace, reviewers: int) -> dict[str, Any]:
+    from rpa_sim.operations.settings import QueueSettings  # noqa: PLC0415
+    from rpa_sim.operations.simulation import simulate_queue  # noqa: PLC0415
+
+    hours = 168.0 if args.hours is None else args.hours
+    seed = 0 if args.seed is None else args.seed
+    if args.arrivals_per_hour * hours > _STAFF_MOST_TASKS:
+        raise UsageError(f"staff: --simulate would draw about {args.arrivals_per_hour * hours:,.0f} tasks "
+                         f"(--arrivals-per-hour x --hours), more than {_STAFF_MOST_TASKS:,}; shorten --hours")
+    patience = None if args.patience is None else {"seconds": args.patience, "distribution": "exponential",
+                                                   "on_expiry": "release"}
+    settings = QueueSettings(arrivals={"per_hour": args.arrivals_per_hour},
+                             handling={"per_task": {"kind": "exponential", "mean_seconds": args.handle_seconds}},
+                             reviewers={"count": reviewers}, patience=patience,
+                             answer_within_seconds=args.answer_within, hours=hours)
+    with stage(f"simulating {hours:g} hours"):
+        run = simulate_queue(settings, seed=seed).runs[0]
+    load = args.arrivals_per_hour * args.handle_seconds / 3600.0
+    note = None
+    if args.patience is None and load >= reviewers:
+        note = (f"overloaded: {load:.6g} erlangs of work need more than {reviewers} reviewers; the backlog grows "
+                f"({' '.join(str(n) for n in run['backlog_at_day_end'])} tasks at the end of each day)")
+    figures = ("tasks", "p_wait", "service_level", "mean_wait_seconds", "mean_time_in_queue_seconds",
+               "mean_queue_length", "occupancy", "p_abandon", "backlog_at_day_end", "backlog_at_end")
+    return {"method": "simulation", "reviewers": reviewers, "arrivals_per_hour": args.arrivals_per_hour,
+            "handle_seconds": args.handle_seconds, "answer_within_seconds": args.answer_within,
+            "patience_seconds": args.patience, "offered_load": load, "hours": hours, "seed": seed,
+            **{name: run[name] for name in figures}, "note": note}
+
+
+def _staff_table(payload: dict[str, Any]) -> str:
+    title = {"erlang-c": "Erlang C (M/M/c)", "erlang-a": "Erlang A (M/M/c+M)"}.get(
+        payload["method"], f"simulation of {payload.get('hours', 0):g} hours (seed {payload.get('seed')})")
+    text = f"{title}\n{_table([(name, payload[name]) for name in _STAFF_TABLE_ROWS if name in payload])}"
+    return text if payload["note"] is None else f"{text}\n{payload['note']}"
+
+
+@_shows_progress
+def _staff(args: argparse.Namespace) -> int:
+    from rpa_sim.operations.erlang import queue_figures  # noqa: PLC0415
+    from rpa_sim.operations.staffing import required_reviewers  # noqa: PLC0415
+
+    if not args.simulate and (args.hours is not None or args.seed is not None):
+        raise UsageError("staff: --hours and --seed go with --simulate")
+    load = args.arrivals_per_hour * args.handle_seconds / 3600.0
+    if (args.reviewers or 0) > _STAFF_MOST_REVIEWERS:
+        raise UsageError(f"staff: --reviewers {args.reviewers:,} is more than the {_STAFF_MOST_REVIEWERS:,} this "
+                         f"command takes")
+    if load > _STAFF_MOST_REVIEWERS:
+        raise UsageError(f"staff: {load:,.6g} erlangs of work (--arrivals-per-hour x --handle-seconds / 3600) need "
+                         f"more than the {_STAFF_MOST_REVIEWERS:,} reviewers this command takes")
+    queue = {"arrivals_per_hour": args.arrivals_per_hour, "handle_seconds": args.handle_seconds,
+             "answer_within_seconds": args.answer_within, "patience_seconds": args.patience}
+    reviewers, figures = args.reviewers, None
+    try:
+        if reviewers is None:
+            figures = required_reviewers(**queue, service_level=args.service_level).figures
+            reviewers = figures.reviewers
+        elif not args.simulate:
+            figures = queue_figures(**queue, reviewers=reviewers)
+    except ValueError as problem:
+        raise InputError(f"staff: {problem}") from None
+    payload = _simulated_staff(args, reviewers) if args.simulate else figures.to_dict()
+    if args.service_level is not None:
+        payload = {"target_service_level": args.service_level, **payload}
+    row = {name: " ".join(map(str, value)) if isinstance(value, list) else value for name, value in payload.items()}
+    _print({"table": lambda: _staff_table(payload), "csv": lambda: _csv_text([row]),
+            "json": lambda: _json_text(payload)}[args.format]())
+    return 0
+
+
+# --------------------------------------------------------------------------- production monitoring
+
+
+@_shows_progress
+def _replay(args: argparse.Namespace) -> int:
+    from rpa_sim.monitoring.audit_plan import load_audit_plan  # noqa: PLC0415
+    from rpa_sim.monitoring.log import write_log  # noqa: PLC0415
+    from rpa_sim.monitoring.replay import Replayer  # noqa: PLC0415
+    from rpa_sim.policies import load_policy  # noqa: PLC0415
+    from rpa_sim.reviewer import Reviewer  # noqa: PLC0415
+
+    _check_output(args.log)
+    policy = load_policy(args.policy)
+    audit = args.audit_rate if args.audit_plan is None else load_audit_plan(args.audit_plan)
+    table = _evaluate(args)
+    reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
+    with stage("replaying the day"):
+        day = Replayer(table, policy, threshold=args.threshold, audit=audit).day(seed=args.seed, reviewer=reviewer)
+    with stage(f"writing {args.log.name}"):
+        write_log(day.log, args.log)
+    counts = day.log.counts()
+    print(f"wrote {args.log}: {counts['rows']:,} rows, {counts['reviewed']:,} reviewed, {counts['auto_accepted']:,} "
+          f"auto-accepted ({counts['audited']:,} audited)", file=sys.stderr)
+    return 0
+
+
+def _interval_text(interval: dict[str, float | None]) -> str:
+    return f"{_number(interval['estimate'])}  [{_number(interval['low'])}, {_number(interval['high'])}]"
+
+
+def _named_lines(rows: Sequence[tuple[str, str]]) -> str:
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"  {name:<{width}}  {value}" for name, value in rows)
+
+
+def _estimate_table(payload: dict[str, Any]) -> str:
+    level = f"{payload['confidence_level'] * 100:g}%"
+    rows = [("rows", _number(payload["rows"])), ("reviewed", _number(payload["reviewed"])),
+            ("auto-accepted", _number(payload["auto_accepted"])), ("audited", _number(payload["audited"])),
+            ("errors found by audits", _number(payload["audit_errors"])),
+            ("errors reported by reviewers", _number(payload["reviewed_errors"])),
+            ("auto-accepted error rate", _interval_text(payload["auto_error"])),
+            ("post-correction quality", _interval_text(payload["post_correction_quality"])),
+            ("naive (reviewed rows only)", _number(payload["naive"]))]
+    if payload["horvitz_thompson"] is not None:
+        rows.append(("Horvitz-Thompson estimate", _number(payload["horvitz_thompson"])))
+    if payload["power_tuning"] is not None:
+        rows.append(("PPI++ lambda", _number(payload["power_tuning"])))
+    for stratum in payload["strata"] or ():
+        rows.append((f"stratum {stratum['stratum']}",
+                     f"rate {stratum['inclusion_probability']:g}: {stratum['audited']:,} of "
+                     f"{stratum['auto_accepted']:,} audited, {stratum['errors']:,} errors, {_interval_text(stratum)}"))
+    return f"{payload['method']} estimate, {level} intervals\n{_named_lines(rows)}"
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    from rpa_sim.monitoring.estimators import estimate  # noqa: PLC0415
+    from rpa_sim.monitoring.log import read_log  # noqa: PLC0415
+
+    result = estimate(read_log(args.log, need_confidence=args.method == "ppi"), method=args.method,
+                      confidence_level=args.confidence_level)
+    payload = result.to_dict()
+    _print({"table": lambda: _estimate_table(payload), "csv": lambda: _csv_text([result.to_row()]),
+            "json": lambda: _json_text(payload)}[args.format]())
+    return 0
+
+
+def _plan_table(payload: dict[str, Any]) -> str:
+    level = f"{payload['confidence_level'] * 100:g}%"
+    cost = "" if payload["cost"] is None else f", cost {_number(float(payload['cost']))}"
+    head = (f"audit plan for {payload['policy']} at threshold {payload['threshold']:g}: {payload['audits']:,} audits "
+            f"of {payload['auto_accepted']:,} auto-accepted items{cost}\n"
+            f"expected width at {level}: {_number(payload['expected_width'])} (a uniform audit of as many: "
+            f"{_number(payload['uniform_width'])}; the exact stratified interval: {_number(payload['exact_width'])})")
+    names = ["band", "auto-accepted", "prior error", "audits", "rate"]
+    rows = [[band["band"], _number(band["auto_accepted"]), _number(band["prior_error"]), _number(band["audits"]),
+             _number(band["rate"])] for band in payload["bands"]]
+    widths = [max(len(cell) for cell in column) for column in zip(names, *rows)]
+    lines = ["  ".join(cell.ljust(w) if index == 0 else cell.rjust(w)
+                       for index, (cell, w) in enumerate(zip(line, widths))) for line in [names, *rows]]
+    return head + "\n" + "\n".join(lines)
+
+
+@_shows_progress
+def _plan_audit(args: argparse.Namespace) -> int:
+    from rpa_sim.monitoring.planning import plan_audit  # noqa: PLC0415
+    from rpa_sim.policies import load_policy  # noqa: PLC0415
+
+    _check_output(args.out)
+    policy = load_policy(args.policy)
+    table = _evaluate(args)
+    with stage("planning the audit"):
+        planned = plan_audit(table, policy, threshold=args.threshold, target_width=args.target_width,
+                             budget=args.budget, bands=args.bands, confidence_level=args.confidence_level,
+                             cost_per_audit=args.cost_per_audit)
+    payload = planned.to_dict()
+    text = {"table": lambda: _plan_table(payload), "csv": lambda: _csv_text(payload["bands"]),
+            "json": lambda: _json_text(payload)}[args.format]()
+    if args.out is not None:
+        from rpa_sim.files import atomic_write_text  # noqa: PLC0415
+
+        atomic_write_text(args.out, planned.to_yaml())
+        print(f"wrote {args.out}", file=sys.stderr)
+    _print(text)
+    return 0
+
+
 def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
@@ -602,8 +950,9 @@ def _check_output_folder(path: Path | None) -> None:
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "demo": _demo, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run, "import": _import,
-    "generate": _generate, "report": _report, "dashboard": _dashboard}
+    "demo": _demo, "evaluate": _evaluate_to_file, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run,
+    "import": _import, "generate": _generate, "report": _report, "dashboard": _dashboard, "staff": _staff,
+    "replay": _replay, "estimate": _estimate, "plan-audit": _plan_audit}
 
 
 # --------------------------------------------------------------------------- the error boundary

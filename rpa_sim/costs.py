@@ -23,11 +23,20 @@ class CostModel(BaseModel):
     ``seconds_per_item`` at ``hourly_rate``; likewise a document's price is
     ``per_document`` or ``seconds_per_document`` at ``hourly_rate``.
 
+    ``currency`` names the unit of every amount (``EUR``, ``USD``, ``€``) for
+    display only: nothing is converted, and without it amounts are plain
+    numbers. Totals are for the scenario's data (its documents; for VQA its
+    questions); ``volume_per_day``, when given, is how many documents (VQA:
+    questions) a day the pipeline handles, so that totals can also be shown
+    per day (a total times ``volume_per_day`` over the data's size).
+
     Examples
     --------
     >>> costs = CostModel(hourly_rate=36.0, per_residual_error=5.0)
     >>> costs.review_price(Reviewer(seconds_per_item=10))
     0.1
+    >>> CostModel(hourly_rate=28.0, currency="EUR").currency
+    'EUR'
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -36,6 +45,8 @@ class CostModel(BaseModel):
     per_document: _Money | None = None
     hourly_rate: _Money | None = None
     per_residual_error: _Money = 0.0
+    currency: Annotated[str, Field(min_length=1, max_length=12, pattern=r"^\S+$")] | None = None
+    volume_per_day: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] | None = None
 
     @model_validator(mode="after")
     def _something_to_price(self) -> CostModel:

@@ -13,10 +13,11 @@ from typing import Literal
 
 from rpa_sim.errors import InputError
 from rpa_sim.metrics.kieval import ValueMatch
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, evaluate_kie, evaluate_vqa
-from rpa_sim.progress import track
+from rpa_sim import parallel
+from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
 from rpa_sim.readers import RecordStream, read_records
 from rpa_sim.records import KIERecord, VQARecord
+from rpa_sim.tablefile import is_table_file, read_table
 
 __all__ = ["Loaded", "load_table", "evaluate_stream", "evaluate_records"]
 
@@ -31,41 +32,70 @@ class Loaded:
 
 
 def evaluate_records(records: Iterable[KIERecord] | Iterable[VQARecord], *, task: Literal["kie", "vqa"],
-                     value_match: ValueMatch = "exact", alpha: float = 0.25) -> KIEOutcomes | VQAOutcomes:
-    """Evaluate records of ``task`` into its outcome table (``value_match`` is KIE's, ``alpha`` VQA's)."""
-    if task == "kie":
-        return evaluate_kie(records, value_match=value_match)
-    return evaluate_vqa(records, alpha=alpha)
+                     value_match: ValueMatch = "exact", alpha: float = 0.25,
+                     workers: int | None = None) -> KIEOutcomes | VQAOutcomes:
+    """Evaluate records of ``task`` into its outcome table (``value_match`` is KIE's, ``alpha`` VQA's).
+
+    ``workers`` processes evaluate batches of records (:mod:`rpa_sim.parallel`):
+    ``None`` uses every available core, 1 none but this one; the table is the
+    same for any number.
+    """
+    evaluation = parallel.evaluation(task, value_match=value_match, alpha=alpha)
+    return parallel.evaluate_records(records, evaluation, workers=parallel.resolve_workers(workers))
 
 
 def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[str] | None = None,
                task: Literal["kie", "vqa"] | None = None, skip_invalid: bool = False,
-               value_match: ValueMatch = "exact", alpha: float = 0.25) -> Loaded:
-    """Read DATA (and its predictions file) and evaluate it.
+               value_match: ValueMatch = "exact", alpha: float = 0.25, workers: int | None = None) -> Loaded:
+    """Read DATA (and its predictions file) and evaluate it, or read the outcome table DATA.
 
     Parameters
     ----------
     path : path-like
-        A records file (``.jsonl``, ``.jsonl.gz``).
+        A records file (``.jsonl``, ``.jsonl.gz``), or an outcome table
+        written by :func:`rpa_sim.tablefile.write_table` (recognised by
+        :func:`~rpa_sim.tablefile.is_table_file`).
     predictions : path-like, optional
-        Predictions joined to ``path`` on ``id``.
+        Predictions joined to ``path`` on ``id``; records only.
     task : {"kie", "vqa"}, optional
-        Inferred from the records when omitted.
+        Inferred from the records (or the table) when omitted.
     skip_invalid : bool, default=False
-        Skip records that do not fit the format (reported in the result) instead of stopping.
+        Skip records that do not fit the format (reported in the result)
+        instead of stopping; records only.
     value_match, alpha
-        As in :func:`evaluate_records`.
+        As in :func:`evaluate_records`. A table evaluated with other
+        settings (of its task) is refused, so that a table gives exactly
+        what its records give.
+    workers : int, optional
+        As in :func:`evaluate_stream`; a table is read, never evaluated.
+
+    Raises
+    ------
+    InputError
+        For bad records; for a table: a predictions file or ``skip_invalid``
+        with it, another task or other settings, or a file that is not a
+        valid table of this rpa-sim version.
     """
+    if is_table_file(path):
+        if predictions is not None:
+            raise InputError("is an outcome table, which holds its predictions; a predictions file goes with records "
+                             f"only, got {str(predictions)!r}", path=str(path))
+        if skip_invalid:
+            raise InputError("is an outcome table: skipping invalid records applies to records, when they are "
+                             "evaluated", path=str(path))
+        table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
+        return Loaded(table, [], "skipped 0 records")
     stream = read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid)
-    return evaluate_stream(stream, value_match=value_match, alpha=alpha)
+    return evaluate_stream(stream, value_match=value_match, alpha=alpha, workers=workers)
 
 
-def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", alpha: float = 0.25) -> Loaded:
+def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", alpha: float = 0.25,
+                    workers: int | None = None) -> Loaded:
     """Evaluate an opened record stream (the second half of :func:`load_table`).
 
     For callers that look at the stream first (its :attr:`~RecordStream.task`,
-    known once the records are opened) before the long part. The records are
-    counted as they are read in a :func:`rpa_sim.progress.stage`.
+    known once the records are opened) before the long part. Lines read and
+    records evaluated are counted (:func:`rpa_sim.progress.stage`).
 
     Parameters
     ----------
@@ -73,7 +103,12 @@ def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", 
         What :func:`rpa_sim.readers.read_records` opened.
     value_match, alpha
         As in :func:`evaluate_records`.
+    workers : int, optional
+        Processes that validate and evaluate batches of records
+        (:mod:`rpa_sim.parallel`); every available core by default, 1 for
+        none but this one. The table, the skipped records and the first error
+        are the same for any number.
     """
-    records = track(stream, f"reading {stream.path.name}")
-    table = evaluate_records(records, task=stream.task, value_match=value_match, alpha=alpha)
+    evaluation = parallel.evaluation(stream.task, value_match=value_match, alpha=alpha)
+    table = parallel.evaluate_stream(stream, evaluation, workers=parallel.resolve_workers(workers))
     return Loaded(table, list(stream.skipped), stream.skipped_summary())

@@ -21,8 +21,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import NamedTuple
 
 import numpy as np
@@ -52,7 +52,7 @@ A text longer than this, and more than 4 times longer than every span it
 could be compared with, has NLS below 1/4 against all of them, so it is not
 located; it is then given no span and a locatability of 0 instead of its
 exact (small) best NLS, which would cost a full edit distance against every
-span of the page (see ``docs/metrics/long-values.md``).
+span of the page (``docs/metrics/grounding.md``, "Long texts").
 """
 
 _UNLOCATABLE_RATIO = 4
@@ -155,7 +155,10 @@ class _PageIndex:
         self.lookup = lookup if lookup.count(" ") == count + len(runs) else None
 
     def exact_start(self, pattern: str) -> int:
-        """The first kept word of the first span that ``pattern`` (a text with a space around) occurs at (one must)."""
+        """The first kept word of the first span ``pattern`` (a text with a space around) occurs at.
+
+        The pattern must occur in ``lookup``.
+        """
         offset = self.lookup.find(pattern)
         if self._offsets is None:
             offsets, position = [], 1
@@ -196,8 +199,9 @@ class _PageIndex:
         """The better of ``best`` and the best span of at most ``longest`` words on this page.
 
         An equal score wins with an earlier page or first word; blocks come by
-        increasing word count, so at one first word the shorter span stays. A block is skipped when no span
-        in it can reach the running best: ``NLS <= min(la, lb) / max(la, lb)``.
+        increasing word count, so at one first word the shorter span stays. A
+        block is skipped when no span in it can reach the running best
+        (:func:`_length_bound`).
         """
         size = len(target)
         for length in range(1, min(longest, self.longest_run) + 1):
@@ -216,6 +220,7 @@ class _PageIndex:
         return best
 
     def span(self, page: Page, page_number: int, hit: _Hit) -> Span:
+        """The span of ``hit`` (found on this index), its box merged from ``page``'s own words."""
         first, last = self.positions[hit.start], self.positions[hit.start + hit.length - 1]
         boxes = [page.words[i].bbox for i in self.positions[hit.start : hit.start + hit.length]]
         merged = (
@@ -283,7 +288,7 @@ def _page_index(page: Page) -> _PageIndex:
 
 
 def _best_hits(targets: Iterable[str], indexes: Sequence[_PageIndex], *, where: bool) -> dict[str, _Hit | None]:
-    """The best candidate of each distinct normalised, non-empty target over the pages, in order.
+    """The best candidate of each target (distinct, normalised, non-empty) over the pages, in order.
 
     An exact hit (NLS 1) is the best possible score, so a target found in a
     page's lookup text needs no other search; pages without a lookup text
@@ -293,8 +298,6 @@ def _best_hits(targets: Iterable[str], indexes: Sequence[_PageIndex], *, where: 
     """
     hits: dict[str, _Hit | None] = {}
     for target in targets:
-        if target in hits:
-            continue
         words = target.count(" ") + 1
         longest = words + 2
         if len(target) > LONG_TEXT and all(
@@ -350,10 +353,10 @@ def locate_many(texts: Sequence[str], document: Document) -> list[Span | None]:
     """
     targets = normalize_many(texts)
     indexes = [_page_index(page) for page in document.pages]
-    hits = _best_hits(filter(None, targets), indexes, where=True)
+    hits = _best_hits(dict.fromkeys(filter(None, targets)), indexes, where=True)
     spans = []
     for target in targets:
-        hit = hits.get(target) if target else None
+        hit = hits.get(target)  # an empty target has no entry
         spans.append(None if hit is None else indexes[hit.page].span(document.pages[hit.page], hit.page, hit))
     return spans
 
@@ -381,13 +384,11 @@ def locatability_many(values: Sequence[str], document: Document) -> np.ndarray:
     [1.0, 0.8, 0.0, 1.0]
     """
     targets = normalize_many(values)
-    hits = _best_hits(filter(None, targets), [_page_index(page) for page in document.pages], where=False)
-    scores = np.zeros(len(targets), dtype=np.float64)
-    for i, target in enumerate(targets):
-        hit = hits.get(target) if target else None
-        if hit is not None:
-            scores[i] = hit.score
-    return scores
+    hits = _best_hits(dict.fromkeys(filter(None, targets)), [_page_index(page) for page in document.pages],
+                      where=False)
+    # an empty target has no entry, and no hit
+    return np.array([0.0 if (hit := hits.get(target)) is None else hit.score for target in targets],
+                    dtype=np.float64)
 
 
 def locate(text: str, document: Document) -> Span | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
@@ -30,7 +30,7 @@ from rpa_sim.records import Document, KIERecord, VQARecord
 from rpa_sim.text import nls_pairs
 
 __all__ = ["OutcomeTable", "FieldGrouping", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES", "table_type",
-           "evaluate_kie", "evaluate_vqa", "GroundingMode", "RIGHT_ANLS"]
+           "concat_tables", "evaluate_kie", "evaluate_vqa", "GroundingMode", "RIGHT_ANLS"]
 
 GroundingMode = Literal["auto", "given", "compute"]
 ANSWER_TYPES: tuple[str, ...] = get_args(AnswerType)
@@ -374,7 +374,8 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
     Parameters
     ----------
     records : iterable of KIERecord
-        Each with both a ground truth and a prediction (streamed; consumed once).
+        Each with both a ground truth and a prediction (streamed; consumed
+        once); the fast path's records (:func:`rpa_sim.records.decode_fast`) as well.
     value_match : {"exact", "normalized"}, default="exact"
         How values are compared (see :func:`rpa_sim.metrics.kieval.evaluate_document`).
     grounding : {"auto", "given", "compute"}, default="auto"
@@ -654,6 +655,89 @@ def table_type(task: str) -> type[OutcomeTable]:
     return OUTCOME_TABLES[task]
 
 
+def concat_tables(tables: Iterable[KIEOutcomes] | Iterable[VQAOutcomes]) -> KIEOutcomes | VQAOutcomes:
+    """One outcome table of several, in order: exactly the table of their records evaluated one after the other.
+
+    Rows and documents keep their order; KIE document indices are re-based;
+    keys (question types) are merged in order of first appearance, as
+    evaluation numbers them; the corpus counts add. This is how the tables of
+    the parts of a data set (files, shards) make the table of the whole.
+
+    Parameters
+    ----------
+    tables : iterable of KIEOutcomes, or of VQAOutcomes
+        At least one table, all of one task and evaluated with the same settings.
+
+    Raises
+    ------
+    ValueError
+        When there is no table, when the tables are of several tasks, or
+        when their settings (``value_match``; ``alpha``, ``weight``, ``threshold``) differ.
+
+    Examples
+    --------
+    >>> records = [VQARecord.model_validate({"id": f"q{i}", "answers": ["12"], "question_type": kind,
+    ...            "prediction": {"answer": "12", "confidence": 0.5}}) for i, kind in enumerate("aba")]
+    >>> whole = concat_tables([evaluate_vqa(records[:1]), evaluate_vqa(records[1:])])
+    >>> whole.question_types, whole.question_type.tolist(), whole.question_ids.tolist()
+    (('a', 'b'), [0, 1, 0], ['q0', 'q1', 'q2'])
+    """
+    tables = list(tables)
+    if not tables:
+        raise ValueError("concat_tables needs at least one table, got none")
+    tasks = [table.task for table in tables]
+    if len({type(table) for table in tables}) > 1:
+        raise ValueError(f"tables must be of one task, got {tasks}")
+    first = tables[0]
+    if isinstance(first, KIEOutcomes):
+        keys, recoded = _merged_names([table.keys for table in tables])
+        offsets = np.cumsum([0, *(table.documents for table in tables)])[:-1]
+        merged: dict[str, Any] = {
+            "keys": keys,
+            "key": np.concatenate([codes[table.key] for table, codes in zip(tables, recoded)]),
+            "addition_key": np.concatenate([codes[table.addition_key] for table, codes in zip(tables, recoded)]),
+            "document": np.concatenate([table.document + offset for table, offset in zip(tables, offsets)]
+                                       ).astype(np.int32),
+            "addition_document": np.concatenate([table.addition_document + offset
+                                                 for table, offset in zip(tables, offsets)]).astype(np.int32),
+            "counts": sum((table.counts for table in tables), KIEvalCounts()),
+        }
+    else:
+        types, recoded = _merged_names([table.question_types for table in tables])
+        merged = {"question_types": types,
+                  "question_type": np.concatenate([codes[table.question_type]
+                                                   for table, codes in zip(tables, recoded)])}
+    return type(first)(**_concatenated(tables, merged))
+
+
+def _merged_names(vocabularies: list[tuple[str, ...]]) -> tuple[tuple[str, ...], list[np.ndarray]]:
+    """Several vocabularies' names in order of first appearance, and each one's codes in the merged vocabulary."""
+    merged = _Vocabulary()
+    recoded = [np.array([merged.code(name) for name in names], dtype=np.int32) for names in vocabularies]
+    return merged.names(), recoded
+
+
+def _concatenated(tables: list[Any], merged: dict[str, Any]) -> dict[str, Any]:
+    """The fields of the tables' concatenation: ``merged`` as given, other arrays joined, settings shared."""
+    joined: dict[str, Any] = {}
+    for field in fields(tables[0]):
+        values = [getattr(table, field.name) for table in tables]
+        if field.name in merged:
+            joined[field.name] = merged[field.name]
+        elif isinstance(values[0], np.ndarray):
+            joined[field.name] = np.concatenate(values)
+        elif any(value != values[0] for value in values):
+            raise ValueError(f"tables must be evaluated with the same {field.name}, got {values}")
+        else:
+            joined[field.name] = values[0]
+    return joined
+
+
+def _boxes(evidence: Iterable[Any] | None) -> list[tuple[int, Any]] | None:
+    # (page, bbox) pairs: what evidence_iou reads from Evidence models and from the fast path's structs alike
+    return None if evidence is None else [(item.page, item.bbox) for item in evidence]
+
+
 def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: float = 10.0,
                  threshold: float = 0.5, normalization: Normalization = "page",
                  grounding: GroundingMode = "auto") -> VQAOutcomes:
@@ -662,7 +746,8 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
     Parameters
     ----------
     records : iterable of VQARecord
-        Each with answers and a prediction (streamed; consumed once).
+        Each with answers and a prediction (streamed; consumed once); the fast
+        path's records (:func:`rpa_sim.records.decode_fast`) as well.
     alpha : float, default=0.25
         SMuDGE's weight of the match score in the composite.
     weight : float, default=10.0
@@ -710,7 +795,7 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         match.append(result.match)
         smudge_g.append(result.grounding)
         distance.append(result.distance)
-        iou.append(evidence_iou(record.evidence, predicted.evidence) if record.evidence else np.nan)
+        iou.append(evidence_iou(_boxes(record.evidence), _boxes(predicted.evidence)) if record.evidence else np.nan)
     deviation = np.full(len(ids), np.nan)
     for i, (truth, predicted_answer) in enumerate(zip(answers, predictions)):
         result = absolute_deviation([truth], [predicted_answer])

@@ -9,6 +9,12 @@ line becomes an :class:`~rpa_sim.errors.InputError` that says where it is
 records are collected instead of raised. :func:`write_records` writes records
 back canonically and atomically. ``docs/formats.md`` lists every message.
 
+Evaluation reads through :meth:`RecordStream.batches` instead: batches of
+records read and joined here, validated where they are evaluated (a worker
+process, :mod:`rpa_sim.parallel`) through the fast path of
+:func:`rpa_sim.records.decode_fast`, with the same messages
+(``docs/reading.md``).
+
 Examples
 --------
 >>> import tempfile
@@ -44,15 +50,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, NamedTuple, cast
 
+import msgspec
 from pydantic import ValidationError
 
 from rpa_sim.errors import InputError
 from rpa_sim.files import atomic_output
-from rpa_sim.records import KIERecord, Record, VQARecord, task_of
+from rpa_sim.records import KIERecord, Record, VQARecord, decode_fast, task_of
 
-__all__ = ["RecordStream", "read_records", "write_records"]
+__all__ = ["RecordStream", "RecordBatch", "Problem", "read_records", "write_records"]
 
 Task = Literal["kie", "vqa"]
 
@@ -60,9 +67,14 @@ _MODELS: dict[str, type[KIERecord] | type[VQARecord]] = {"kie": KIERecord, "vqa"
 # The field scoring needs from the ground-truth side; the other side is always "prediction".
 _TRUTH_SIDE = {"kie": "ground_truth", "vqa": "answers"}
 # Top-level fields that may come from only one of the two files.
-_FIELDS = (KIERecord.model_fields.keys() | VQARecord.model_fields.keys()) - {"id"}
+_SIDE_FIELDS = (KIERecord.model_fields.keys() | VQARecord.model_fields.keys()) - {"id"}
+# The top-level fields of a line, their values left unread; and a string.
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_STRING = msgspec.json.Decoder(str)
 _UNIT_FIELDS = frozenset({"confidence", "grounding"})
 _GZIP_MAGIC = b"\x1f\x8b"
+# Lines with OCR are several KiB: the default 8 KiB buffer would be refilled every line or two.
+_READ_BUFFER = 1 << 16
 _SHOW_LIMIT = 60
 _TOO_DEEP = "nested too deeply"
 
@@ -112,42 +124,90 @@ class RecordStream:
         return (self.path,) if self.predictions is None else (self.path, self.predictions)
 
     def __iter__(self) -> Iterator[Record]:
-        self.skipped, self.count, self._kinds = [], 0, Counter()
+        self._restart()
         # closing: a raised error releases the files and the join index at once.
         with contextlib.closing(self._items()) as items:
             for item in items:
-                if isinstance(item, _Bad):
-                    if not self.skip_invalid:
-                        raise item.error
-                    self.skipped.append(item.error)
-                    self._kinds[item.kind] += 1
+                checked = item if isinstance(item, Problem) else _validated(item, self.task, self._task_note,
+                                                                             fast=False)
+                if isinstance(checked, Problem):
+                    self.tally([checked], 0)
                 else:
                     self.count += 1
-                    yield item
+                    yield checked
+        self.require_valid()
+
+    def batches(self, size: int) -> Iterator[RecordBatch]:
+        """The records in batches of ``size`` (the last may be shorter), read and joined but not yet validated.
+
+        For evaluation in worker processes (:mod:`rpa_sim.parallel`): a batch
+        is picklable, :meth:`RecordBatch.validate` validates it wherever it
+        runs, and each batch's outcome goes back to :meth:`tally` in file order,
+        then :meth:`require_valid` ends the pass. Like iterating, this reads the
+        file(s) from the start and resets :attr:`skipped` and :attr:`count`.
+        A file-level problem met while reading (a truncated gzip file, say) is
+        raised after the batch of the lines read before it, so that problems
+        are met in file order whatever the batching.
+
+        Parameters
+        ----------
+        size : int
+            Records (and bad lines) per batch, at least 1.
+
+        Yields
+        ------
+        RecordBatch
+        """
+        if size < 1:
+            raise ValueError(f"size must be at least 1, got {size!r}")
+        self._restart()
+        with contextlib.closing(self._items()) as items:
+            while True:
+                chunk: list[_Pair | Problem] = []
+                failure = None
+                try:
+                    for item in items:
+                        chunk.append(item)
+                        if len(chunk) == size:
+                            break
+                except InputError as exc:
+                    failure = exc
+                if chunk:
+                    yield RecordBatch(self.task, self._task_note, chunk)
+                if failure is not None:
+                    raise failure
+                if len(chunk) < size:
+                    return
+
+    def tally(self, problems: list[Problem], valid: int) -> None:
+        """Take a batch's outcome: raise its first problem unless skipping, else keep them; count its valid records.
+
+        Parameters
+        ----------
+        problems : list of Problem
+            The batch's bad records, in file order (from :meth:`RecordBatch.validate`).
+        valid : int
+            How many of its records were valid.
+        """
+        if problems and not self.skip_invalid:
+            raise problems[0].error
+        for problem in problems:
+            self.skipped.append(problem.error)
+            self._kinds[problem.kind] += 1
+        self.count += valid
+
+    def require_valid(self) -> None:
+        """End a pass: refuse data in which no record was valid."""
         if self.count == 0:
             raise InputError(f"no valid records: {len(self.skipped)} skipped", path=str(self.path))
 
-    def _items(self) -> Iterator[Record | _Bad]:
-        if self.predictions is None:
-            pairs: Iterator[_Pair | _Bad] = (
-                item if isinstance(item, _Bad) else _Pair(item, None)
-                for item in _raw_records(self.path, {}))
-        else:
-            pairs = _join(self.path, self.predictions)
-        for item in pairs:
-            yield item if isinstance(item, _Bad) else self._validate(item)
+    def _restart(self) -> None:
+        self.skipped, self.count, self._kinds = [], 0, Counter()
 
-    def _validate(self, pair: _Pair) -> Record | _Bad:
-        for line in pair.lines:
-            told = task_of(line.data)
-            if told is not None and told != self.task:
-                problem = f"a {told} record, but the task is {self.task} {self._task_note.about(line.path)}"
-                return _bad(problem, f"{told} record in {self.task} data", line)
-        try:
-            record = _MODELS[self.task].model_validate_json(pair.text, strict=True)
-        except ValidationError as exc:
-            return _invalid(exc, pair)
-        return _missing_side(record, pair, self.task) or record
+    def _items(self) -> Iterator[_Pair | Problem]:
+        if self.predictions is None:
+            return (item if isinstance(item, Problem) else _Pair(item, None) for item in _raw_records(self.path, {}))
+        return _join(self.path, self.predictions)
 
     def skipped_summary(self) -> str:
         """What the last iteration skipped, counted by kind of problem, for a one-line report.
@@ -257,26 +317,41 @@ def _bare_groups(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _Bad:
-    """A per-record problem on its way to being raised or skipped; ``kind`` groups the summary."""
+class Problem:
+    """A bad record on its way to being raised or skipped; ``kind`` groups the summary."""
 
     error: InputError
     kind: str
 
 
-@dataclass(frozen=True)
-class _Line:
-    """One parsed line: a JSON object with a string id."""
+class _Line(NamedTuple):
+    """One parsed line: a JSON object with a string id (a named tuple: cheap to make and to send to a worker).
+
+    ``keys`` are its top-level fields and ``told`` the task they tell
+    (:func:`~rpa_sim.records.task_of`); the values stay in ``text`` until the
+    record is validated.
+    """
 
     path: str
     number: int
     id: str
-    data: dict[str, Any]
+    keys: frozenset[str]
+    told: Task | None
     text: str
 
+    @property
+    def data(self) -> Any:
+        """The JSON value, for locating a problem in it; integers are read as floats.
 
-def _bad(problem: str, kind: str, line: _Line, field: str | None = None) -> _Bad:
-    return _Bad(InputError(problem, path=line.path, line=line.number, record_id=line.id, field=field), kind)
+        Only the structure matters there, and a float never exceeds Python's
+        limit on the digits of an integer, which a fast-read line may not have
+        been checked against.
+        """
+        return json.loads(self.text, parse_int=float)
+
+
+def _bad(problem: str, kind: str, line: _Line, field: str | None = None) -> Problem:
+    return Problem(InputError(problem, path=line.path, line=line.number, record_id=line.id, field=field), kind)
 
 
 def _open(path: Path) -> IO[bytes]:
@@ -288,7 +363,7 @@ def _open(path: Path) -> IO[bytes]:
         if not stat.S_ISREG(mode):
             raise InputError("is not a regular file (a pipe or a device?): records are read more than once, "
                              "so save them to a file first", path=str(path))
-        return open(path, "rb")
+        return open(path, "rb", buffering=_READ_BUFFER)
     except FileNotFoundError:
         raise InputError("no such file", path=str(path)) from None
     except OSError as exc:
@@ -321,8 +396,8 @@ def _require_records(path: Path) -> None:
             raise InputError("no records", path=str(path))
 
 
-def _parse(path: str, number: int, raw: bytes) -> _Line | _Bad | None:
-    """One line as a :class:`_Line`, a :class:`_Bad`, or ``None`` when blank."""
+def _parse(path: str, number: int, raw: bytes) -> _Line | Problem | None:
+    """One line as a :class:`_Line`, a :class:`Problem`, or ``None`` when blank."""
     if number == 1:
         raw = raw.removeprefix(codecs.BOM_UTF8)  # as Windows tools write it
     if not raw.strip():
@@ -332,26 +407,60 @@ def _parse(path: str, number: int, raw: bytes) -> _Line | _Bad | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         problem = f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line"
-        return _Bad(InputError(problem, path=path, line=number), "not UTF-8")
+        return Problem(InputError(problem, path=path, line=number), "not UTF-8")
+    return _parse_text(path, number, text)
+
+
+def _parse_text(path: str, number: int, text: str) -> _Line | Problem:
+    """A decoded line: its top-level fields read quickly when it is a JSON object with a string id.
+
+    The values are only skipped over (msgspec checks their syntax); they are
+    read when the record is validated. Anything else, and whatever msgspec
+    refuses that Python's parser may accept (``NaN``, infinities, escaped lone
+    surrogates, very deep nesting), takes :func:`_parse_slowly`, which words
+    every message.
+    """
+    try:
+        fields = _FIELDS.decode(text)
+        record_id = _STRING.decode(fields["id"])
+    except (msgspec.MsgspecError, KeyError, RecursionError):
+        return _parse_slowly(path, number, text)
+    if not record_id:
+        return _parse_slowly(path, number, text)
+    shallow: dict[str, Any] = dict.fromkeys(fields)
+    told = task_of(shallow)
+    if told is None and "prediction" in fields:  # only then do the prediction's own fields tell the task
+        try:
+            shallow["prediction"] = dict.fromkeys(_FIELDS.decode(fields["prediction"]))
+        except msgspec.ValidationError:
+            pass  # not an object: it tells no task
+        told = task_of(shallow)
+    return _Line(path, number, record_id, frozenset(fields), told, text)
+
+
+def _parse_slowly(path: str, number: int, text: str) -> _Line | Problem:
+    """A decoded line through Python's JSON parser, with a message for each way it can be bad."""
     try:
         data = json.loads(text)  # accepts NaN and Infinity: validation rejects them by field
     except json.JSONDecodeError as exc:
         problem = f"invalid JSON: {exc.msg} at column {exc.pos + 1}"
-        return _Bad(InputError(problem, path=path, line=number), "invalid JSON")
+        return Problem(InputError(problem, path=path, line=number), "invalid JSON")
     except RecursionError:
-        return _Bad(InputError(f"invalid JSON: {_TOO_DEEP}", path=path, line=number), "invalid JSON")
+        return Problem(InputError(f"invalid JSON: {_TOO_DEEP}", path=path, line=number), "invalid JSON")
+    except ValueError as exc:  # an integer beyond Python's limit on digits
+        return Problem(InputError(f"invalid JSON: {exc}", path=path, line=number), "invalid JSON")
     if not isinstance(data, dict):
-        return _Bad(InputError(f"expected a JSON object, got {_show(data)}", path=path, line=number),
-                    "not a JSON object")
+        return Problem(InputError(f"expected a JSON object, got {_show(data)}", path=path, line=number),
+                       "not a JSON object")
     if "id" not in data:
-        return _Bad(InputError("missing", path=path, line=number, field="id"), "missing id")
+        return Problem(InputError("missing", path=path, line=number, field="id"), "missing id")
     if not isinstance(data["id"], str) or not data["id"]:
         problem = f"expected a non-empty string, got {_show(data['id'])}"
-        return _Bad(InputError(problem, path=path, line=number, field="id"), "invalid id")
-    return _Line(path, number, data["id"], data, text)
+        return Problem(InputError(problem, path=path, line=number, field="id"), "invalid id")
+    return _Line(path, number, data["id"], frozenset(data), task_of(data), text)
 
 
-def _raw_records(path: Path, seen: dict[str, int]) -> Iterator[_Line | _Bad]:
+def _raw_records(path: Path, seen: dict[str, int]) -> Iterator[_Line | Problem]:
     """The non-blank lines of ``path``, parsed; ``seen`` maps ids to their first line."""
     for number, raw in _lines(path):
         item = _parse(str(path), number, raw)
@@ -384,13 +493,12 @@ def _infer_task(files: tuple[Path, ...], *, skip_invalid: bool) -> tuple[Task, _
     for path in files:
         with contextlib.closing(_raw_records(path, {})) as items:
             for item in items:
-                if isinstance(item, _Bad):
+                if isinstance(item, Problem):
                     if skip_invalid:
                         continue
                     raise item.error
-                told = task_of(item.data)
-                if told is not None:
-                    return told, _TaskNote(item.path, item.number)
+                if item.told is not None:
+                    return item.told, _TaskNote(item.path, item.number)
     raise InputError("no record tells whether the task is kie or vqa; give the task explicitly",
                      path=str(files[0]))
 
@@ -398,8 +506,7 @@ def _infer_task(files: tuple[Path, ...], *, skip_invalid: bool) -> tuple[Task, _
 # --------------------------------------------------------------------------- two files
 
 
-@dataclass(frozen=True)
-class _Pair:
+class _Pair(NamedTuple):
     """A record to validate: one line, or a ground-truth line and its prediction line."""
 
     truth: _Line
@@ -425,31 +532,31 @@ class _Pair:
         """The line a top-level field comes from, or where it was expected when absent."""
         if self.pred is None:
             return self.truth
-        if key in self.pred.data:
+        if key in self.pred.keys:
             return self.pred
-        if key in self.truth.data:
+        if key in self.truth.keys:
             return self.truth
         return self.pred if key == "prediction" else self.truth
 
 
-def _pair(truth: _Line, pred: _Line) -> _Pair | _Bad:
-    clash = next((key for key in pred.data if key in _FIELDS and key in truth.data), None)
+def _pair(truth: _Line, pred: _Line) -> _Pair | Problem:
+    clash = next((key for key in pred.keys if key in _SIDE_FIELDS and key in truth.keys), None)
     if clash is None:
         return _Pair(truth, pred)
     problem = f"also in {truth.path} line {truth.number}; each file holds only its side"
     return _bad(problem, "field in both files", pred, field=clash)
 
 
-def _join(truth_path: Path, pred_path: Path) -> Iterator[_Pair | _Bad]:
+def _join(truth_path: Path, pred_path: Path) -> Iterator[_Pair | Problem]:
     """Join on id: in lockstep while the ids agree, then through an on-disk index."""
     truth_seen: dict[str, int] = {}
     truths, preds = _raw_records(truth_path, truth_seen), _raw_records(pred_path, {})
     truth, pred = next(truths, None), next(preds, None)
     while truth is not None or pred is not None:
-        if isinstance(truth, _Bad):
+        if isinstance(truth, Problem):
             yield truth
             truth = next(truths, None)
-        elif isinstance(pred, _Bad):
+        elif isinstance(pred, Problem):
             yield pred
             pred = next(preds, None)
         elif truth is not None and pred is not None and truth.id == pred.id:
@@ -461,12 +568,12 @@ def _join(truth_path: Path, pred_path: Path) -> Iterator[_Pair | _Bad]:
             return
 
 
-def _prepend(item: _Line | None, rest: Iterator[_Line | _Bad]) -> Iterator[_Line | _Bad]:
+def _prepend(item: _Line | None, rest: Iterator[_Line | Problem]) -> Iterator[_Line | Problem]:
     return rest if item is None else chain([item], rest)
 
 
-def _join_indexed(truths: Iterator[_Line | _Bad], preds: Iterator[_Line | _Bad], *,
-                  truth_seen: dict[str, int], truth_path: Path, pred_path: Path) -> Iterator[_Pair | _Bad]:
+def _join_indexed(truths: Iterator[_Line | Problem], preds: Iterator[_Line | Problem], *,
+                  truth_seen: dict[str, int], truth_path: Path, pred_path: Path) -> Iterator[_Pair | Problem]:
     """Index the remaining predictions on disk, then look each remaining ground truth up.
 
     Predictions joined in lockstep before are not in the index; their ids are
@@ -477,44 +584,106 @@ def _join_indexed(truths: Iterator[_Line | _Bad], preds: Iterator[_Line | _Bad],
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("CREATE TABLE pred (id TEXT PRIMARY KEY, line INTEGER, text TEXT)")
         for item in preds:
-            if isinstance(item, _Bad):
+            if isinstance(item, Problem):
                 yield item
             else:
                 db.execute("INSERT INTO pred VALUES (?, ?, ?)", (item.id, item.number, item.text))
         for item in truths:
-            if isinstance(item, _Bad):
+            if isinstance(item, Problem):
                 yield item
                 continue
             row = db.execute("SELECT line, text FROM pred WHERE id = ?", (item.id,)).fetchone()
             if row is None:
                 yield _bad(f"no prediction with this id in {pred_path}", "ground truth without prediction", item)
             else:
-                yield _pair(item, _Line(str(pred_path), row[0], item.id, json.loads(row[1]), row[1]))
+                # read again as when indexed: a line with a string id
+                line = cast(_Line, _parse_text(str(pred_path), row[0], row[1]))
+                yield _pair(item, line)
         for record_id, number in db.execute("SELECT id, line FROM pred ORDER BY rowid"):
             if record_id not in truth_seen:
                 error = InputError(f"no ground truth with this id in {truth_path}", path=str(pred_path),
                                    line=number, record_id=record_id)
-                yield _Bad(error, "prediction without ground truth")
+                yield Problem(error, "prediction without ground truth")
 
 
 # --------------------------------------------------------------------------- validation
 
 
-def _missing_side(record: Record, pair: _Pair, task: str) -> _Bad | None:
+@dataclass(frozen=True)
+class RecordBatch:
+    """Consecutive records of a stream, read and joined, to be validated (made by :meth:`RecordStream.batches`).
+
+    Picklable, so that a worker process can validate and evaluate it.
+
+    Attributes
+    ----------
+    task : {"kie", "vqa"}
+        The stream's task.
+    items : list
+        The records to validate, and the problems met while reading (bad
+        lines, duplicate ids, join failures), in file order.
+    """
+
+    task: Task
+    task_note: _TaskNote
+    items: list[_Pair | Problem]
+
+    def validate(self) -> tuple[list[Any], list[Problem]]:
+        """The valid records, read through the fast path (:func:`rpa_sim.records.decode_fast`), and the problems.
+
+        A record the fast path declines is validated by its pydantic model,
+        which words the problem exactly as iterating the stream would.
+
+        Returns
+        -------
+        records : list
+            The valid records in file order, with the attributes of
+            :class:`~rpa_sim.records.KIERecord` or :class:`~rpa_sim.records.VQARecord`.
+        problems : list of Problem
+            The bad records in file order, for :meth:`RecordStream.tally`.
+        """
+        records, problems = [], []
+        for item in self.items:
+            checked = item if isinstance(item, Problem) else _validated(item, self.task, self.task_note, fast=True)
+            if isinstance(checked, Problem):
+                problems.append(checked)
+            else:
+                records.append(checked)
+        return records, problems
+
+
+def _validated(pair: _Pair, task: Task, note: _TaskNote, *, fast: bool) -> Any:
+    """The record of ``pair``, a light one when ``fast`` and the fast path reads it, or its :class:`Problem`."""
+    for line in pair.lines:
+        if line.told is not None and line.told != task:
+            problem = f"a {line.told} record, but the task is {task} {note.about(line.path)}"
+            return _bad(problem, f"{line.told} record in {task} data", line)
+    record = decode_fast(task, pair.text) if fast else None
+    if record is None:
+        try:
+            record = _MODELS[task].model_validate_json(pair.text, strict=True)
+        except ValidationError as exc:
+            return _invalid(exc, pair)
+    return _missing_side(record, pair, task) or record
+
+
+def _missing_side(record: Record, pair: _Pair, task: str) -> Problem | None:
     for key in (_TRUTH_SIDE[task], "prediction"):
         if getattr(record, key) is None:
             line = pair.line_of(key)
-            return _bad("null" if key in line.data else "missing", f"missing {key}", line, field=key)
+            return _bad("null" if key in line.keys else "missing", f"missing {key}", line, field=key)
     return None
 
 
-def _invalid(exc: ValidationError, pair: _Pair) -> _Bad:
+def _invalid(exc: ValidationError, pair: _Pair) -> Problem:
     """The first validation error of a record, located and worded as the raw JSON has it."""
     errors = exc.errors(include_url=False)
     first = _bare_error(errors[0])
-    steps = _raw_steps(first["loc"], pair.data)
+    # JSON the validator cannot parse has no location (nor, when nested too deeply, one Python can parse)
+    data = pair.data if first["loc"] else None
+    steps = _raw_steps(first["loc"], data)
     # A union reports one error per alternative at the same place: word them together.
-    alternatives = [error["type"] for error in errors if _raw_steps(error["loc"], pair.data) == steps]
+    alternatives = [error["type"] for error in errors if _raw_steps(error["loc"], data) == steps]
     names = [step for step in steps if isinstance(step, str)]
     leaf = names[-1] if names else "record"
     problem, kind = _describe(first, leaf, alternatives)

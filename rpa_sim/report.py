@@ -1,31 +1,48 @@
 """A presentable report of a scenario run: one self-contained HTML file.
 
-The report is written for someone who never ran rpa-sim: each section starts
-with a short plain-language explanation. Every number in it comes from the
-run's ``summary`` (the same figures as ``summary.json``), formatted with four
-decimals, money with two. The plots are drawn by matplotlib and embedded as
-inline SVG, so the file needs nothing beside it; the same run always gives the
-same bytes (no date, fixed SVG ids, no matplotlib version in the file).
+The report is written for someone who never ran rpa-sim: it opens with what to
+do (the recommendation of :func:`rpa_sim.recommend.recommend` and what it buys
+against reviewing everything or nothing), each section starts with a short
+plain-language explanation, and it ends with where its figures come from
+(version, scenario, data hash, the command that reproduces it). Every number in
+it comes from the run's ``summary`` (the same figures as ``summary.json``),
+formatted with four decimals, money with two and the scenario's currency. The
+plots are drawn by matplotlib and embedded as inline SVG, so the file needs
+nothing beside it; the same run always gives the same bytes (no date, fixed SVG
+ids, no matplotlib version in the file).
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import io
+import json
 import re
+import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
+from rpa_sim import __version__
+from rpa_sim.bundled import is_path
 from rpa_sim.files import atomic_write_bytes, atomic_write_text, check_output, check_output_folder
 from rpa_sim.metrics.smudge import alpha_curve
 from rpa_sim.outcomes import VQAOutcomes
-from rpa_sim.study import ScenarioResult
+from rpa_sim.recommend import TOLERANCE, recommend, spans_all_auto_rates
+from rpa_sim.scenario import bundled_scenarios
+
+if TYPE_CHECKING:
+    from rpa_sim.policies import Policy
+    from rpa_sim.recommend import Recommendation, Versus
+    from rpa_sim.study import ScenarioResult
 
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]
 
@@ -41,15 +58,23 @@ _DATA_LABELS = {
     "smudge": "SMuDGE before review", "grounding": "mean grounding", "alpha": "SMuDGE alpha",
 }
 _STYLE = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
-color:#222;line-height:1.5}
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:66rem;margin:2rem auto;padding:0 1rem;
+color:#222;line-height:1.5;overflow-wrap:break-word}
 h1{margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ccc}
 p.explain{color:#444}
-table{border-collapse:collapse;margin:.8rem 0;font-size:.92rem}
-th,td{border:1px solid #ccc;padding:.25rem .55rem;vertical-align:top}
-th{background:#f3f3f3;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
+section.summary{border:2px solid #0072b2;border-radius:.4rem;padding:.2rem 1rem .6rem;background:#f5f9fc}
+section.summary h2{margin-top:.8rem}p.lead{font-size:1.1rem}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem}
+th,td{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top}
+th{background:#f3f3f3;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.best{font-weight:700;background:#fff1c2}td.best::after{content:"\\00a0\\2605"}
+td.loss{color:#a4161a;font-weight:700}td.loss::after{content:"\\00a0\\25bc"}
+dl.legend{font-size:.9rem;color:#444}dl.legend dt{font-weight:600;margin-top:.3rem}dl.legend dd{margin-left:1.2rem}
+code{overflow-wrap:anywhere}
 figure{margin:1rem 0}figure svg{max-width:100%;height:auto}figcaption{color:#555;font-size:.9rem}
-li.guarantee{margin-bottom:.6rem}
+@media (max-width:32rem){body{padding:0 .6rem}section.summary{padding:.2rem .6rem .5rem}
+table{font-size:.8rem}th,td{padding:.2rem .3rem}}
 """
 _NUMBER = re.compile(r"-?\d+(\.\d+)?|-")
 _SVG_PROLOGUE = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
@@ -74,7 +99,21 @@ def money(value: float | None) -> str:
     return num(value, 2)
 
 
-def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = None) -> Path:
+def amount(value: float | None, currency: str | None) -> str:
+    """An amount of money as a sentence prints it: thousands separated, two decimals, then the currency.
+
+    Examples
+    --------
+    >>> amount(4724.2533, "EUR"), amount(-12.1, None), amount(None, "EUR")
+    ('4,724.25 EUR', '-12.10', '-')
+    """
+    if value is None:
+        return "-"
+    return f"{value:,.2f}" + ("" if currency is None else f" {currency}")
+
+
+def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = None,
+                 scenario_source: str | None = None) -> Path:
     """Write the HTML report of a scenario run, atomically, and optionally each plot as a PNG.
 
     Everything is drawn and encoded first, then written: a failure or an
@@ -86,10 +125,16 @@ def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = No
     result : ScenarioResult
         What :func:`~rpa_sim.study.run_scenario` returned.
     out : Path
-        The HTML file to write; its folder is created if needed.
+        The HTML file to write; its folder is created if needed. Its name is
+        not part of the report, so the report is the same wherever it goes.
     png_dir : Path, optional
         When given, each plot is also written there as ``<plot>.png``
         (see :data:`PLOT_NAMES`); the folder is created if needed.
+    scenario_source : str, optional
+        The scenario as it was named on the command line (a bundled name or a
+        path), for the provenance and the command that reproduces the report.
+        Without it a bundled scenario is recognised by its name and folder; any
+        other is reported as not recorded.
 
     Returns
     -------
@@ -104,7 +149,7 @@ def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = No
     out = check_output(out)
     png_dir = None if png_dir is None else check_output_folder(png_dir)
     figures = _figures(result)
-    html_text = render_report(result, figures=figures)
+    html_text = render_report(result, figures=figures, scenario_source=scenario_source)
     pngs = {}
     if png_dir is not None:
         for name, figure in figures.items():
@@ -118,7 +163,8 @@ def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = No
     return out
 
 
-def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None = None) -> str:
+def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None = None,
+                  scenario_source: str | None = None) -> str:
     """The HTML text of the report (see :func:`write_report`).
 
     Parameters
@@ -127,6 +173,8 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
         The scenario run.
     figures : dict of str to Figure, optional
         The plots by name, when already drawn; drawn here otherwise.
+    scenario_source : str, optional
+        The scenario as named on the command line (see :func:`write_report`).
 
     Returns
     -------
@@ -145,19 +193,150 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     ]
     if summary["description"]:
         parts.append(f'<p class="description">{_esc(summary["description"])}</p>')
+    parts += _summary_section(result, metric)
     parts += _settings_section(summary, metric, result.table.task_description)
-    parts += _tradeoff_section(summary, metric, figures)
+    parts += _tradeoff_section(result, metric, figures)
     parts += _comparison_section(summary, metric)
     parts += _cost_section(summary, figures)
     parts += _calibration_section(summary, figures)
     if "smudge-alpha" in figures:
         parts += _smudge_section(summary, figures)
     parts += _optimized_section(summary, metric)
+    parts += _provenance_section(result, scenario_source)
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
 
 
 # ---------------------------------------------------------------- sections
+
+
+def _summary_section(result: ScenarioResult, metric: str) -> list[str]:
+    """The opening: the recommendation, what it buys against the two extremes, the certified option, the risk."""
+    summary = result.summary
+    found = recommend(summary)
+    parts = ['<section class="summary" id="summary">', "<h2>Summary: what to do</h2>"]
+    if found.basis is None:
+        parts.append(f'<p class="lead" id="recommendation-text">No recommendation: {_esc(found.reason)}.</p>')
+        if found.certified is not None:
+            parts.append(f"<ul><li>{_certified_text(found, metric, summary)}</li></ul>")
+        return [*parts, "</section>"]
+    currency = _currency(summary)
+    where = (f"We recommend <strong>{_esc(found.policy)}</strong> at threshold <strong>τ = {num(found.threshold)}"
+             f"</strong> (on {_esc(found.knob)}), ")
+    if found.basis == "cost":
+        why = (f"the lowest total cost over every policy and threshold compared: {_esc(amount(found.cost, currency))} "
+               f"{_esc(_basis_text(summary))}.")
+    else:
+        why = (f"the policy that leaves the most predictions unreviewed while the {_esc(metric)} after review "
+               f"reaches the first target, {found.target:g}.")
+    parts.append(f'<p class="lead" id="recommendation-text">{where}{why}</p>')
+    parts.append(_recommendation_table(found, summary, metric))
+    points = [_versus_text("reviewing everything", found.versus_review_all, found, metric, currency),
+              _versus_text("reviewing nothing", found.versus_review_none, found, metric, currency)]
+    if summary["targets"]:
+        points.append(_targets_text(found, metric))
+    why = _why_above_review_all(next(p for p in result.policies if p.name == found.policy), summary)
+    if found.beats_review_all and why and _shown_above(found.metric, found.versus_review_all.metric):
+        points.append(f"It ends above reviewing everything because {why}.")
+    if found.certified is not None:
+        points.append(_certified_text(found, metric, summary))
+    elif summary["policies"] and any(p["certified"] is not None for p in summary["policies"]):
+        points.append("No threshold could be certified with the scenario's settings (see Certified thresholds).")
+    parts.append("<ul>" + "".join(f"<li>{point}</li>" for point in points)
+                 + f'<li id="risk">{_risk_text(found)}</li></ul>')
+    return [*parts, "</section>"]
+
+
+def _recommendation_table(found: Recommendation, summary: dict[str, Any], metric: str) -> str:
+    everything, nothing = found.versus_review_all, found.versus_review_none
+    currency = _currency(summary)
+    rows = [[f"{metric} after review", num(found.metric), num(everything.metric), num(nothing.metric)],
+            ["auto-rate (share not reviewed)", num(found.auto_rate), num(everything.auto_rate), num(nothing.auto_rate)],
+            ["items reviewed", num(found.reviewed, 0), num(everything.reviewed, 0), num(nothing.reviewed, 0)]]
+    marks = {}
+    if summary["costs"] is not None:
+        rows.append([f"cost{_in(currency)}", money(found.cost), money(everything.cost), money(nothing.cost)])
+        per_day = _per_day_factor(summary)
+        if per_day is not None:
+            unit, _, volume = _cost_basis(summary)
+            rows.append([f"cost per day{_in(currency)}, {volume:,.0f} {unit} a day",
+                         *(money(None if cost is None else cost * per_day)
+                           for cost in (found.cost, everything.cost, nothing.cost))])
+        rows.append([f"saved by the recommendation{_in(currency)}", "-", money(everything.savings),
+                     money(nothing.savings)])
+        rows.append(["saved by the recommendation, %", "-", num(everything.savings_percent, 1),
+                     num(nothing.savings_percent, 1)])
+        for column, versus in ((2, everything), (3, nothing)):
+            if versus.savings is not None and versus.savings < 0:
+                marks[(len(rows) - 2, column)] = marks[(len(rows) - 1, column)] = "loss"
+    return _table(["", "recommended", "review everything", "review nothing"], rows, table_id="recommendation",
+                  marks=marks)
+
+
+def _versus_text(name: str, versus: Versus, found: Recommendation, metric: str, currency: str | None) -> str:
+    said = [f"{_esc(metric)} {_signed(versus.metric_gain)} ({num(found.metric)} against {num(versus.metric)})"]
+    if versus.reviews_saved > 0:
+        said.append(f"{versus.reviews_saved:,.0f} fewer reviews")
+    elif versus.reviews_saved < 0:
+        said.append(f"{-versus.reviews_saved:,.0f} more reviews")
+    else:
+        said.append("as many reviews")
+    if versus.savings is not None:
+        share = "" if versus.savings_percent is None else f" ({abs(versus.savings_percent):.1f}%)"
+        said.append(f"{_esc(amount(versus.savings, currency))}{share} saved" if versus.savings >= 0
+                    else f'<span class="loss">{_esc(amount(-versus.savings, currency))}{share} more spent</span>')
+    return f"Against {name}: " + ", ".join(said) + "."
+
+
+def _targets_text(found: Recommendation, metric: str) -> str:
+    reached = " and ".join(f"{t:g}" for t in found.reached)
+    missed = " and ".join(f"{t:g}" for t in found.missed)
+    if not found.missed:
+        return f"It reaches every target ({reached})."
+    short = f"misses {missed} ({_esc(metric)} {num(found.metric)})"
+    return f"It reaches {reached} but {short}." if found.reached else f"It {short}."
+
+
+def _why_above_review_all(policy: Policy, summary: dict[str, Any]) -> str:
+    """Why a policy's quality can exceed reviewing every prediction: the two mechanisms the replay models
+    (empty when neither applies, and then it cannot)."""
+    reasons = []
+    if policy.fix_additions:
+        reasons.append("it reviews whole documents and adds the fields the model missed, which checking each "
+                       "prediction cannot")
+    broken = summary["reviewer"]["false_correction_rate"]
+    if broken > 0:
+        reasons.append(f"it leaves confident predictions alone, which the reviewer would break at rate {num(broken)}")
+    return ", and because ".join(reasons)
+
+
+def _certified_text(found: Recommendation, metric: str, summary: dict[str, Any]) -> str:
+    certified = found.certified
+    who = ("The same policy" if certified.policy == found.policy
+           else f"Certified alternative: <strong>{_esc(certified.policy)}</strong>")
+    cost = ("" if certified.cost is None
+            else f", for {_esc(amount(certified.cost, _currency(summary)))} {_esc(_basis_text(summary))}")
+    return (f"{who} at τ = {num(certified.threshold)} (on {_esc(certified.knob)}) comes with a guarantee: with "
+            f"probability at least {_percent_setting(certified.confidence)}, at most "
+            f"{_percent_setting(certified.max_error)} of the predictions it lets through are wrong. There it "
+            f"leaves {_share(certified.auto_rate)} unreviewed at {_esc(metric)} {num(certified.metric)}{cost} "
+            "(see Certified thresholds).")
+
+
+def _risk_text(found: Recommendation) -> str:
+    """One sentence on the larger exposure (rule: :mod:`rpa_sim.recommend`)."""
+    risk = found.risk
+    if risk.kind == "calibration":
+        return (f"Main risk, calibration: the model's confidence is off by {num(risk.ece)} on average (ECE) and "
+                f"{_share(risk.auto_rate)} of predictions go through on confidence alone, so if the confidences "
+                "drift, more errors pass than these figures say: re-check calibration on fresh labelled data "
+                f"(exposure {num(risk.calibration_exposure)} against {num(risk.reviewer_exposure)} for the "
+                "reviewer).")
+    return (f"Main risk, the reviewer: {_share(1.0 - risk.auto_rate)} of predictions are reviewed and every figure "
+            f"assumes the reviewer misses {_share(risk.miss_rate)} of errors and breaks "
+            f"{_share(risk.false_correction_rate)} of right values, so measure these rates on an audited sample "
+            f"before relying on the figures (exposure {num(risk.reviewer_exposure)} against "
+            f"{num(risk.calibration_exposure)} for calibration).")
 
 
 def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[str]:
@@ -192,9 +371,14 @@ def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[s
             ("per_review", "per reviewed item"), ("per_document", "per opened document"),
             ("hourly_rate", "reviewer's hourly rate"), ("per_residual_error", "per error left in the output"))
             if costs[key] is not None]
-        parts += ['<p class="explain">What one review and one error left in the output cost, in one currency; '
-                  "review prices not given are the reviewer's seconds at the hourly rate.</p>",
-                  _table(["cost", "amount"], cost_rows, table_id="costs")]
+        currency = costs.get("currency")
+        unit, _, volume = _cost_basis(summary)
+        per_day = "" if volume is None else f" and, where said, per day at {volume:,.0f} {unit} a day"
+        parts += ['<p class="explain" id="cost-basis">What one review and one error left in the output cost, in '
+                  + ("one currency (not named in the scenario)" if currency is None else _esc(currency))
+                  + "; review prices not given are the reviewer's seconds at the hourly rate. Every total in this "
+                  f"report is {_esc(_basis_text(summary))}{per_day}.</p>",
+                  _table(["cost", f"amount{_in(currency)}"], cost_rows, table_id="costs")]
     targets = ", ".join(num(t) for t in summary["targets"]) or "none"
     parts += [
         "<h3>Thresholds and targets</h3>",
@@ -205,75 +389,219 @@ def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[s
     return parts
 
 
-def _tradeoff_section(summary: dict[str, Any], metric: str, figures: dict[str, Figure]) -> list[str]:
+def _tradeoff_section(result: ScenarioResult, metric: str, figures: dict[str, Figure]) -> list[str]:
+    summary = result.summary
     if "tradeoff" not in figures:
         return ["<h2>Trade-off curves</h2>",
                 '<p class="explain" id="no-predictions">The data holds no predictions, so no policy has anything '
                 "to route: there is no auto-rate and no trade-off to draw. The figures below that do not depend "
                 "on predictions (what is missing from the output, its cost) still hold.</p>"]
-    return [
+    parts = [
         "<h2>Trade-off curves</h2>",
         '<p class="explain">Each line is one policy as its threshold moves: to the right, more predictions go '
         f"through unchecked (auto-rate); upwards, the output is better ({_esc(metric)} after review). A policy "
-        "whose line lies above another's is better at every level of automation. Dashed lines are the targets; "
-        "the dots are each policy's operating point, the most automation that still meets a target.</p>",
-        _figure_html(figures["tradeoff"], "tradeoff", "Auto-rate against quality after review, per policy."),
+        "whose line lies above another's is better at every level of automation. Policies differ by colour, line "
+        "style and marker. Dashed grey lines are the targets; the filled markers are each policy's operating "
+        "points, the most automation that still meets a target, labelled with their τ; the star is the "
+        "recommendation; the black square and triangle are reviewing everything (auto-rate 0) and nothing "
+        "(auto-rate 1). The lower panel zooms on the range where the operating points lie (the grey box of the "
+        "upper panel).</p>",
+        _figure_html(figures["tradeoff"], "tradeoff", "Auto-rate against quality after review, per policy; "
+                                                      "below, the zoom on the operating points."),
     ]
+    notes = [f"<li><strong>{_esc(p['policy'])}</strong> is a partial curve: {_partial_text(p)}.</li>"
+             for p in summary["policies"] if not spans_all_auto_rates(p["auto_rate_range"])]
+    everything = summary["baselines"]["review_all"]["metric"]
+    for curve, policy in zip(result.curves, result.policies, strict=True):
+        top, why = _top(curve.metric), _why_above_review_all(policy, summary)
+        if why and everything is not None and top is not None and _shown_above(top, everything):
+            notes.append(f"<li><strong>{_esc(policy.name)}</strong> ends above reviewing everything ({num(top)} "
+                         f"against {num(everything)}) because {why}.</li>")
+    if notes:
+        parts += ['<p class="explain">"Review everything" checks every prediction the model made, one by one, '
+                  "with the scenario's reviewer. Read the curves with these notes:</p>",
+                  '<ul id="curve-notes">' + "".join(notes) + "</ul>"]
+    return parts
+
+
+def _partial_text(policy: dict[str, Any]) -> str:
+    low, high = policy["auto_rate_range"]
+    if low is None:
+        return "it has no defined auto-rate"
+    limits = []
+    if low > 0:
+        limits.append(f"never reviews more than {_share(1.0 - low)} of the predictions")
+    if high < 1:
+        limits.append(f"always reviews at least {_share(1.0 - high)} of the predictions")
+    return (f"it only operates between auto-rates {num(low)} and {num(high)}: it {' and '.join(limits)}. An area "
+            "under its curve, counted as 0 where it cannot operate, would not compare with a full curve's, so the "
+            'comparison shows "partial" instead of its AUC')
+
+
+def _shown_above(value: float, other: float) -> bool:
+    """Whether ``value`` is above ``other`` as the report prints them (a gap below the last decimal is not
+    worth a note that would read "0.9593 against 0.9593")."""
+    return value > other + TOLERANCE and num(value) != num(other)
+
+
+def _top(values: np.ndarray) -> float | None:
+    defined = values[~np.isnan(values)]
+    return float(defined.max()) if len(defined) else None
 
 
 def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
     targets = [f"{t:g}" for t in summary["targets"]]
     has_costs = summary["costs"] is not None
+    unit = _in(_currency(summary))
     header = ["policy", "AUC"]
     for target in targets:
         header += [f"auto-rate at {target}", f"τ at {target}"]
     if has_costs:
-        header += ["best cost", "τ at best cost", "saves vs review-all", "saves vs review-none"]
+        header += [f"best cost{unit}", "τ at best cost", f"saves vs review-all{unit}", f"saves vs review-none{unit}"]
     header += ["certified τ", "dominated by"]
-    rows = []
+    rows, values = [], []  # values: the comparable figure behind each cell, None where there is none
     for policy in summary["policies"]:
-        row = [policy["policy"], num(policy["auc"])]
+        full = spans_all_auto_rates(policy["auto_rate_range"])
+        low, high = policy["auto_rate_range"]
+        row = [policy["policy"], num(policy["auc"]) if full or low is None else f"partial ({num(low)}–{num(high)})"]
+        value = [None, policy["auc"] if full else None]
         for target in targets:
             point = policy["operating_points"].get(target)
             row += [num(None if point is None else point[key]) for key in ("auto_rate", "threshold")]
+            value += [None if point is None else point["auto_rate"], None]
         if has_costs:
             best = policy["cost_optimum"]
             row += [money(best["cost"]), num(best["threshold"]), money(best["savings_vs_review_all"]),
                     money(best["savings_vs_review_none"])]
+            value += [best["cost"], None, best["savings_vs_review_all"], best["savings_vs_review_none"]]
         certified = policy["certified"]
         row += [num(None if certified is None else certified["threshold"]), ", ".join(policy["dominated_by"]) or "-"]
         rows.append(row)
+        values.append([*value, None, None])
+    marks = _best_marks(rows, values, lowest={header.index(f"best cost{unit}")} if has_costs else set())
+    if has_costs:
+        for column in (len(header) - 4, len(header) - 3):
+            marks.update({(r, column): "loss" for r, value in enumerate(values)
+                          if value[column] is not None and value[column] < 0})
     baselines = summary["baselines"]
     baseline_rows = [(label, num(baselines[key]["metric"]), num(baselines[key]["reviewed"], 0),
                       money(baselines[key]["cost"]))
                      for key, label in (("review_none", "review nothing"), ("review_all", "review everything"))]
     parts = [
         "<h2>Comparison of the policies</h2>",
-        '<p class="explain">AUC is the area under the trade-off curve (higher is better). For each target, the '
-        f"auto-rate is the largest share of predictions the policy can leave unchecked while the {_esc(metric)} "
-        "after review still reaches the target, at threshold τ (\"-\": never reached)."
-        + (" The best cost is the lowest total of review and error costs over all thresholds, and what it saves "
-           "against reviewing everything or nothing." if has_costs else "")
-        + " A policy is dominated when another one is at least as good at every auto-rate.</p>",
-        _table(header, rows, table_id="comparison"),
+        '<p class="explain">Every policy at its best: per target, the most automation that still reaches it'
+        + ("; the cheapest threshold and what it saves" if has_costs else "")
+        + "; whether it has a certified threshold and whether another policy beats it everywhere. Each column is "
+        "explained under the table.</p>",
+        _table(header, rows, table_id="comparison", marks=marks),
+        _comparison_legend(summary, metric, targets),
         "<h3>What each policy does</h3>",
         "<ul>" + "".join(f"<li><strong>{_esc(p['policy'])}</strong>: {_esc(p['description'] or '')}</li>"
                          for p in summary["policies"]) + "</ul>",
         "<h3>The two extremes</h3>",
-        '<p class="explain">Reviewing nothing and reviewing everything, for reference.</p>',
-        _table(["baseline", f"{metric} after review", "items reviewed", "cost"], baseline_rows, table_id="baselines"),
+        '<p class="explain">Reviewing nothing and reviewing everything, for reference'
+        + (f"; costs {_esc(_basis_text(summary))}" if has_costs else "") + ".</p>",
+        _table(["baseline", f"{metric} after review", "items reviewed", f"cost{unit}"], baseline_rows,
+               table_id="baselines"),
     ]
-    certified = [p for p in summary["policies"] if p["certified"] is not None]
-    if certified:
-        parts += [
-            "<h3>Certified thresholds</h3>",
-            '<p class="explain">A certified threshold comes with a statistical guarantee on the error rate of '
-            "the predictions it lets through, under the assumptions stated with it.</p>",
-            '<ul id="guarantees">' + "".join(
-                f'<li class="guarantee"><strong>{_esc(p["policy"])}</strong>: {_esc(p["certified"]["guarantee"])}</li>'
-                for p in certified) + "</ul>",
-        ]
+    if any(p["certified"] is not None for p in summary["policies"]):
+        parts += _certification_part(summary, metric)
     return parts
+
+
+def _best_marks(rows: list[list[str]], values: list[list[float | None]], *,
+                lowest: set[int]) -> dict[tuple[int, int], str]:
+    """The cells holding their column's best value (highest; lowest in ``lowest`` columns), ties included.
+
+    A column is marked only when at least two policies have a comparable value in it.
+    """
+    marks = {}
+    for column in range(len(values[0]) if values else 0):
+        present = [(r, value[column]) for r, value in enumerate(values) if value[column] is not None]
+        if len(present) < 2:
+            continue
+        best = (min if column in lowest else max)(value for _, value in present)
+        shown = rows[next(r for r, value in present if value == best)][column]
+        marks.update({(r, column): "best" for r, _ in present if rows[r][column] == shown})
+    return marks
+
+
+def _comparison_legend(summary: dict[str, Any], metric: str, targets: list[str]) -> str:
+    entries = [
+        ("AUC", "area under the trade-off curve over auto-rates 0 to 1 (higher is better). \"partial (a–b)\": the "
+                "policy only operates between auto-rates a and b, and an area counting 0 elsewhere would not "
+                "compare with a full curve's."),
+    ]
+    if targets:
+        entries += [
+            (f"auto-rate at {' / '.join(targets)}", f"the largest share of predictions left unreviewed while the "
+             f"{metric} after review still reaches that target (\"-\": never reached)."),
+            (f"τ at {' / '.join(targets)}", "the threshold giving that auto-rate, on the quantity the policy "
+             "sweeps (confidence, or grounding)."),
+        ]
+    if summary["costs"] is not None:
+        entries += [
+            ("best cost", f"the lowest total of review and error costs over the swept thresholds, "
+                          f"{_basis_text(summary)}; \"τ at best cost\" is where it is reached."),
+            ("saves vs review-all / review-none", "the cost of reviewing everything (nothing) minus the best "
+             "cost: what the policy's cheapest threshold saves; negative (▼, in red): it costs more."),
+        ]
+    entries += [
+        ("certified τ", "a threshold with a statistical guarantee on the error rate of what it lets through "
+                        "(see Certified thresholds; \"-\": none)."),
+        ("dominated by", "the policies at least as good at every auto-rate and better at some (\"-\": none, the "
+                         "policy is on the Pareto front)."),
+        ("★", "the best value of its column (highest AUC among full curves, highest auto-rate, lowest cost, "
+              "largest saving)."),
+    ]
+    return ('<dl class="legend" id="comparison-legend">'
+            + "".join(f"<dt>{_esc(term)}</dt><dd>{_esc(text)}</dd>" for term, text in entries) + "</dl>")
+
+
+def _certification_part(summary: dict[str, Any], metric: str) -> list[str]:
+    has_costs = summary["costs"] is not None
+    header = ["policy", "certified τ", "accepted calibration items", "errors among them", "upper bound",
+              "held-out auto-rate", "held-out error", "auto-rate at τ", f"{metric} at τ"]
+    if has_costs:
+        header.append(f"cost at τ{_in(_currency(summary))}")
+    header.append("note")
+    rows = []
+    for policy in summary["policies"]:
+        found = policy["certified"]
+        if found is None:
+            continue
+        if "max_error" not in found:  # certify_policy refuses budgeted policies before testing anything
+            rows.append([policy["policy"], *(["-"] * (len(header) - 2)), "not certifiable: a review budget"])
+            continue
+        at = found.get("at_threshold") or {"auto_rate": None, "metric": None, "cost": None}
+        row = [policy["policy"], num(found["threshold"]), str(found["accepted_n"]), str(found["accepted_errors"]),
+               num(found["upper_bound"]), num(found["holdout_auto_rate"]), num(found["holdout_error"]),
+               num(at["auto_rate"]), num(at["metric"])]
+        if has_costs:
+            row.append(money(at["cost"]))
+        row.append("certified" if found["threshold"] is not None else "nothing passes the test")
+        rows.append(row)
+    # every policy is certified with the scenario's settings on the same split; a refused policy has neither
+    tested = next((p["certified"] for p in summary["policies"]
+                   if p["certified"] is not None and "max_error" in p["certified"]), None)
+    settings = ("" if tested is None else
+                f" with probability at least {_percent_setting(1.0 - tested['delta'])}, the error rate of the "
+                f"auto-accepted predictions is at most {_percent_setting(tested['max_error'])} (Learn-then-Test, "
+                f"fixed sequence, tested on {tested['calibration_n']:,} calibration items; the upper bound is the "
+                "one-sided Clopper-Pearson bound from the accepted items and their errors)")
+    return [
+        "<h3>Certified thresholds</h3>",
+        '<p class="explain" id="certification-assumptions">A certified threshold τ auto-accepts what the policy '
+        f"would leave unreviewed at τ, and comes with a guarantee:{settings}. Every guarantee rests on the same "
+        "assumptions: the calibration items and the items met in deployment are exchangeable (same model, same "
+        "kind of documents, same definition of an error); the error rate of auto-accepted items does not rise as "
+        "the threshold gets stricter; and auto-accepted items count as independent draws, which fields of one "
+        "document are not, so read the guarantee as approximate when errors cluster within documents. The "
+        "held-out columns check τ on the rest of the data and are not part of the guarantee; the last columns are "
+        "the policy's figures at τ on all the data. A policy with a review budget is not certifiable: the budget "
+        "can force predictions through unreviewed, whatever the threshold.</p>",
+        _table(header, rows, table_id="certification"),
+    ]
 
 
 def _cost_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
@@ -282,11 +610,15 @@ def _cost_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[s
         parts.append('<p class="explain" id="no-costs">Costs were not set for this scenario, so there is no cost '
                      "curve: add a <code>costs</code> section to see what each threshold costs.</p>")
         return parts
+    currency = _currency(summary)
     parts += [
-        '<p class="explain">The total cost (reviews plus the errors left in the output) at each threshold. A low '
+        '<p class="explain">The total cost (reviews plus the errors left in the output) at each threshold, '
+        + ("" if currency is None else f"in {_esc(currency)}, ") + f"{_esc(_basis_text(summary))}. A low "
         "threshold reviews little and pays for errors; a high one pays reviewers. Each policy's cheapest "
-        "threshold is marked.</p>",
-        _figure_html(figures["cost"], "cost", "Total cost against threshold, per policy."),
+        "threshold is marked with the policy's marker, the recommendation with a star. The lower panel zooms on "
+        "the thresholds around the cheapest points (the grey box of the upper panel).</p>",
+        _figure_html(figures["cost"], "cost", "Total cost against threshold, per policy; below, the zoom on the "
+                                              "cheapest thresholds."),
     ]
     return parts
 
@@ -347,12 +679,77 @@ def _optimized_section(summary: dict[str, Any], metric: str) -> list[str]:
     rows.append(["auto-rate, per-field thresholds", *(num(optimized[t]["auto_rate"]) for t in feasible)])
     rows.append([f"{metric}, per-field thresholds", *(num(optimized[t]["metric"]) for t in feasible)])
     if summary["costs"] is not None:
-        rows.append(["cost, per-field thresholds", *(money(optimized[t]["cost"]) for t in feasible)])
+        rows.append([f"cost{_in(_currency(summary))}, per-field thresholds",
+                     *(money(optimized[t]["cost"]) for t in feasible)])
     single = [optimized[t]["best_single_threshold"] for t in feasible]
     rows.append(["auto-rate, best single threshold", *(num(None if s is None else s["auto_rate"]) for s in single)])
     rows.append(["best single threshold", *(num(None if s is None else s["threshold"]) for s in single)])
     parts.append(_table(["field", *(f"target {t}" for t in feasible)], rows, table_id="optimized"))
     return parts
+
+
+def _provenance_section(result: ScenarioResult, scenario_source: str | None) -> list[str]:
+    """Where the figures come from: rpa-sim's version, the scenario, the data (hashed) and the command."""
+    scenario = result.scenario
+    if scenario_source is None and _is_bundled(scenario.name, result.base):
+        scenario_source = scenario.name
+    if scenario_source is None:
+        where = "not recorded: the report was not told which file the scenario came from"
+        command = "rpa-sim report SCENARIO --out report.html"
+    else:
+        where = (f"file {scenario_source}" if is_path(scenario_source)
+                 else f"bundled with rpa-sim ({scenario_source}.yaml)")
+        command = f"rpa-sim report {shlex.quote(scenario_source)} --out report.html"
+    rows = [("rpa-sim version", _esc(__version__)),
+            ("scenario", f"{_esc(scenario.name)}, {_esc(where)}"),
+            *_data_provenance(result)]
+    rows.append(("reproduce with", f"<code>{_esc(command)}</code>"))
+    body = "".join(f"<tr><th scope=\"row\">{label}</th><td>{value}</td></tr>\n" for label, value in rows)
+    return [
+        "<h2>Provenance</h2>",
+        '<p class="explain">What this report was made from. It holds no date: the same version, scenario and '
+        "data give the same bytes, whatever the output file is called.</p>",
+        f'<div class="scroll" role="region" tabindex="0" aria-label="provenance table">\n<table id="provenance">'
+        f"\n<tbody>\n{body}</tbody>\n</table>\n</div>",
+    ]
+
+
+def _is_bundled(name: str, base: Path | None) -> bool:
+    """Whether a scenario of this name read from ``base`` is the bundled one (its folder is the bundled folder)."""
+    bundled = bundled_scenarios().get(name)
+    return bundled is not None and base is not None and Path(str(bundled)).parent == base
+
+
+def _data_provenance(result: ScenarioResult) -> list[tuple[str, str]]:
+    """The data's rows of the provenance: the generator and its settings, or each file and its sha256."""
+    data = result.scenario.data
+    if data.generate is not None:
+        settings = json.dumps(data.settings, sort_keys=True) if data.settings else "the defaults"
+        return [("data", f"generated: {_esc(data.generate)}, n = {data.n}, seed = {data.seed}, settings "
+                         f"{_esc(settings)}")]
+    rows = []
+    for label, name in (("data", data.file), ("predictions", data.predictions)):
+        if name is None:
+            continue
+        if result.base is None:
+            rows.append((label, f"file {_esc(name)} (not hashed: the report was given the evaluated table)"))
+            continue
+        digest = _sha256(result.base / name)
+        rows.append((label, f"file {_esc(name)}, " + ("unreadable now" if digest is None
+                                                       else f"sha256 <code>{digest}</code>")))
+    return rows
+
+
+def _sha256(path: Path) -> str | None:
+    """The file's sha256 in hex, None when it cannot be read (moved or deleted since the run)."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- plots
@@ -362,9 +759,10 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
     """Every plot of the report by name: the trade-off plot only with predictions, the cost plot only with
     costs, the calibration plot only with predictions, the alpha plot only for VQA with OCR."""
     summary = result.summary
-    figures = {"tradeoff": _tradeoff_figure(result)} if summary["data"]["predictions"] else {}
+    found = recommend(summary)
+    figures = {"tradeoff": _tradeoff_figure(result, found)} if summary["data"]["predictions"] else {}
     if summary["costs"] is not None:
-        figures["cost"] = _cost_figure(result)
+        figures["cost"] = _cost_figure(result, found)
     if summary["calibration"]:
         figures["calibration"] = _calibration_figure(summary["calibration"])
     if isinstance(result.table, VQAOutcomes):  # SMuDGE scores questions only
@@ -374,50 +772,236 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
     return figures
 
 
-def _colour(index: int) -> str:
-    return matplotlib.colormaps["tab10"](index % 10)
+# Okabe-Ito, safe for every common colour-blindness; yellow last, as it is faint on white
+_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+# Line styles and markers tell the policies apart in black and white too; 8 and 10 styles repeat after 40
+_LINE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (3, 1)), (0, (1, 1)))
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h", "<", ">")
+_LABEL_HEIGHTS = (6, -13, 15, -22)  # points above (+) or below (-) a labelled point, by policy
+
+
+def _style(index: int) -> dict[str, Any]:
+    return {"color": _PALETTE[index % len(_PALETTE)], "linestyle": _LINE_STYLES[index % len(_LINE_STYLES)],
+            "marker": _MARKERS[index % len(_MARKERS)]}
 
 
 def _new_axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Axes]:
     # Figure without pyplot: no global state, no interactive backend, nothing kept alive between reports
     figure = Figure(figsize=(7.5, 4.8), layout="constrained")
     axes = figure.subplots()
+    _label(axes, title, xlabel, ylabel)
+    return figure, axes
+
+
+def _label(axes: Axes, title: str, xlabel: str, ylabel: str) -> None:
     axes.set_title(title)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.grid(True, alpha=0.3)
-    return figure, axes
 
 
-def _tradeoff_figure(result: ScenarioResult) -> Figure:
+def _panels(zoomed: bool) -> tuple[Figure, list[Axes]]:
+    """A figure with the full panel, and the zoom panel below it when there is a range to zoom on."""
+    figure = Figure(figsize=(7.5, 9.6 if zoomed else 5.6), layout="constrained")
+    axes = figure.subplots(2 if zoomed else 1, 1, squeeze=False)[:, 0]
+    return figure, list(axes)
+
+
+def _padded(low: float, high: float, *, lowest: float, highest: float, minimum: float) -> tuple[float, float]:
+    """``[low, high]`` widened by a tenth of its span on each side, to at least ``minimum``, kept within
+    ``[lowest, highest]`` by shifting before cutting.
+
+    Examples
+    --------
+    >>> _padded(0.985, 1.0, lowest=0.0, highest=1.0, minimum=0.1)
+    (0.9, 1.0)
+    """
+    span = high - low
+    pad = max(0.1 * span, (minimum - span) / 2.0)
+    start, end = low - pad, high + pad
+    if start < lowest:
+        start, end = lowest, end + (lowest - start)
+    if end > highest:
+        start, end = start - (end - highest), highest
+    return max(start, lowest), end
+
+
+def _window_of(curves: list[tuple[np.ndarray, np.ndarray]], start: float, end: float,
+               extra: Iterable[float] = ()) -> tuple[float, float, float, float]:
+    """The zoom rectangle ``(x0, x1, y0, y1)``: x from ``start`` to ``end``, y over the points there (and ``extra``)."""
+    inside = [y[(x >= start) & (x <= end) & ~np.isnan(y)] for x, y in curves]
+    values = np.concatenate([*inside, np.asarray(list(extra), dtype=float)])
+    values = values[~np.isnan(values)]
+    bottom, top = float(values.min()), float(values.max())
+    pad = max(0.05 * (top - bottom), 1e-3 * max(abs(top), 1.0))
+    return start, end, bottom - pad, top + pad
+
+
+def _label_point(axes: Axes, text: str, x: float, y: float, *, index: int, between: tuple[float, float]) -> None:
+    """Label a marked point towards the middle of the panel (whose x runs ``between``); successive policies
+    take turns at four heights, so that the labels of close points do not run into each other."""
+    left = x > (between[0] + between[1]) / 2.0
+    axes.annotate(text, (x, y), xytext=(-6 if left else 6, _LABEL_HEIGHTS[index % len(_LABEL_HEIGHTS)]),
+                  textcoords="offset points", fontsize=7, ha="right" if left else "left")
+
+
+def _zoom_to(axes: Axes, window: tuple[float, float, float, float]) -> None:
+    """Show the window, with a sliver of margin so that markers on its edges are whole."""
+    x0, x1, y0, y1 = window
+    margin = 0.02 * (x1 - x0)
+    axes.set_xlim(x0 - margin, x1 + margin)
+    axes.set_ylim(y0, y1)
+
+
+def _outline(axes: Axes, window: tuple[float, float, float, float]) -> None:
+    x0, x1, y0, y1 = window
+    axes.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor="grey", linestyle=":", linewidth=1.2))
+
+
+def _tradeoff_window(result: ScenarioResult, found: Recommendation) -> tuple[float, float, float, float] | None:
+    """The range of the zoom panel: around each target's best operating point (the most automation reaching it,
+    over all policies), else around the recommendation; None without either."""
+    summary = result.summary
+    xs = []
+    for target in summary["targets"]:
+        reaching = [p["operating_points"][f"{target:g}"] for p in summary["policies"]]
+        rates = [point["auto_rate"] for point in reaching if point is not None and point["auto_rate"] is not None]
+        xs += [max(rates)] if rates else []
+    if not xs and found.auto_rate is not None:
+        xs = [found.auto_rate]
+    if not xs:
+        return None
+    start, end = _padded(min(xs), max(xs), lowest=0.0, highest=1.0, minimum=0.1)
+    marked = [p["metric"] for policy in summary["policies"] for p in policy["operating_points"].values()
+              if p is not None and start <= p["auto_rate"] <= end]
+    return _window_of([(c.auto_rate, c.metric) for c in result.curves], start, end, marked)
+
+
+def _tradeoff_figure(result: ScenarioResult, found: Recommendation) -> Figure:
     summary = result.summary
     metric = result.table.metric_label
-    figure, axes = _new_axes("Trade-off: automation against quality", "auto-rate (share not reviewed)",
-                             f"{metric} after review")
-    for index, (curve, policy) in enumerate(zip(result.curves, summary["policies"], strict=True)):
-        order = np.argsort(curve.auto_rate, kind="stable")
-        axes.plot(curve.auto_rate[order], curve.metric[order], color=_colour(index), label=curve.policy)
-        points = [p for p in policy["operating_points"].values() if p is not None]
-        axes.scatter([p["auto_rate"] for p in points], [p["metric"] for p in points], color=_colour(index),
-                     edgecolor="black", zorder=3)
-    for target in summary["targets"]:
-        axes.axhline(target, color="grey", linestyle="--", linewidth=1)
-        axes.annotate(f"target {target:g}", (0.0, target), xytext=(2, 2), textcoords="offset points",
-                      fontsize=8, color="grey")
-    axes.set_xlim(-0.02, 1.02)
-    axes.legend(fontsize=8, loc="lower left")
+    window = _tradeoff_window(result, found)
+    figure, panels = _panels(window is not None)
+    everything, nothing = summary["baselines"]["review_all"], summary["baselines"]["review_none"]
+    handles = []
+    for panel_index, axes in enumerate(panels):
+        zoomed = panel_index == 1
+        for index, (curve, policy) in enumerate(zip(result.curves, summary["policies"], strict=True)):
+            style = _style(index)
+            order = np.argsort(curve.auto_rate, kind="stable")
+            label = curve.policy + ("" if spans_all_auto_rates(policy["auto_rate_range"]) else " (partial)")
+            line, = axes.plot(curve.auto_rate[order], curve.metric[order], label=label, markevery=0.12,
+                              markersize=5, linewidth=1.6, **style)
+            if not zoomed:
+                handles.append(line)
+            points = [p for p in policy["operating_points"].values() if p is not None]
+            axes.scatter([p["auto_rate"] for p in points], [p["metric"] for p in points], color=style["color"],
+                         marker=style["marker"], s=60, edgecolor="black", zorder=3)
+            if zoomed or window is None:
+                for point in points:
+                    _label_point(axes, f"τ {point['threshold']:.4f}", point["auto_rate"], point["metric"],
+                                 index=index, between=(0.0, 1.0) if window is None else window[:2])
+        for target in summary["targets"]:
+            axes.axhline(target, color="grey", linestyle="--", linewidth=1)
+            axes.annotate(f"target {target:g}", (1.0, target), xycoords=("axes fraction", "data"), xytext=(-3, 2),
+                          textcoords="offset points", fontsize=8, color="dimgrey", ha="right")
+        for point, marker, text in ((everything, "s", "review everything"), (nothing, "^", "review nothing")):
+            if point["metric"] is not None:
+                at = 0.0 if marker == "s" else 1.0
+                axes.scatter([at], [point["metric"]], marker=marker, s=70, color="black", zorder=4)
+                axes.annotate(text, (at, point["metric"]), xytext=(6 if at == 0.0 else -80, -12),
+                              textcoords="offset points", fontsize=8)
+        if found.auto_rate is not None and found.metric is not None:
+            axes.scatter([found.auto_rate], [found.metric], marker="*", s=260, color=_PALETTE[-1],
+                         edgecolor="black", zorder=5)
+        if zoomed:
+            x0, x1 = window[:2]
+            _zoom_to(axes, window)
+            _label(axes, f"Zoom: auto-rate {x0:.2f} to {x1:.2f}", "auto-rate (share not reviewed)",
+                   f"{metric} after review")
+        else:
+            axes.set_xlim(-0.02, 1.02)
+            _label(axes, "Trade-off: automation against quality", "auto-rate (share not reviewed)",
+                   f"{metric} after review")
+            if window is not None:
+                _outline(axes, window)
+    _figure_legend(figure, handles, points="operating point (policy's marker)", targets=bool(summary["targets"]),
+                   baselines=True, recommended=found.basis is not None)
     return figure
 
 
-def _cost_figure(result: ScenarioResult) -> Figure:
-    figure, axes = _new_axes("Total cost against threshold", "threshold τ", "total cost")
-    for index, (curve, policy) in enumerate(zip(result.curves, result.summary["policies"], strict=True)):
-        finite = np.isfinite(curve.threshold)  # an open-ended grid point has no place on the axis
-        axes.plot(curve.threshold[finite], curve.columns["cost"][finite], color=_colour(index), label=curve.policy)
-        best = policy["cost_optimum"]
-        axes.scatter([best["threshold"]], [best["cost"]], color=_colour(index), edgecolor="black", zorder=3,
-                     marker="D")
-    axes.legend(fontsize=8)
+def _figure_legend(figure: Figure, handles: list[Line2D], *, points: str, targets: bool, baselines: bool,
+                   recommended: bool) -> None:
+    """One legend under the panels: the policies, then what the marks mean (``points``: the policies' dots)."""
+    keys = [Line2D([], [], color="grey", marker="o", markerfacecolor="white", markeredgecolor="black",
+                   linestyle="none", label=points)]
+    if targets:
+        keys.append(Line2D([], [], color="grey", linestyle="--", label="target"))
+    if baselines:
+        keys += [Line2D([], [], color="black", marker="s", linestyle="none", label="review everything"),
+                 Line2D([], [], color="black", marker="^", linestyle="none", label="review nothing")]
+    if recommended:
+        keys.append(Line2D([], [], color=_PALETTE[-1], marker="*", markersize=13, markeredgecolor="black",
+                           linestyle="none", label="recommended"))
+    figure.legend(handles=[*handles, *keys], loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+
+
+def _cost_window(result: ScenarioResult) -> tuple[float, float, float, float] | None:
+    """The range of the cost zoom: the thresholds around the cost optima within 25% of the cheapest, and costs up
+    to half again the cheapest (or the dearest optimum shown), so that a steep end does not flatten the rest."""
+    optima = [(p["cost_optimum"]["threshold"], p["cost_optimum"]["cost"]) for p in result.summary["policies"]
+              if p["cost_optimum"]["cost"] is not None and np.isfinite(p["cost_optimum"]["threshold"])]
+    thresholds = np.concatenate([c.threshold[np.isfinite(c.threshold)] for c in result.curves])
+    if not optima or len(thresholds) == 0:
+        return None
+    cheapest = min(cost for _, cost in optima)
+    near = [threshold for threshold, cost in optima if cost <= cheapest + 0.25 * abs(cheapest)]
+    lowest, highest = float(thresholds.min()), float(thresholds.max())
+    start, end = _padded(min(near), max(near), lowest=lowest, highest=highest, minimum=0.1 * (highest - lowest))
+    shown = [cost for threshold, cost in optima if start <= threshold <= end]
+    x0, x1, y0, y1 = _window_of([(c.threshold, c.columns["cost"]) for c in result.curves], start, end, shown)
+    ceiling = max(cheapest + 0.5 * abs(cheapest), *shown)
+    return x0, x1, y0, min(y1, ceiling + 0.05 * (ceiling - y0))
+
+
+def _cost_figure(result: ScenarioResult, found: Recommendation) -> Figure:
+    summary = result.summary
+    window = _cost_window(result)
+    figure, panels = _panels(window is not None)
+    unit, count, _ = _cost_basis(summary)
+    currency = _currency(summary)
+    basis = f"{count:,} {unit}" if count is not None else unit
+    ylabel = f"total cost ({basis})" if currency is None else f"total cost ({currency}, {basis})"
+    handles = []
+    for panel_index, axes in enumerate(panels):
+        zoomed = panel_index == 1
+        for index, (curve, policy) in enumerate(zip(result.curves, summary["policies"], strict=True)):
+            style = _style(index)
+            finite = np.isfinite(curve.threshold)  # an open-ended grid point has no place on the axis
+            line, = axes.plot(curve.threshold[finite], curve.columns["cost"][finite], label=curve.policy,
+                              markevery=0.12, markersize=5, linewidth=1.6, **style)
+            if not zoomed:
+                handles.append(line)
+            best = policy["cost_optimum"]
+            axes.scatter([best["threshold"]], [best["cost"]], color=style["color"], marker=style["marker"], s=60,
+                         edgecolor="black", zorder=3)
+            if zoomed or window is None:
+                _label_point(axes, f"τ {best['threshold']:.4f}", best["threshold"], best["cost"], index=index,
+                             between=(float(np.nanmin(curve.threshold[finite])),
+                                      float(np.nanmax(curve.threshold[finite]))) if window is None else window[:2])
+        if found.basis == "cost":
+            axes.scatter([found.threshold], [found.cost], marker="*", s=260, color=_PALETTE[-1], edgecolor="black",
+                         zorder=5)
+        if zoomed:
+            x0, x1 = window[:2]
+            _zoom_to(axes, window)
+            _label(axes, f"Zoom: τ {x0:.2f} to {x1:.2f}", "threshold τ", ylabel)
+        else:
+            _label(axes, "Total cost against threshold", "threshold τ", ylabel)
+            if window is not None:
+                _outline(axes, window)
+    _figure_legend(figure, handles, points="cheapest τ (policy's marker)", targets=False, baselines=False,
+                   recommended=found.basis == "cost")
     return figure
 
 
@@ -426,9 +1010,10 @@ def _calibration_figure(calibration: dict[str, Any]) -> Figure:
     lower, upper = np.array(table["lower"]), np.array(table["upper"])
     figure, axes = _new_axes(f"Reliability (ECE {calibration['ece_equal_width']:.4f})", "confidence",
                              "accuracy (share right)")
-    axes.bar(lower, table["accuracy"], width=upper - lower, align="edge", color="#4c72b0", edgecolor="white",
+    axes.bar(lower, table["accuracy"], width=upper - lower, align="edge", color=_PALETTE[5], edgecolor="white",
              label="accuracy in the bin")
-    axes.plot(table["mean_confidence"], table["accuracy"], "o", color="#dd8452", label="mean confidence of the bin")
+    axes.plot(table["mean_confidence"], table["accuracy"], "D", color=_PALETTE[3], markeredgecolor="black",
+              label="mean confidence of the bin")
     axes.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="perfect calibration")
     axes.set_xlim(0, 1)
     axes.set_ylim(0, 1)
@@ -442,10 +1027,11 @@ def _smudge_figure(table: VQAOutcomes, alpha: float) -> Figure | None:
         return None
     alphas, means = alpha_curve(table.match[keep], table.smudge_grounding[keep], step=0.05)
     figure, axes = _new_axes("SMuDGE against alpha", "alpha (0: grounding only, 1: match only)", "mean SMuDGE")
-    axes.plot(alphas, means, marker="o", markersize=3, color="#4c72b0")
+    axes.plot(alphas, means, marker="o", markersize=3, color=_PALETTE[0])
     at = float(np.interp(alpha, alphas, means))
     axes.axvline(alpha, color="grey", linestyle="--", linewidth=1)
-    axes.scatter([alpha], [at], color="#dd8452", edgecolor="black", zorder=3, label=f"scenario alpha {alpha:g}")
+    axes.scatter([alpha], [at], color=_PALETTE[3], marker="D", edgecolor="black", zorder=3,
+                 label=f"scenario alpha {alpha:g}")
     axes.set_xlim(0, 1)
     axes.legend(fontsize=8)
     return figure
@@ -482,10 +1068,75 @@ def _data_value(key: str, value: Any) -> str:
     return num(value)
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], *, table_id: str) -> str:
-    """An HTML table; cells that look like numbers are right-aligned."""
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], *, table_id: str,
+           marks: dict[tuple[int, int], str] | None = None) -> str:
+    """An HTML table in its own horizontally scrolling box; cells that look like numbers are right-aligned.
+
+    ``marks`` maps (row, column) to an extra class of that body cell: ``best`` or ``loss``.
+    """
+    marks = marks or {}
     head = "".join(f"<th>{_esc(cell)}</th>" for cell in header)
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{_esc(cell)}</td>' if _NUMBER.fullmatch(cell) else f"<td>{_esc(cell)}</td>"
-                         for cell in row) + "</tr>\n" for row in rows)
-    return f'<table id="{table_id}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>'
+        "<tr>" + "".join(_cell_html(cell, marks.get((row_index, column))) for column, cell in enumerate(row))
+        + "</tr>\n" for row_index, row in enumerate(rows))
+    # a scrolling region takes the keyboard focus so that it can be scrolled without a pointer
+    return (f'<div class="scroll" role="region" tabindex="0" aria-label="{table_id} table">\n'
+            f'<table id="{table_id}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>\n</div>')
+
+
+def _cell_html(cell: str, mark: str | None) -> str:
+    classes = " ".join(name for name in ("num" if _NUMBER.fullmatch(cell) else None, mark) if name)
+    return f'<td class="{classes}">{_esc(cell)}</td>' if classes else f"<td>{_esc(cell)}</td>"
+
+
+def _currency(summary: dict[str, Any]) -> str | None:
+    return None if summary["costs"] is None else summary["costs"].get("currency")
+
+
+def _in(currency: str | None) -> str:
+    """A column or axis label's unit suffix: `` (EUR)``, nothing without a currency."""
+    return "" if currency is None else f" ({currency})"
+
+
+def _cost_basis(summary: dict[str, Any]) -> tuple[str, int | None, float | None]:
+    """What cost totals are for: the data's unit, how many of them, and the volume per day when known."""
+    unit = "questions" if summary["task"] == "vqa" else "documents"
+    volume = None if summary["costs"] is None else summary["costs"].get("volume_per_day")
+    return unit, summary["data"].get(unit), volume
+
+
+def _basis_text(summary: dict[str, Any]) -> str:
+    """The basis of a cost total in words, e.g. ``for the 2,000 documents of the data``."""
+    unit, count, _ = _cost_basis(summary)
+    return f"for the {unit} of the data" if count is None else f"for the {count:,} {unit} of the data"
+
+
+def _per_day_factor(summary: dict[str, Any]) -> float | None:
+    """What turns a total for the data into a total per day (None when the daily volume is unknown)."""
+    _, count, volume = _cost_basis(summary)
+    return None if volume is None or not count else volume / count
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.4f}"
+
+
+def _share(value: float | None) -> str:
+    """A measured share as a percentage with one decimal, two when one would round it to 0% or 100%.
+
+    Examples
+    --------
+    >>> _share(0.2653), _share(0.99972), _share(1.0), _share(0.0003)
+    ('26.5%', '99.97%', '100.0%', '0.03%')
+    """
+    if value is None:
+        return "-"
+    shown = f"{100.0 * value:.1f}%"
+    if 0.0 < value < 1.0 and shown in ("0.0%", "100.0%"):
+        shown = f"{100.0 * value:.2f}%"
+    return shown
+
+
+def _percent_setting(value: float) -> str:
+    """A share the user set (1 - delta, max_error) as the shortest percentage: 0.95 is 95%."""
+    return f"{100.0 * value:.6g}%"

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +43,19 @@ __all__ = ["ScenarioResult", "run_scenario", "run_study", "write_outputs", "comp
 
 @dataclass(frozen=True)
 class ScenarioResult:
-    """What a run produced: the outcome table, a curve per policy and the summary."""
+    """What a run produced: the outcome table, a curve per policy and the summary.
+
+    ``base`` is the folder the scenario's data paths start from when the data
+    was read by :func:`run_scenario` (None when the table was given to
+    :func:`run_study`); the report hashes the data file found there.
+    """
 
     scenario: Scenario
     table: OutcomeTable
     policies: list[Policy]
     curves: list[Curve]
     summary: dict[str, Any]
+    base: Path | None = None
 
 
 def _policies(scenario: Scenario, base: Path) -> list[Policy]:
@@ -119,7 +125,8 @@ def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
     policies = _policies(scenario, base)
-    return run_study(scenario, _evaluate(scenario, base, f"scenario {scenario.name!r}"), policies)
+    result = run_study(scenario, _evaluate(scenario, base, f"scenario {scenario.name!r}"), policies)
+    return replace(result, base=base)
 
 
 def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy]) -> ScenarioResult:

@@ -66,7 +66,7 @@ def normalize_many(texts: Iterable[str]) -> list[str]:
 
     Examples
     --------
-    >>> normalize_many(["  Coca   COLA ", "", "12,50\tEUR"])
+    >>> normalize_many(["  Coca   COLA ", "", "12,50\\tEUR"])
     ['coca cola', '', '12,50 eur']
     """
     return [" ".join(text.lower().split()) for text in texts]

@@ -26,7 +26,8 @@ from rpa_sim.generators._draws import BLOCK
 from rpa_sim.generators.errors import FIELD_CLASSES, KIE_KINDS, VQA_KINDS, KIEErrorRates
 from rpa_sim.generators.receipts import EXTRA_KEYS, RECEIPT_KEYS
 from rpa_sim.metrics.kieval import OUTCOME_NAMES
-from rpa_sim.metrics.smudge import answer_type, locatability, locate
+from rpa_sim.grounding import locatability, locate
+from rpa_sim.metrics.smudge import answer_type
 from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.readers import read_records, write_records
 

@@ -18,7 +18,7 @@ from rpa_sim.grounding import (
     locate_many,
 )
 from rpa_sim.records import Document, Page, Word
-from rpa_sim.text import nls, normalize
+from rpa_sim.text import nls, normalize, normalize_many
 
 
 def page_of(*lines: list[str], segmented: bool = True, width: float = 1000, height: float = 1000) -> Page:
@@ -33,7 +33,6 @@ def page_of(*lines: list[str], segmented: bool = True, width: float = 1000, heig
         for column, text in enumerate(line)
     ]
     return Page(width=width, height=height, words=words)
-
 
 
 INVOICE = page_of(["Total", "amount:", "12,000", "EUR"], ["Paid", "on", "12", "March", "2024"])
@@ -98,7 +97,6 @@ def test_locatability_is_text_nls():
     assert span.nls == nls("amount 12.000", span.text)
 
 
-
 # --------------------------------------------------------------------------- the definition, one text at a time
 
 
@@ -149,8 +147,6 @@ def test_locate_agrees_with_brute_force(pages, target):
     assert (None if span is None else (span.page, span.start, span.stop, span.nls)) == expected
 
 
-
-
 def expected_span(target: str, document: Document) -> tuple[int, int, int, str, tuple[float, ...], float] | None:
     """The brute-force best span with its text and merged box (appendix B.1)."""
     found = brute_force_locate(target, document)
@@ -166,7 +162,7 @@ def as_tuple(span) -> tuple | None:
     return None if span is None else (span.page, span.start, span.stop, span.text, span.bbox, span.nls)
 
 
-# Words may hold a space (a page without a lookup text), be blank, or repeat across segments.
+# Words that hold a space more often (pages without a lookup text).
 spaced_words = st.lists(
     st.tuples(st.text(alphabet="ab1  ", max_size=4), st.sampled_from([0, 1, None])), min_size=0, max_size=12
 )
@@ -193,6 +189,13 @@ def test_bulk_equals_the_definition_one_text_at_a_time(case):
     assert [as_tuple(span) for span in locate_many(values, document)] == expected
     assert locatability_many(values, document).tolist() == [0.0 if e is None else e[5] for e in expected]
     assert [as_tuple(locate(value, document)) for value in values] == expected
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.text(), st.text(alphabet="ΣσςΑα \t\n\x1c\x85\xa0İIi\u0301.B"))))
+def test_page_words_are_normalised_as_one_text_is(texts):
+    # Lower-casing then folding whitespace equals normalize's strip, lower, fold, final sigmas included.
+    assert normalize_many(texts) == [normalize(text) for text in texts]
 
 
 def test_exact_hit_on_a_page_whose_words_hold_spaces():

@@ -122,6 +122,30 @@ def test_a_bad_record_is_skipped_on_request(tmp_path: Path, name: str) -> None:
     assert stream.skipped_summary() == f"skipped 1 record: 1 {kind}"
 
 
+DIGITS_LIMIT = 4300  # Python's limit on the digits of an integer read from text; the validator's too
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ('{"id": "r-2", "ground_truth": {}, "prediction": {"entities": [{"key": "k", "value": "v", "confidence": ', "}]}}"),
+    ('{"id": "r-2", "ground_truth": {}, "prediction": {}, "note": ', "}"),
+    ('{"id": ', "}"),
+])
+@pytest.mark.parametrize("skip_invalid", [False, True])
+def test_a_number_of_thousands_of_digits(tmp_path: Path, before: str, after: str, skip_invalid: bool) -> None:
+    path = write(tmp_path / "data.jsonl", kie("r-1"), before + "1" * 5000 + after, kie("r-3"))
+    if before.endswith('"id": '):
+        problem = (f"line 2: invalid JSON: Exceeds the limit ({DIGITS_LIMIT} digits) for integer string conversion: "
+                   "value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit")
+    else:  # the validator stops past the first digit beyond the limit
+        problem = f"line 2 (id r-2): invalid JSON: number out of range at column {len(before) + DIGITS_LIMIT + 2}"
+    if skip_invalid:
+        stream = read_records(path, skip_invalid=True)
+        assert [record.id for record in stream] == ["r-1", "r-3"]
+        assert [str(error) for error in stream.skipped] == [f"{path}: {problem}"]
+    else:
+        assert error_of(path) == f"{path}: {problem}"
+
+
 def test_the_field_path_is_the_raw_json_one(tmp_path: Path) -> None:
     # 811 good lines, then a confidence in the third bare-list group: the FORMATS.md example.
     bad = {"id": "r-0231", "ground_truth": {},

@@ -1,15 +1,23 @@
-"""The HTML report: every plot and table is there, its numbers are the summary's, the bytes are reproducible."""
+"""The HTML report: it recommends, every plot and table is there, its numbers are the summary's, costs carry
+their currency, it says where it comes from, and the bytes are reproducible."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from rpa_sim.report import write_report
+from rpa_sim import __version__
+from rpa_sim.generators import generate_receipts
+from rpa_sim.readers import write_records
+from rpa_sim.recommend import recommend
+from rpa_sim.report import render_report, write_report
 from rpa_sim.scenario import load_scenario
 from rpa_sim.study import run_scenario, write_outputs
 
@@ -20,8 +28,9 @@ data: {generate: receipts, n: 80, seed: 5}
 policies:
   - confidence
   - document-escalation
+  - audited-budget
 reviewer: {miss_rate: 0.02, seconds_per_item: 6, seconds_per_document: 15}
-costs: {hourly_rate: 30, per_residual_error: 1.5}
+costs: {currency: EUR, hourly_rate: 30, per_residual_error: 1.5}
 targets: [0.9, 0.95]
 certify: {max_error: 0.05, delta: 0.1}
 """
@@ -44,27 +53,34 @@ targets: [0.9]
 
 
 class _Cells(HTMLParser):
-    """Every table's header and body cells by table id, and the ids of the elements."""
+    """Every table's header and body cells (and the classes of body cells) by table id, the ids of the
+    elements, and the text of the paragraphs and list items that have an id."""
 
     def __init__(self) -> None:
         super().__init__()
         self.tables: dict[str, dict[str, list]] = {}
         self.ids: list[str] = []
+        self.texts: dict[str, str] = {}
         self._table: str | None = None
         self._row: list[str] | None = None
+        self._row_classes: list[set[str]] | None = None
         self._cell: list[str] | None = None
+        self._text: tuple[str, str, list[str]] | None = None
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if "id" in attributes:
             self.ids.append(attributes["id"])
+            if tag in ("p", "li") and self._text is None:
+                self._text = (tag, attributes["id"], [])
         if tag == "table":
             self._table = attributes["id"]
-            self.tables[self._table] = {"header": [], "rows": []}
+            self.tables[self._table] = {"header": [], "rows": [], "classes": []}
         elif tag == "tr":
-            self._row = []
+            self._row, self._row_classes = [], []
         elif tag in ("td", "th"):
             self._cell = []
+            self._row_classes.append(set((attributes.get("class") or "").split()))
 
     def handle_endtag(self, tag):
         if tag in ("td", "th"):
@@ -72,16 +88,22 @@ class _Cells(HTMLParser):
             self._cell = None
         elif tag == "tr":
             table = self.tables[self._table]
-            if table["header"]:
+            if table["header"] or self._table == "provenance":  # the provenance table has no header row
                 table["rows"].append(self._row)
+                table["classes"].append(self._row_classes)
             else:
                 table["header"] = self._row
         elif tag == "table":
             self._table = None
+        elif self._text is not None and tag == self._text[0]:
+            self.texts[self._text[1]] = "".join(self._text[2])
+            self._text = None
 
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
+        if self._text is not None:
+            self._text[2].append(data)
 
 
 def _f(value, digits=4):
@@ -117,6 +139,12 @@ def vqa(tmp_path_factory):
     return result, write_report(result, tmp / "report.html", png_dir=tmp / "png"), tmp
 
 
+def _auc_cell(policy):
+    low, high = policy["auto_rate_range"]
+    full = low is not None and low <= 1e-9 and high >= 1 - 1e-9
+    return _f(policy["auc"]) if full else f"partial ({_f(low)}–{_f(high)})"
+
+
 def test_kie_report_holds_every_plot_and_table(kie):
     _, report, _ = kie
     text = report.read_text(encoding="utf-8")
@@ -125,9 +153,13 @@ def test_kie_report_holds_every_plot_and_table(kie):
     for name in ("tradeoff", "cost", "calibration"):
         assert f"plot-{name}" in parsed.ids and f"svg-{name}" in parsed.ids
     assert "plot-smudge-alpha" not in parsed.ids
-    assert {"data", "reviewer", "costs", "comparison", "baselines", "calibration", "optimized"} <= set(parsed.tables)
+    assert {"recommendation", "data", "reviewer", "costs", "comparison", "baselines", "certification", "calibration",
+            "optimized", "provenance"} <= set(parsed.tables)
     assert "A small &lt;receipts&gt; study &amp; its report." in text  # the description, escaped
     assert "Costs were not set" not in text
+    # the summary opens the report, the provenance closes it
+    assert text.index('id="summary"') < text.index("<h2>The study</h2>")
+    assert text.index("<h2>Provenance</h2>") > text.index("<h2>Optimized per-field thresholds</h2>")
 
 
 def test_kie_comparison_equals_summary_json(kie):
@@ -135,11 +167,11 @@ def test_kie_comparison_equals_summary_json(kie):
     summary = json.loads((tmp / "out" / "summary.json").read_text())
     table = _parse(report).tables["comparison"]
     assert table["header"] == ["policy", "AUC", "auto-rate at 0.9", "τ at 0.9", "auto-rate at 0.95", "τ at 0.95",
-                               "best cost", "τ at best cost", "saves vs review-all", "saves vs review-none",
-                               "certified τ", "dominated by"]
+                               "best cost (EUR)", "τ at best cost", "saves vs review-all (EUR)",
+                               "saves vs review-none (EUR)", "certified τ", "dominated by"]
     expected = []
     for p in summary["policies"]:
-        row = [p["policy"], _f(p["auc"])]
+        row = [p["policy"], _auc_cell(p)]
         for target in ("0.9", "0.95"):
             point = p["operating_points"][target]
             row += [_f(point and point["auto_rate"]), _f(point and point["threshold"])]
@@ -149,10 +181,60 @@ def test_kie_comparison_equals_summary_json(kie):
                 ", ".join(p["dominated_by"]) or "-"]
         expected.append(row)
     assert table["rows"] == expected
-    text = report.read_text(encoding="utf-8")
+    # the budgeted policy cannot reach auto-rate 0: its AUC is replaced by its range
+    budget = next(p for p in summary["policies"] if p["policy"] == "audited-budget")
+    assert budget["auto_rate_range"][0] > 0.5 and table["rows"][2][1].startswith("partial (")
+
+
+def test_comparison_marks_the_best_of_each_column_and_flags_losses(kie):
+    _, report, tmp = kie
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    table = _parse(report).tables["comparison"]
+    header, classes, policies = table["header"], table["classes"], summary["policies"]
+
+    def marked(column, mark):
+        return [p["policy"] for p, row in zip(policies, classes) if mark in row[header.index(column)]]
+
+    costs = [p["cost_optimum"]["cost"] for p in policies]
+    assert marked("best cost (EUR)", "best") == [policies[int(np.argmin(costs))]["policy"]]
+    rates = [(p["operating_points"]["0.9"] or {}).get("auto_rate", -1.0) for p in policies]
+    assert marked("auto-rate at 0.9", "best") == [policies[int(np.argmax(rates))]["policy"]]
+    saving = [p["cost_optimum"]["savings_vs_review_all"] for p in policies]
+    assert marked("saves vs review-all (EUR)", "loss") == [p["policy"] for p, v in zip(policies, saving) if v < 0]
+    assert min(saving) < 0  # the scenario has a loss to flag
+    # AUC: only full curves compare, and two of the three are full
+    aucs = {p["policy"]: p["auc"] for p in policies if p["policy"] != "audited-budget"}
+    assert marked("AUC", "best") == [max(aucs, key=aucs.get)]
+    assert not marked("τ at 0.9", "best") and not marked("dominated by", "best")
+    legend = report.read_text(encoding="utf-8").split('id="comparison-legend"')[1].split("</dl>")[0]
+    for term in ("AUC", "auto-rate at 0.9 / 0.95", "τ at 0.9 / 0.95", "best cost", "saves vs review-all / review-none",
+                 "certified τ", "dominated by", "★"):
+        assert f"<dt>{term}</dt>" in legend
+
+
+def test_certification_is_a_table_with_its_assumptions_stated_once(kie):
+    _, report, tmp = kie
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    parsed = _parse(report)
+    table = parsed.tables["certification"]
+    rows = {row[0]: row for row in table["rows"]}
+    assert [row[0] for row in table["rows"]] == [p["policy"] for p in summary["policies"]]
     for p in summary["policies"]:
-        guarantee = p["certified"]["guarantee"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        assert guarantee in text
+        found, row = p["certified"], rows[p["policy"]]
+        if "max_error" not in found:  # a budget: refused before testing
+            assert row[-1] == "not certifiable: a review budget" and set(row[1:-1]) == {"-"}
+            continue
+        at = found.get("at_threshold") or {}
+        assert row[1:] == [_f(found["threshold"]), str(found["accepted_n"]), str(found["accepted_errors"]),
+                           _f(found["upper_bound"]), _f(found["holdout_auto_rate"]), _f(found["holdout_error"]),
+                           _f(at.get("auto_rate")), _f(at.get("metric")), _f(at.get("cost"), 2),
+                           "certified" if found["threshold"] is not None else "nothing passes the test"]
+    # the settings and assumptions, once for all policies: the scenario's max_error 0.05 and delta 0.1
+    assumptions = parsed.texts["certification-assumptions"]
+    assert "with probability at least 90%, the error rate of the auto-accepted predictions is at most 5%" in assumptions
+    calibration_n = next(p["certified"]["calibration_n"] for p in summary["policies"] if "max_error" in p["certified"])
+    assert f"tested on {calibration_n:,} calibration items" in assumptions
+    assert report.read_text(encoding="utf-8").count("exchangeable") == 1
 
 
 def test_kie_other_tables_equal_summary_json(kie):
@@ -164,6 +246,7 @@ def test_kie_other_tables_equal_summary_json(kie):
     assert data["KIEval_Aligned before review"] == _f(summary["data"]["kieval_aligned"])
     calibration = [row[1] for row in tables["calibration"]["rows"]]
     assert calibration == [_f(summary["calibration"][k]) for k in ("ece_equal_width", "ece_equal_mass", "aurc")]
+    assert tables["baselines"]["header"][-1] == "cost (EUR)" and tables["costs"]["header"] == ["cost", "amount (EUR)"]
     baselines = {row[0]: row[1:] for row in tables["baselines"]["rows"]}
     for label, key in (("review nothing", "review_none"), ("review everything", "review_all")):
         b = summary["baselines"][key]
@@ -177,18 +260,131 @@ def test_kie_other_tables_equal_summary_json(kie):
         for field, threshold in entry["thresholds"].items():
             assert rows[field][t_index] == _f(threshold)
         assert rows["auto-rate, per-field thresholds"][t_index] == _f(entry["auto_rate"])
-        assert rows["cost, per-field thresholds"][t_index] == _f(entry["cost"], 2)
+        assert rows["cost (EUR), per-field thresholds"][t_index] == _f(entry["cost"], 2)
+
+
+def test_summary_recommends_a_policy_and_threshold(kie):
+    result, report, tmp = kie
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    parsed = _parse(report)
+    lead = parsed.texts["recommendation-text"]
+    # with costs: the cheapest policy at its cheapest threshold
+    cheapest = min(summary["policies"], key=lambda p: p["cost_optimum"]["cost"])
+    best = cheapest["cost_optimum"]
+    assert lead.startswith(f"We recommend {cheapest['policy']} at threshold τ = {_f(best['threshold'])} "
+                           "(on confidence)")
+    assert f"{best['cost']:,.2f} EUR for the 80 documents of the data" in lead
+    everything, nothing = summary["baselines"]["review_all"], summary["baselines"]["review_none"]
+    rows = {row[0]: row[1:] for row in parsed.tables["recommendation"]["rows"]}
+    assert parsed.tables["recommendation"]["header"] == ["", "recommended", "review everything", "review nothing"]
+    assert rows["KIEval_Aligned^τ after review"] == [_f(best["metric"]), _f(everything["metric"]),
+                                                     _f(nothing["metric"])]
+    assert rows["auto-rate (share not reviewed)"] == [_f(best["auto_rate"]), "0.0000", "1.0000"]
+    assert rows["items reviewed"] == [_f(best["reviewed"], 0), _f(everything["reviewed"], 0), "0"]
+    assert rows["cost (EUR)"] == [_f(best["cost"], 2), _f(everything["cost"], 2), _f(nothing["cost"], 2)]
+    assert rows["saved by the recommendation (EUR)"] == ["-", _f(best["savings_vs_review_all"], 2),
+                                                         _f(best["savings_vs_review_none"], 2)]
+    share_all = 100 * (everything["cost"] - best["cost"]) / everything["cost"]
+    share_none = 100 * (nothing["cost"] - best["cost"]) / nothing["cost"]
+    assert rows["saved by the recommendation, %"] == ["-", f"{share_all:.1f}", f"{share_none:.1f}"]
+    text = report.read_text(encoding="utf-8")
+    summary_html = text.split('id="summary"')[1].split("</section>")[0]
+    assert f"{best['savings_vs_review_all']:,.2f} EUR ({share_all:.1f}%) saved" in summary_html
+    # the recommendation ends above reviewing everything, and the summary says why
+    assert best["metric"] > everything["metric"] and "adds the fields the model missed" in summary_html
+    # the certified alternative: the recommended policy has none, so the one that automates most
+    certified = max((p for p in summary["policies"] if p["certified"]["threshold"] is not None),
+                    key=lambda p: p["certified"]["at_threshold"]["auto_rate"])
+    assert f"Certified alternative: <strong>{certified['policy']}</strong> at τ = " \
+           f"{_f(certified['certified']['threshold'])}" in summary_html
+    # the risk: every item is reviewed at the optimum, so the reviewer's error rates matter, not calibration
+    assert best["auto_rate"] == 0.0 and parsed.texts["risk"].startswith("Main risk, the reviewer: 100.0% of")
+    assert "misses 2.0% of errors" in parsed.texts["risk"]
+    assert recommend(result.summary).policy == cheapest["policy"]
+
+
+def test_curve_notes_explain_partial_curves_and_review_everything(kie):
+    result, report, tmp = kie
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    notes = report.read_text(encoding="utf-8").split('id="curve-notes"')[1].split("</ul>")[0]
+    low, high = next(p for p in summary["policies"] if p["policy"] == "audited-budget")["auto_rate_range"]
+    assert f"<strong>audited-budget</strong> is a partial curve: it only operates between auto-rates {_f(low)} and " \
+           f"{_f(high)}: it never reviews more than {100 * (1 - low):.1f}% of the predictions" in notes
+    escalation = next(c for c in result.curves if c.policy == "document-escalation")
+    top = float(np.nanmax(escalation.metric))
+    assert f"<strong>document-escalation</strong> ends above reviewing everything ({_f(top)} against " \
+           f"{_f(summary['baselines']['review_all']['metric'])})" in notes
+    assert "<strong>confidence</strong>" not in notes  # a full curve that stays below: nothing to say
+
+
+def test_plots_zoom_on_the_decisions_and_tell_policies_apart(kie):
+    _, report, tmp = kie
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    text = report.read_text(encoding="utf-8")
+    tradeoff = text.split('id="svg-tradeoff"')[1].split("</svg>")[0]
+    # the zoom spans every target's best operating point, at least 0.1 wide, within [0, 1]
+    best = [max(p["operating_points"][t]["auto_rate"] for p in summary["policies"] if p["operating_points"][t])
+            for t in ("0.9", "0.95") if any(p["operating_points"][t] for p in summary["policies"])]
+    start, end = map(float, re.search(r"Zoom: auto-rate ([\d.]+) to ([\d.]+)", tradeoff).groups())
+    assert start <= min(best) - 0.01 and end >= max(best) and end - start >= 0.1 - 0.01 and 0 <= start < end <= 1
+    for point in (p["operating_points"][t] for p in summary["policies"] for t in ("0.9", "0.95")):
+        if point is not None:
+            assert f"τ {point['threshold']:.4f}" in tradeoff  # operating points are labelled
+    # Okabe-Ito colours, and line styles beside them; the partial curve says so in the legend
+    for colour in ("#0072b2", "#e69f00", "#009e73"):
+        assert colour in tradeoff
+    assert "stroke-dasharray" in tradeoff and "audited-budget (partial)" in tradeoff
+    assert "review everything" in tradeoff and "recommended" in tradeoff
+    cost = text.split('id="svg-cost"')[1].split("</svg>")[0]
+    assert "total cost (EUR, 80 documents)" in cost and re.search(r"Zoom: τ [\d.]+ to [\d.]+", cost)
 
 
 def test_report_is_byte_identical_and_self_contained(kie, tmp_path):
     result, report, _ = kie
     again = write_report(result, tmp_path / "again.html")
-    assert again.read_bytes() == report.read_bytes()
+    assert again.read_bytes() == report.read_bytes()  # another name, another folder, no PNG: the same bytes
+    assert render_report(result) == report.read_text(encoding="utf-8")
     text = report.read_text(encoding="utf-8")
     assert "http" not in text  # no external resource, not even a namespace URI
     assert not re.search(r"<(script|link|img)\b", text)
     assert not re.search(r"20\d\d-\d\d-\d\d", text)  # no date
     assert [p.name for p in report.parent.iterdir()] == ["report.html"]  # no temporary file left
+
+
+def test_provenance_of_a_generated_scenario(kie):
+    result, report, _ = kie
+    rows = dict(_parse(report).tables["provenance"]["rows"])
+    assert rows["rpa-sim version"] == __version__
+    assert rows["data"] == "generated: receipts, n = 80, seed = 5, settings the defaults"
+    # the tests' scenario file was not named to the report, and is not bundled
+    assert rows["scenario"].startswith("small-kie, not recorded")
+    assert rows["reproduce with"] == "rpa-sim report SCENARIO --out report.html"
+
+
+def test_provenance_of_a_data_file_hashes_it(tmp_path):
+    data = tmp_path / "my data.jsonl"
+    write_records(generate_receipts(12, seed=3), data)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: from-file\ndata: {file: my data.jsonl}\npolicies: [confidence]\ntargets: [0.9]\n")
+    result = run_scenario(*load_scenario(scenario))
+    report = write_report(result, tmp_path / "r.html", scenario_source=str(scenario))
+    rows = dict(_parse(report).tables["provenance"]["rows"])
+    assert rows["data"] == f"file my data.jsonl, sha256 {hashlib.sha256(data.read_bytes()).hexdigest()}"
+    assert rows["scenario"] == f"from-file, file {scenario}"
+    assert rows["reproduce with"] == f"rpa-sim report {scenario} --out report.html"
+    # the same table given without the file cannot be hashed, and says so
+    bare = render_report(dataclasses.replace(result, base=None))
+    assert "file my data.jsonl (not hashed: the report was given the evaluated table)" in bare
+
+
+def test_provenance_recognises_a_bundled_scenario(tmp_path):
+    scenario, base = load_scenario("receipts-demo")
+    small = scenario.model_copy(update={"data": scenario.data.model_copy(update={"n": 20})})
+    report = write_report(run_scenario(small, base), tmp_path / "r.html")
+    rows = dict(_parse(report).tables["provenance"]["rows"])
+    assert rows["scenario"] == "receipts-demo, bundled with rpa-sim (receipts-demo.yaml)"
+    assert rows["reproduce with"] == "rpa-sim report receipts-demo --out report.html"
+    assert rows["data"].startswith("generated: receipts, n = 20, seed = 7, settings {")
 
 
 def test_png_dir_writes_every_plot(kie, vqa):
@@ -213,7 +409,7 @@ def test_vqa_report_has_the_alpha_plot(vqa, tmp_path):
     assert data["ANLS before review"] == _f(result.summary["data"]["anls"])
     rows = parsed.tables["comparison"]["rows"]
     assert [row[0] for row in rows] == ["confidence", "grounding-gate"]
-    assert [row[1] for row in rows] == [_f(p["auc"]) for p in result.summary["policies"]]
+    assert [row[1] for row in rows] == [_auc_cell(p) for p in result.summary["policies"]]
     assert "http" not in text
     assert write_report(result, tmp_path / "again.html").read_bytes() == report.read_bytes()
 
@@ -229,3 +425,46 @@ def test_report_without_costs_says_so(tmp_path):
     header = parsed.tables["comparison"]["header"]
     assert "best cost" not in header and "certified τ" in header
     assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "tradeoff.png"]
+
+
+def test_costs_without_a_currency_are_plain_numbers(vqa):
+    result, report, _ = vqa
+    text = report.read_text(encoding="utf-8")
+    parsed = _parse(report)
+    assert "best cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
+    best = recommend(result.summary)
+    assert f"{best.cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
+    assert "one currency (not named in the scenario)" in parsed.texts["cost-basis"]
+    assert "total cost (60 questions)" in text.split('id="svg-cost"')[1]
+
+
+def test_costs_per_day_when_the_volume_is_known(tmp_path):
+    result = _run(tmp_path, KIE.replace("costs: {currency: EUR,", "costs: {currency: EUR, volume_per_day: 1000,"))
+    parsed = _parse(write_report(result, tmp_path / "r.html"))
+    rows = {row[0]: row[1:] for row in parsed.tables["recommendation"]["rows"]}
+    found = recommend(result.summary)
+    costs = (found.cost, found.versus_review_all.cost, found.versus_review_none.cost)
+    assert rows["cost per day (EUR), 1,000 documents a day"] == [_f(c * 1000 / 80, 2) for c in costs]
+    assert "for the 80 documents of the data and, where said, per day at 1,000 documents a day" in \
+        parsed.texts["cost-basis"]
+
+
+def test_without_costs_the_recommendation_meets_the_first_target(tmp_path):
+    result = _run(tmp_path, NO_COSTS.replace("policies: [confidence]", "policies: [confidence, document-escalation]"))
+    parsed = _parse(write_report(result, tmp_path / "r.html"))
+    points = [p["operating_points"]["0.9"] for p in result.summary["policies"]]
+    chosen = max(range(len(points)), key=lambda i: points[i]["auto_rate"])
+    assert parsed.texts["recommendation-text"] == (
+        f"We recommend {result.summary['policies'][chosen]['policy']} at threshold τ = "
+        f"{_f(points[chosen]['threshold'])} (on confidence), the policy that leaves the most predictions unreviewed "
+        "while the KIEval_Aligned^τ after review reaches the first target, 0.9.")
+    assert [row[0] for row in parsed.tables["recommendation"]["rows"]] == [
+        "KIEval_Aligned^τ after review", "auto-rate (share not reviewed)", "items reviewed"]
+
+
+def test_without_costs_or_targets_there_is_no_recommendation(tmp_path):
+    result = _run(tmp_path, NO_COSTS.replace("targets: [0.9]\n", ""))
+    parsed = _parse(write_report(result, tmp_path / "r.html"))
+    assert parsed.texts["recommendation-text"] == ("No recommendation: the scenario sets neither costs nor a target: "
+                                                    "add costs or targets to get a recommendation.")
+    assert "recommendation" not in parsed.tables and "plot-tradeoff" in parsed.ids

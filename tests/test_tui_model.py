@@ -148,3 +148,110 @@ def test_questions_without_ocr_have_no_smudge_curve():
     model = DashboardModel.from_table("no-ocr", table, [load_policy("confidence")])
     assert model.has_smudge and model.smudge_rows() == [] and model.smudge_at(0.25) is None
     assert model.figures(0, 0.0)["anls"] == 0.75  # 1 and 0.5 (NLS of "13" against "12")
+
+
+def test_the_rates_of_a_key_are_its_share_of_kievals_denominator():
+    model = _model("kie")
+    table = model.table
+    for row, key in zip(model.field_rows(0, 0.5), range(len(table.keys))):
+        mine = table.key == key
+        correct, additions = int((table.outcome[mine] == 0).sum()), int((table.addition_key == key).sum())
+        denominator = int(mine.sum()) + additions
+        for kind in ("substitutions", "deletions", "additions"):
+            assert row[f"{kind}_rate"] == (row[kind] / denominator if denominator else None)
+        if denominator:  # the three add up to 1 - the key's KIEval_Aligned
+            rates = row["substitutions_rate"] + row["deletions_rate"] + row["additions_rate"]
+            assert 1 - rates == pytest.approx(correct / denominator, abs=1e-12)
+    vqa = _model("vqa")
+    for row in vqa.field_rows(0, 0.5):
+        assert row["errors_rate"] == (row["errors"] / row["predictions"] if row["predictions"] else None)
+
+
+def test_staged_loading_reports_records_read_and_evaluated_then_sweeps(tmp_path):
+    from rpa_sim.tui.model import Progress, open_source
+
+    path = tmp_path / "receipts.jsonl"
+    write_records(generate_receipts(700, seed=4), path)  # three batches of records
+    reports: list[Progress] = []
+    opened = open_source(str(path), report=reports.append)
+    assert opened.source == opened.data_file == "receipts.jsonl" and len(opened.table) > 700
+    stages = {report.stage for report in reports}
+    assert stages == {"reading receipts.jsonl", "evaluating"}
+    for stage in stages:
+        mine = [r for r in reports if r.stage == stage]
+        assert mine[0] == Progress(stage, 0, 700, "records")
+        assert [r.done for r in mine[1:-1]] == sorted(r.done for r in mine[1:-1]) and len(mine) >= 4
+        assert mine[-1] == Progress(stage, 700, 700, "records", finished=True)
+    reports.clear()
+    model = opened.model(report=reports.append)
+    assert [(r.done, r.finished) for r in reports] == [(0, False), (1, False), (2, False), (3, False), (3, True)]
+    assert reports[-1].text == "sweeping: 3 policies" and not model.summarised
+    reports.clear()
+    model.summary = opened.summary(report=reports.append)
+    assert model.summarised and [r.finished for r in reports] == [False, True]
+    assert model.summary == load_model(str(path)).summary
+
+
+def test_a_table_and_a_generated_scenario_report_their_reading(tmp_path):
+    from rpa_sim.tablefile import write_table
+    from rpa_sim.tui.model import open_source
+
+    path = tmp_path / "receipts.parquet"
+    write_table(evaluate_kie(generate_receipts(30, seed=4)), path)
+    reports = []
+    assert open_source(str(path), report=reports.append).source == "receipts.parquet"
+    assert [(r.text, r.finished) for r in reports] == [("reading receipts.parquet", False),
+                                                        ("reading receipts.parquet", True)]
+    reports.clear()
+    opened = open_source("receipts-demo", report=reports.append)
+    assert opened.source == "receipts-demo" and opened.data_file is None
+    assert reports[0].text == "generating and evaluating 1,000 receipts records"
+
+
+def test_jumps_and_the_compare_columns_come_from_the_summary():
+    model = load_model("receipts-demo")
+    assert model.target_values == [0.92, 0.95]
+    headers = model.compare_headers()
+    assert list(headers.values())[:6] == ["policy", "area", "auto-rate at 0.92", "τ for 0.92", "auto-rate at 0.95",
+                                          "τ for 0.95"]
+    rows = model.compare_rows()
+    for policy, summary in enumerate(model.summary["policies"]):
+        for target in model.target_values:
+            point = summary["operating_points"][f"{target:g}"]
+            threshold = model.target_threshold(policy, target)
+            assert rows[policy][f"threshold@{target:g}"] == threshold == (None if point is None else point["threshold"])
+            if threshold is not None:
+                at = model.figures(policy, threshold)
+                assert at["kieval_aligned"] >= target and at["auto_rate"] == point["auto_rate"]
+        best = model.cost_optimum(policy)
+        assert model.figures(policy, best["threshold"])["cost"] == pytest.approx(best["cost"], abs=1e-6)
+    assert model.currency == "EUR" and model.money(1234.5) == "1,234.50 EUR"
+
+
+@pytest.mark.parametrize("task", ["kie", "vqa"])
+def test_metric_limits_end_at_one_and_the_cost_window_holds_the_cheap_thresholds(task):
+    model = _model(task)
+    from rpa_sim.tui.model import padded_limits
+
+    for column in (model.metric_name, "auto_rate"):
+        values = [v for ranges in model.value_ranges for v in ranges[column]]
+        padded = padded_limits(values)
+        assert model.plot_limits(column) == (padded[0], min(padded[1], 1.0))
+        if column == "auto_rate":  # up to 1 (nothing reviewed): the padded axis would pass it
+            assert padded[1] > 1.0 and model.plot_limits(column)[1] == 1.0
+    low, high = model.plot_limits("cost")
+    assert high > max(v for ranges in model.value_ranges for v in ranges["cost"])
+    model.summary = {**model.summary, "baselines": {"review_all": {"cost": model.figures(0, 2.0)["cost"]}}}
+    grid = np.linspace(0, 1, 2001)
+    for policy in range(len(model.policies)):
+        window = model.cost_window(policy)
+        costs = model.sweepers[policy].curve(grid).columns["cost"]
+        cheap = grid[costs <= model.review_all_cost()]
+        if len(cheap):
+            assert window[0] <= cheap.min() and cheap.max() <= window[1]
+            assert window[1] - window[0] >= min(0.02, cheap.max() - cheap.min() + 0.02) - 1e-9
+        else:
+            assert window == (0.0, 1.0)
+        thresholds, values = model.cost_curve(policy, window)
+        assert thresholds[0] == window[0] and thresholds[-1] == window[1]
+        assert values.tolist() == model.sweepers[policy].curve(thresholds).columns["cost"].tolist()

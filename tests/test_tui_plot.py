@@ -41,7 +41,7 @@ def curve(plt) -> None:
     plt.title("a curve")
     plt.xlabel("x")
     plt.ylabel("y")
-    plt.plot(XS.tolist(), YS.tolist(), marker="braille", label="curve")
+    plt.plot(XS.tolist(), YS.tolist(), marker="braille")
 
 
 def cells(strips) -> list[list[tuple]]:
@@ -50,13 +50,11 @@ def cells(strips) -> list[list[tuple]]:
             for strip in strips]
 
 
-def plotext_drawing(plot: MarkedPlot, marks, legend=(RED, BRIGHT_YELLOW)) -> list[list[tuple]]:
+def plotext_drawing(plot: MarkedPlot, marks) -> list[list[tuple]]:
     """The same figure drawn by plotext alone, with the marks as scatter points (the oracle)."""
     plt = plot.plt
     plt.clear_figure()
     curve(plt)
-    for marker in legend:
-        plt.scatter([XLIM[0]], [YLIM[1]], marker=marker.symbol, color=marker.color, label=marker.label)
     for x, y, marker in marks:
         plt.scatter([x], [y], marker=marker.symbol, color=marker.color)
     plt.xlim(*XLIM)
@@ -78,9 +76,9 @@ async def test_marks_land_where_plotext_puts_them(size):
     async with app.run_test(size=size) as pilot:
         plot = app.query_one(MarkedPlot)
         for _ in range(12):
-            plot.draw(curve, xlim=XLIM, ylim=YLIM, markers=(RED, BRIGHT_YELLOW))
-            # points on and off the curve, away from the legend box in the top-left corner
-            at = rng.uniform(0.35, 1.0, size=3)
+            plot.draw(curve, xlim=XLIM, ylim=YLIM)
+            # points on and off the curve, anywhere (no legend inside the plot)
+            at = rng.uniform(0.0, 1.0, size=3)
             marks = [(float(x), float(0.6 + 0.4 * x**2), RED) for x in at[:2]]
             marks.append((float(at[2]), float(rng.uniform(0.55, 0.8)), BRIGHT_YELLOW))
             plot.mark(marks)
@@ -148,7 +146,7 @@ async def test_a_resize_rebuilds_the_figure_and_places_the_marks_again():
     app = PlotApp()
     async with app.run_test(size=(70, 24)) as pilot:
         plot = app.query_one(MarkedPlot)
-        plot.draw(curve, xlim=XLIM, ylim=YLIM, markers=(RED,))
+        plot.draw(curve, xlim=XLIM, ylim=YLIM)
         plot.mark([(0.8, 0.9, RED)])
         await pilot.pause()
         small = plot.cell(0.8, 0.9)
@@ -157,7 +155,7 @@ async def test_a_resize_rebuilds_the_figure_and_places_the_marks_again():
         assert plot.size == (100, 30)
         large = plot.cell(0.8, 0.9)
         assert large != small and plot.marked_cells == {large: "●"}
-        assert shown(plot) == plotext_drawing(plot, [(0.8, 0.9, RED)], legend=(RED,))
+        assert shown(plot) == plotext_drawing(plot, [(0.8, 0.9, RED)])
 
 
 def test_marker_and_limit_validation():
@@ -173,19 +171,22 @@ def test_marker_and_limit_validation():
 
 
 @run_async
-async def test_legend_keys_never_show_as_points():
+async def test_a_highlighted_mark_is_in_reverse_video_and_the_plot_holds_no_legend():
     app = PlotApp()
     async with app.run_test(size=(70, 24)) as pilot:
         plot = app.query_one(MarkedPlot)
-        plot.draw(curve, xlim=XLIM, ylim=YLIM, markers=(RED, BRIGHT_YELLOW))
+        plot.draw(curve, xlim=XLIM, ylim=YLIM)
+        selected = Marker("●", "red", highlight=True)
+        plot.mark([(0.3, 0.7, RED), (0.8, 0.9, selected)])
         await pilot.pause()
-        text = [plot.render_line(y).text for y in range(plot.size.height)]
-        assert any("●●● each policy" in line or "●● each policy" in line for line in text)
-        column, line = plot.cell(XLIM[0], YLIM[1])
-        assert text[line][column] == " "  # the key's point, under the legend
-        # too small for the legend (7 canvas rows for 3 labels is enough; 2 is not): no keys, no stray point
-        await pilot.resize_terminal(30, 7)
+        styles = {}
+        for x, y in ((0.3, 0.7), (0.8, 0.9)):
+            column, line = plot.cell(x, y)
+            segment = plot.render_line(line).crop(column, column + 1)._segments[0]
+            styles[(x, y)] = (segment.text, segment.style.color, bool(segment.style.reverse), bool(segment.style.bold))
+        assert styles[(0.3, 0.7)] == ("●", RED.style.color, False, False)
+        assert styles[(0.8, 0.9)] == ("●", RED.style.color, True, True)
+        # a mark in the top-left corner shows: nothing is drawn there but the axes
+        plot.mark([(XLIM[0], YLIM[1], RED)])
         await pilot.pause()
-        text = [plot.render_line(y).text for y in range(plot.size.height)]
-        assert not any("each policy" in line for line in text)
-        assert not any("●" in line or "◆" in line for line in text)
+        assert plot.marked_cells == {plot.cell(XLIM[0], YLIM[1]): "●"}

@@ -17,7 +17,6 @@ from operator import attrgetter
 from typing import Literal
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from rpa_sim.records import Entity, Extraction, PredictedExtraction
 from rpa_sim.text import nls_bounded, nls_matrix
@@ -395,6 +394,9 @@ def _match_block(gt: _Side, pred: _Side, rows: list[int], cols: list[int]) -> li
                 subs = _overlap(gt_keys, pred_keys) - same
             row.append(bonus + (same * entity_scale + subs) * identical_scale + (gt_group.pairs == pred_group.pairs))
         weight.append(row)
+    # scipy only when groups compete: reading an outcome table never pays for its import
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
+
     matrix = np.array(weight, dtype=np.float64)
     row_ind, col_ind = linear_sum_assignment(matrix, maximize=True)
     return [(rows[r], cols[c]) for r, c in zip(row_ind.tolist(), col_ind.tolist()) if weight[r][c]]
@@ -492,6 +494,8 @@ def _substitution_pairs(truth: list[str], predicted: list[str]) -> list[tuple[in
     if len(predicted) == 1:
         scores = [nls_bounded(value, predicted[0]) for value in truth]
         return [(scores.index(max(scores)), 0)]
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
+
     similarity = nls_matrix(truth, predicted)
     return list(zip(*(index.tolist() for index in linear_sum_assignment(similarity, maximize=True))))
 

@@ -18,8 +18,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-# locate and locatability are imported by tests/test_generators.py from here
-from rpa_sim.grounding import LOCATION_THRESHOLD, locatability, locate, locate_many
+from rpa_sim.grounding import LOCATION_THRESHOLD, locate_many
 from rpa_sim.metrics.anls import anls_question
 from rpa_sim.records import Document
 from rpa_sim.text import nls_bounded, normalize, parse_number
@@ -334,8 +333,9 @@ def evaluate_question(
     first on ties); its span is the best-NLS span (:func:`rpa_sim.grounding.locate`). The
     prediction's span counts only when located (NLS > 0.3). ``d = 1`` when
     the prediction is not located, is located on another page than the
-    reference, or the reference cannot be placed at all (it is empty, or the
-    document has no words).
+    reference, or the reference cannot be placed at all (it is empty, the
+    document has no words, or it is too long to be located:
+    :data:`rpa_sim.grounding.LONG_TEXT`).
 
     Parameters
     ----------

@@ -1,28 +1,85 @@
-"""The dashboard app: loads a scenario in a worker, then serves six views around one threshold."""
+"""The dashboard app: loads a source in stages on a thread of its own, then serves six views around one threshold."""
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, NamedTuple
 
-from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, LoadingIndicator, OptionList, Static, TabbedContent, TabPane
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, OptionList, ProgressBar, Static, TabbedContent, TabPane
 
+from rpa_sim.errors import InputError
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
-from rpa_sim.tui.model import DashboardModel, load_model
+from rpa_sim.tui.model import DashboardModel, Progress, open_source
+from rpa_sim.tui.scale import ThresholdScale
 from rpa_sim.tui.slider import Slider
 from rpa_sim.tui.views import (CalibrationView, CompareView, CostsView, FieldsView, Readout, SmudgeView,
                                TradeoffView, View)
 
-FINE, COARSE = 0.01, 0.05
 VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c", CompareView),
          ("fields", "Fields", "f", FieldsView), ("calibration", "Calibration", "l", CalibrationView),
          ("costs", "Costs", "dollar_sign", CostsView), ("smudge", "SMuDGE", "s", SmudgeView)]
+#: below this many columns the trade-off view's side panel moves under the plot
+NARROW_BELOW = 100
+#: how often (seconds) the screen shows what the loader has reported since
+SHOW_PROGRESS_EVERY = 0.1
+SCALE = ThresholdScale()
+
+
+class _Closed(Exception):
+    """The app is closing: the loader stops at its next report."""
+
+
+class Jump(NamedTuple):
+    """Where ``o`` (kind "optimum") or ``g`` (kind "target", the ``target``-th) took τ; the status line says
+    ``note`` while the policy and τ stay there."""
+
+    kind: str
+    target: int
+    policy: int
+    threshold: float
+    note: str
+
+
+class LoadingPanel(Vertical):
+    """What loading is doing: each stage on a line (done, or how far), and a bar for the current one."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="loading-title")
+        yield Static(id="loading-stages")
+        yield ProgressBar(id="loading-bar", show_eta=False)
+        yield Static("q quits at any time", id="loading-hint")
+
+    def on_mount(self) -> None:
+        self.stages: dict[str, tuple[Progress, float, float | None]] = {}
+
+    def start(self, source: str) -> None:
+        self.query_one("#loading-title", Static).update(f"Opening {source}")
+
+    def show(self, progress: Progress, now: float) -> None:
+        """Show ``progress``, reported at time ``now`` (``time.monotonic``)."""
+        _, started, _ = self.stages.get(progress.stage, (progress, now, None))
+        self.stages[progress.stage] = (progress, started, now if progress.finished else None)
+        lines = []
+        for shown, began, ended in self.stages.values():
+            mark = "✓" if ended is not None else "…"
+            took = f"  {ended - began:.1f} s" if ended is not None else ""
+            lines.append(f"{mark} {shown.text}{took}")
+        self.query_one("#loading-stages", Static).update("\n".join(lines))
+        # the bar follows the innermost stage under way (evaluating, which trails reading)
+        running = [shown for shown, _, ended in self.stages.values() if ended is None]
+        if running:
+            self.query_one(ProgressBar).update(total=running[-1].total, progress=running[-1].done)
 
 
 class DashboardApp(App[int]):
@@ -30,19 +87,23 @@ class DashboardApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "rpa-sim dashboard"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("f1,question_mark", "help", "Help"),
-        Binding("plus", "nudge(1)", "τ+0.01"),
-        Binding("minus", "nudge(-1)", "τ-0.01"),
-        Binding("right_square_bracket", "nudge(5)", "τ+0.05"),
-        Binding("left_square_bracket", "nudge(-5)", "τ-0.05"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("plus", "nudge(1)", "τ up"),
+        Binding("minus", "nudge(-1)", "τ down"),
+        Binding("right_square_bracket", "nudge(1, True)", "τ up 5 steps", show=False),
+        Binding("left_square_bracket", "nudge(-1, True)", "τ down 5 steps", show=False),
+        Binding("o", "optimum", "Least cost"),
+        Binding("g", "target", "Target"),
         Binding("equals_sign", "type_threshold", "Type τ", show=False),
+        Binding("z", "zoom", "Zoom"),
         *[Binding(key, f"show('{view}')", title, show=False) for view, title, key, _ in VIEWS],
         *[Binding(str(i), f"policy({i - 1})", f"Policy {i}", show=False) for i in range(1, 10)],
-        Binding("e", "export('csv')", "CSV"),
-        Binding("j", "export('json')", "JSON"),
-        Binding("p", "screenshot_svg", "SVG"),
+        Binding("e", "export('csv')", "CSV", show=False),
+        Binding("j", "export('json')", "JSON", show=False),
+        Binding("p", "screenshot_svg", "SVG", show=False),
     ]
 
     def __init__(self, source: str | None = None, *, export_dir: str | Path | None = None,
@@ -51,18 +112,30 @@ class DashboardApp(App[int]):
         self.source = source
         self.export_dir = Path(export_dir) if export_dir is not None else Path.cwd()
         self.model: DashboardModel | None = None
+        #: bumped when the model or its summary arrives; views draw again when they are shown
+        self.model_version = 0
         self._given_model = model
         self.threshold = threshold
         self.policy = 0
         self.alpha = 0.25
+        #: what the load failed with, as the error panel shows it, and the error itself
         self.error: str | None = None
+        self.load_error: BaseException | None = None
+        #: the last jump (o, g), shown in the status line until τ or the policy moves
+        self._jump: Jump | None = None
+        self._summarising: str | None = None
+        self._quitting = threading.Event()
+        #: what the loader reported and when, for the screen to show at its next look
+        self._reports: deque[tuple[Progress, float]] = deque()
+        self._progress_timer: Timer | None = None
 
     # -- layout and loading -----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield LoadingIndicator(id="loading")
-        yield Static(id="error-panel")
+        yield LoadingPanel(id="loading")
+        with VerticalScroll(id="error-box"):
+            yield Static(id="error-panel")
         with TabbedContent(id="views"):
             for view, title, _key, cls in VIEWS:
                 with TabPane(title, id=view):
@@ -71,39 +144,109 @@ class DashboardApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#views").display = False
-        self.query_one("#error-panel").display = False
+        for waiting in ("#views", "#error-box", "#status"):
+            self.query_one(waiting).display = False
         if self._given_model is not None:
             self._loaded(self._given_model)
-        else:
-            self.load()
-
-    @work(thread=True, exclusive=True, group="load")
-    def load(self) -> None:
-        try:
-            model = load_model(self.source)
-        except Exception as error:  # noqa: BLE001 (every failure is shown in the app)
-            self.call_from_thread(self._failed, f"{type(error).__name__}: {error}")
+            self._summarised(self._given_model.summary)
             return
-        self.call_from_thread(self._loaded, model)
+        name = Path(self.source).name if self.source else "receipts-demo"
+        self.sub_title = f"opening {name}"
+        self.query_one(LoadingPanel).start(name)
+        self._progress_timer = self.set_interval(SHOW_PROGRESS_EVERY, self._show_progress)
+        # a daemon thread of its own, not a Textual worker: quitting must not wait for a load to finish
+        threading.Thread(target=self._load, name="rpa-sim dashboard loader", daemon=True).start()
 
-    def _failed(self, message: str) -> None:
-        self.error = message
-        self.query_one("#loading").display = False
-        panel = self.query_one("#error-panel", Static)
-        panel.update(f"Could not open {self.source or 'receipts-demo'!r}\n\n{message}\n\nPress q to quit.")
-        panel.display = True
+    def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
+        self._quitting.set()  # the loader stops at its next report
+        super().exit(result, return_code, message)
+
+    def _to_app(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Run ``callback(*args)`` on the app's thread, from the loader's; raises _Closed once the app closes."""
+        if self._quitting.is_set():
+            raise _Closed
+        self.call_from_thread(callback, *args)
+
+    def _report(self, progress: Progress) -> None:
+        """The loader's reporter: queues ``progress`` for the screen (never waiting for it); raises _Closed once
+        the app closes, which stops the load."""
+        if self._quitting.is_set():
+            raise _Closed
+        self._reports.append((progress, time.monotonic()))
+
+    def _show_progress(self) -> None:
+        """Show what the loader reported since the last look (every SHOW_PROGRESS_EVERY seconds)."""
+        while self._reports:
+            progress, when = self._reports.popleft()
+            if self.model is None:
+                self.query_one(LoadingPanel).show(progress, when)
+            else:  # the summary, while the dashboard is already interactive
+                self._summarising = None if progress.finished else progress.text
+        self._status()
+
+    def _load(self) -> None:
+        """Open the source, sweep it (then the dashboard is interactive), and summarise it: on the loader thread."""
+        try:
+            opened = open_source(self.source, report=self._report)
+            model = opened.model(report=self._report)
+            self._to_app(self._loaded, model)
+            model.field_entries  # noqa: B018 (the Fields view's binary searches, built before it is opened)
+            self._to_app(self._summarised, opened.summary(report=self._report))
+        except _Closed:
+            return
+        except Exception as error:  # noqa: BLE001 (every failure is shown in the app)
+            try:
+                self._to_app(self._failed, error)
+            except _Closed:
+                return
+
+    def _stop_progress(self) -> None:
+        if self._progress_timer is not None:
+            self._progress_timer.stop()
+        self._reports.clear()
+
+    def _failed(self, error: BaseException) -> None:
+        message = str(error) if isinstance(error, InputError) else f"{type(error).__name__}: {error}"
+        if self.model is not None:  # the summary failed: the views stay
+            self._stop_progress()
+            self._summarising = None
+            self._status()
+            self.notify(message, title="Cannot compare the policies", severity="error", timeout=30)
+            return
+        self.error, self.load_error = message, error
+        self._stop_progress()
+        self.sub_title = f"cannot open {Path(self.source or 'receipts-demo').name}"
+        self.query_one(LoadingPanel).display = False
+        self.query_one("#error-panel", Static).update(
+            f"Could not open {self.source or 'receipts-demo'!r}\n\n{message}\n\nPress q to quit.")
+        self.query_one("#error-box").display = True
         self.notify(message, title="Cannot load", severity="error", timeout=30)
 
     def _loaded(self, model: DashboardModel) -> None:
         self.model = model
-        self.sub_title = f"{model.name} ({model.task.upper()}, {len(model.table):,} predictions)"
-        self.query_one("#loading").display = False
-        self.query_one("#views").display = True
-        for view in self.query(View):
-            view.load()
+        self.model_version += 1
+        self.sub_title = f"{model.source} ({model.task.upper()}, {len(model.table):,} predictions)"
+        self.query_one(LoadingPanel).display = False
+        self.query_one("#views").display = self.query_one("#status").display = True
+        if not model.has_smudge:
+            self.query_one(TabbedContent).hide_tab("smudge")
+        self.active_view().ensure_loaded()
         self._status()
+        self.refresh_bindings()
         self.query_one("#threshold-slider").focus()
+        self.call_after_refresh(self._freeze_loaded)
+
+    def _summarised(self, summary: dict[str, Any]) -> None:
+        model = self.model
+        if model is None:
+            return
+        model.summary = summary
+        self.model_version += 1
+        self._summarising = None
+        self._stop_progress()
+        self.active_view().ensure_loaded()
+        self._status()
+        self.refresh_bindings()
         self.call_after_refresh(self._freeze_loaded)
 
     @staticmethod
@@ -123,16 +266,32 @@ class DashboardApp(App[int]):
         return self.query_one(f"#{active}-view", View)
 
     def _status(self) -> None:
-        if self.model is None:
+        model = self.model
+        if model is None:
             return
-        self.query_one("#status", Readout).show_text(
-            f"τ = {self.threshold:.4f}   policy {self.policy + 1}: {self.model.policy_names[self.policy]}   "
-            f"+/- step {FINE}, ]/[ step {COARSE}")
+        parts = [f"τ = {self.threshold:.4f}", model.policy_names[self.policy]]
+        if self._jumped_to():
+            parts.append(self._jump.note)
+        else:
+            fine, coarse = SCALE.step_size(self.threshold), SCALE.step_size(self.threshold, coarse=True)
+            parts.append(f"step {fine:g} (+ -), {coarse:g} (] [)")
+        if self._summarising:
+            parts.append(self._summarising + "…")
+        self.query_one("#status", Readout).show_text(" · ".join(parts))
 
-    def set_threshold(self, value: float) -> None:
+    def _jumped_to(self, kind: str | None = None) -> bool:
+        """Whether τ and the policy are where the last jump (of ``kind``, any by default) left them."""
+        jump = self._jump
+        return jump is not None and (jump.policy, jump.threshold) == (self.policy, self.threshold) and (
+            kind is None or jump.kind == kind)
+
+    def set_threshold(self, value: float, *, jump: Jump | None = None) -> None:
+        """Move τ (clamped to [0, 1]); ``jump`` when ``o`` or ``g`` moved it there."""
         if self.model is None:
             return
-        self.threshold = round(min(1.0, max(0.0, value)), 6)
+        # exact, not rounded: a jump's τ (just above an entry threshold) is where that figure holds
+        self.threshold = min(1.0, max(0.0, float(value)))
+        self._jump = jump
         self._status()
         self.active_view().redraw()
 
@@ -147,8 +306,9 @@ class DashboardApp(App[int]):
         self.active_view().redraw()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if self.model is not None:
+        if self.model is not None and not self.active_view().ensure_loaded():
             self.active_view().redraw()
+        self.refresh_bindings()  # z is the Costs view's
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_list.id == "policy-list" and event.option_index != self.policy:
@@ -173,23 +333,79 @@ class DashboardApp(App[int]):
             return
         event.input.value = ""
         self.set_threshold(value)
+        self.query_one("#threshold-slider").focus()  # the keys are the dashboard's again
 
     # -- actions ----------------------------------------------------------------------------------
 
-    def action_nudge(self, steps: int) -> None:
-        self.set_threshold(self.threshold + steps * FINE)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the SMuDGE view's key for fields read from documents; dim what needs a model until it loads."""
+        if action == "show" and parameters == ("smudge",) and self.model is not None:
+            return self.model.has_smudge
+        if action == "zoom":
+            return self.model is not None and isinstance(self.active_view(), CostsView)
+        if action in ("nudge", "optimum", "target", "type_threshold", "show", "policy", "export"):
+            if self.model is None:
+                return False if self.error is not None else None  # nothing to act on: hidden, or dimmed
+        return True
+
+    def action_nudge(self, steps: int, coarse: bool = False) -> None:
+        self.set_threshold(SCALE.step(self.threshold, steps, coarse=coarse))
+
+    def action_optimum(self) -> None:
+        """τ to the selected policy's least cost."""
+        model = self.model
+        if model is None:
+            return
+        name = model.policy_names[self.policy]
+        if model.costs is None:
+            self.notify("no cost model: see the Costs view ($) for how to add one", title="Least cost")
+        elif not model.summarised:
+            self.notify("still comparing the policies: the least cost comes with them", title="Least cost")
+        elif (best := model.cost_optimum(self.policy)) is None:
+            self.notify(f"{name} has no least cost", title="Least cost")
+        else:
+            note = f"least cost {model.money(best['cost'])} (o)"
+            self.set_threshold(best["threshold"], jump=Jump("optimum", 0, self.policy, best["threshold"], note))
+
+    def action_target(self) -> None:
+        """τ to where the selected policy reaches the first target; pressed again there, the next target."""
+        model = self.model
+        if model is None:
+            return
+        targets = model.target_values
+        if not targets:
+            self.notify("the scenario has no targets (targets: in its YAML)", title="Target")
+            return
+        if not model.summarised:
+            self.notify("still comparing the policies: the targets' τ come with them", title="Target")
+            return
+        index = (self._jump.target + 1) % len(targets) if self._jumped_to("target") else 0
+        target, name = targets[index], model.policy_names[self.policy]
+        threshold = model.target_threshold(self.policy, target)
+        if threshold is None:  # τ stays; the next g tries the next target
+            self._jump = Jump("target", index, self.policy, self.threshold, f"{name} never reaches {target:g}")
+            self._status()
+            self.notify(f"{name} never reaches {model.metric_label} {target:g}", title="Target")
+            return
+        note = f"reaches {model.metric_label} {target:g}" + (" (g: next target)" if len(targets) > 1 else "")
+        self.set_threshold(threshold, jump=Jump("target", index, self.policy, threshold, note))
+
+    def action_zoom(self) -> None:
+        view = self.active_view()
+        if isinstance(view, CostsView):
+            view.action_zoom()
 
     def action_policy(self, index: int) -> None:
         self.set_policy(index)
 
     def action_show(self, view: str) -> None:
-        if self.model is not None:
+        if self.model is not None and (view != "smudge" or self.model.has_smudge):
             self.query_one(TabbedContent).active = view
             self.focus_view()
 
     def focus_view(self) -> None:
         """Focus the active view's first focusable widget, so focus never pulls back to a hidden pane."""
-        focusable = [w for w in self.active_view().query("*") if w.can_focus]
+        focusable = [w for w in self.active_view().query("*") if w.can_focus and w.display]
         self.set_focus(focusable[0] if focusable else None)
 
     def action_type_threshold(self) -> None:
@@ -206,15 +422,16 @@ class DashboardApp(App[int]):
             self.notify("nothing loaded to export", severity="error")
             return
         view = self.active_view()
+        view.ensure_loaded()
         try:
-            path = write_rows(view.rows(), self.export_dir, f"rpa-sim-{view.stem}", kind)
+            path = write_rows(view.rows(), self.export_dir, view.export_name(), kind)
         except OSError as error:
             self.notify(str(error), title="Export failed", severity="error")
             return
         self.notify(f"wrote {path}", title=f"Exported {kind.upper()}")
 
     def action_screenshot_svg(self) -> None:
-        name = "rpa-sim-" + (self.active_view().stem if self.model is not None else "dashboard") + ".svg"
+        name = (self.active_view().export_name() if self.model is not None else "rpa-sim-dashboard") + ".svg"
         try:
             self.export_dir.mkdir(parents=True, exist_ok=True)
             path = self.save_screenshot(name, str(self.export_dir))
@@ -226,10 +443,16 @@ class DashboardApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for view, title, _key, _cls in VIEWS:
-            yield SystemCommand(f"Show {title} view", f"Switch to the {title} view",
-                                lambda view=view: self.action_show(view))
-        yield SystemCommand("Export CSV", "Write the current view's data as CSV", lambda: self.action_export("csv"))
-        yield SystemCommand("Export JSON", "Write the current view's data as JSON",
+            if view != "smudge" or self.model is None or self.model.has_smudge:
+                yield SystemCommand(f"Show {title} view", f"Switch to the {title} view",
+                                    lambda view=view: self.action_show(view))
+        yield SystemCommand("Go to the least cost", "τ to the selected policy's cheapest threshold (o)",
+                            self.action_optimum)
+        yield SystemCommand("Go to the first target", "τ to where the selected policy reaches the first target; "
+                            "again: the next (g)", self.action_target)
+        yield SystemCommand("Type τ", "Type a threshold (=)", self.action_type_threshold)
+        yield SystemCommand("Export CSV", "Write the current view's data as CSV (e)", lambda: self.action_export("csv"))
+        yield SystemCommand("Export JSON", "Write the current view's data as JSON (j)",
                             lambda: self.action_export("json"))
-        yield SystemCommand("Save SVG screenshot", "Save the screen as SVG", self.action_screenshot_svg)
-        yield SystemCommand("Show help", "The keys", self.action_help)
+        yield SystemCommand("Save SVG screenshot", "Save the screen as SVG (p)", self.action_screenshot_svg)
+        yield SystemCommand("Show help", "Every key and term (?)", self.action_help)

@@ -1,4 +1,4 @@
-"""The help screen (F1 or ?)."""
+"""The help screen (F1 or ?): every key, and every term the dashboard shows."""
 
 from __future__ import annotations
 
@@ -11,21 +11,66 @@ from textual.widgets import Markdown
 HELP = """\
 # rpa-sim dashboard
 
+Each prediction a model makes either goes **straight through** or is sent to a person for **review**.
+A policy decides which, against one threshold **τ**; the views show what each τ buys and costs.
+
+## Keys
+
 | Key | Action |
 |---|---|
-| `t` `c` `f` `l` `$` `s` | Trade-off, Compare, Fields, Calibration, Costs, SMuDGE view |
-| `+` / `-` | threshold up / down by 0.01 (fine) |
-| `]` / `[` | threshold up / down by 0.05 (coarse) |
-| `=` | type a threshold (Enter applies) |
-| `1`-`9` | select a policy |
-| left / right | move the focused slider |
-| `e` / `j` | export the current view as CSV / JSON |
-| `p` | save an SVG screenshot |
-| `ctrl+p` | command palette |
-| `F1` / `?` | this help |
-| `q` / `ctrl+q` | quit |
+| `t` `c` `f` `l` `$` `s` | Trade-off, Compare, Fields, Calibration, Costs, SMuDGE (questions only) |
+| `+` / `-` | τ up / down one step: 0.01, and 0.001 from 0.9 (where τ matters most) |
+| `]` / `[` | τ up / down five steps |
+| `o` | τ to the selected policy's least cost |
+| `g` | τ to where the selected policy reaches the first target (again: the next target) |
+| `=` | type τ (Enter applies it, Esc goes back; other keys stay the dashboard's) |
+| `1`-`9` | select a policy (or Enter on a policy, in the list or in Compare) |
+| left / right | move the focused slider (shift: five steps; home / end: the ends); a click jumps |
+| `r` | Compare: sort by the column under the cursor (again: reverse) |
+| `z` | Costs: zoom out to all of τ, or back in on the cheap range |
+| `e` / `j` | export the view's numbers as CSV / JSON (named by view, policy and τ) |
+| `p` | save the screen as SVG |
+| `ctrl+p` | command palette: every action by name |
+| `F1` / `?` | this help (Esc closes it) |
+| `q` / `ctrl+q` | quit, at once, even while loading |
 
-Compare view: select a column header to sort by it (again to reverse).
+## Terms
+
+- **τ (threshold)**: a prediction is reviewed when its policy's score is below τ (the plain
+  policy's score is the model's confidence). Raising τ sends more to review: the auto-rate
+  falls and the quality after review rises. A policy may review more (a whole document, a field
+  with its own τ) or less (a review budget).
+- **auto-rate**: the share of predictions that go straight through, unreviewed, at τ.
+- **KIEval_Aligned^τ** (fields read from documents): the quality of the output after review,
+  `1 - errors left / (predictions kept + missed values)`. At τ = 0 (nothing reviewed) it is
+  the model's KIEval_Aligned; it rises with τ.
+- **ANLS** (questions): the average normalised Levenshtein similarity of the answers after review:
+  an answer scores 1 - its normalised edit distance to the closest true answer, or 0 when that
+  distance is above 0.5; a question scoring below 0.5 is an error.
+- **residual substitutions, deletions, additions**: errors left after review: a wrong value, a
+  value that should not be there, a value the model missed (a review of predictions never adds one).
+- **reviews needed**: the predictions a person looks at; **documents straight through**: the
+  documents of which none is reviewed.
+- **cost**: reviews (a reviewer's time at the hourly rate, or a price per review and document)
+  plus each error left times its price. **Least cost**: the cheapest τ; **review all**: the cost
+  of reviewing every prediction.
+- **target**: a quality after review the business needs (the grey lines on the trade-off plot).
+  **auto-rate at T**: the most that can go straight through with the quality at least T,
+  reached at **τ for T**.
+- **area**: the area under a policy's auto-rate/quality curve; larger is better.
+- **certified τ**: a τ with a guarantee: the error rate among auto-accepted predictions is at
+  most ε with probability 1 - δ (Learn-then-Test on a calibration half of the data).
+- **dominated by**: policies at least as good at every auto-rate.
+- **suggested τ** (Fields): a τ per field, chosen to reach the first target with the most
+  going straight through. **rates**: a count's share of the field's predictions and missed values.
+- **ECE** (expected calibration error): the gap between confidence and accuracy, averaged over
+  confidence bins weighted by their size (equal-width bins, or bins of equal size); 0 when a
+  confidence of 0.8 is right 80% of the time.
+- **AURC** (area under the risk-coverage curve): the error rate among the predictions accepted
+  most confident first, averaged over every coverage; lower is better.
+- **SMuDGE** (questions): `α × answer match + (1 - α) × grounding`, where grounding says how
+  close the answer's place on the page is to the true answer's.
+- **α**: SMuDGE's weight of the answer match against the grounding (0.25 by default).
 """
 
 

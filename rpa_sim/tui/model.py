@@ -1,12 +1,19 @@
-"""The dashboard's data: a scenario run, one Sweeper per policy, and every view's numbers (no Textual here)."""
+"""The dashboard's data: a scenario run, one Sweeper per policy, and every view's numbers (no Textual here).
+
+Loading has stages (:func:`open_source`, :meth:`Opened.model`, :meth:`Opened.summarise`), each reported
+to a callback as :class:`Progress`, so that the dashboard is interactive once the sweeps are built
+and the summary (comparison, per-field optimum, calibration) follows.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,7 +24,11 @@ from rpa_sim.policies import Policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
-__all__ = ["DashboardModel", "FieldEntries", "load_model", "padded_limits", "PLOT_GRID", "DATA_TARGETS"]
+if TYPE_CHECKING:
+    from rpa_sim.scenario import Scenario
+
+__all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model", "open_source", "padded_limits",
+           "PLOT_GRID", "DATA_TARGETS"]
 
 #: thresholds the plotted curves are drawn at, one per fine step of τ (the figures panel and the
 #: marked operating points are exact at any threshold)
@@ -25,7 +36,135 @@ PLOT_GRID = np.linspace(0.0, 1.0, 101)
 #: targets and bundled policies used when the dashboard opens a records file instead of a scenario
 DATA_TARGETS = [0.9, 0.95]
 DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"), "vqa": ("confidence", "grounding-gate")}
-_DATA_SUFFIXES = (".jsonl", ".gz", ".json")
+_DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
+#: columns whose values are at most 1, so a plot of them ends at 1
+UNIT_COLUMNS = frozenset({"auto_rate", "kieval_aligned", "anls", "accuracy", "smudge"})
+#: points of the fine cost curve drawn in the Costs view's window
+COST_POINTS = 401
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the loader is doing: a ``stage`` and how far it is (``done`` of ``total`` ``unit``, total None
+    when unknown); ``finished`` once the stage is over.
+
+    >>> Progress("reading receipts.jsonl", 1200, 5000, "records").text
+    'reading receipts.jsonl: 1,200 of 5,000 records'
+    >>> Progress("sweeping", 2, 3, "policies", finished=True).text
+    'sweeping: 3 policies'
+    """
+
+    stage: str
+    done: int = 0
+    total: int | None = None
+    unit: str = ""
+    finished: bool = False
+
+    @property
+    def text(self) -> str:
+        if not self.unit:
+            return self.stage
+        if self.finished:
+            return f"{self.stage}: {max(self.done, self.total or 0):,} {self.unit}"
+        of = "" if self.total is None else f" of {self.total:,}"
+        return f"{self.stage}: {self.done:,}{of} {self.unit}"
+
+
+#: receives the loader's progress, from the thread that loads
+Reporter = Callable[[Progress], None]
+
+
+def _ignore(progress: Progress) -> None:
+    """The reporter of a load nobody watches."""
+
+
+@contextlib.contextmanager
+def _stage(report: Reporter, name: str, *, total: int | None = None, unit: str = "") -> Iterator[Callable[[], None]]:
+    """Report stage ``name`` started, yield ``advance()``, report it finished."""
+    done = 0
+    report(Progress(name, 0, total, unit))
+
+    def advance() -> None:
+        nonlocal done
+        done += 1
+        report(Progress(name, done, total, unit))
+
+    yield advance
+    report(Progress(name, done, total, unit, finished=True))
+
+
+class _LibraryStages:
+    """Stands for the command line's progress bars (:mod:`rpa_sim.progress`) while the dashboard loads, so
+    that the stages the library reports (records read, records evaluated) reach the loader's reporter.
+
+    It has the part of a ``rich.progress.Progress`` that :func:`rpa_sim.progress.stage` uses. Stages
+    without a total get ``total``: the lines of the records file, one per record.
+    """
+
+    class _Live:
+        is_started = False
+
+    def __init__(self, report: Reporter, total: int | None) -> None:
+        self.report, self.total = report, total
+        self.live = self._Live()
+        self.tasks: dict[int, Progress] = {}
+
+    def add_task(self, description: str, total: float | None = None) -> int:
+        task = len(self.tasks)
+        self.tasks[task] = Progress(description, 0, self.total if total is None else int(total), "records")
+        self.report(self.tasks[task])
+        return task
+
+    def advance(self, task: int, amount: float = 1) -> None:
+        now = self.tasks[task]
+        self.tasks[task] = Progress(now.stage, now.done + int(amount), now.total, now.unit)
+        self.report(self.tasks[task])
+
+    def remove_task(self, task: int) -> None:
+        now = self.tasks[task]
+        self.report(Progress(now.stage, now.done, now.total, now.unit, finished=True))
+
+    def start(self) -> None:
+        self.live.is_started = True
+
+    def stop(self) -> None:
+        self.live.is_started = False
+
+    def refresh(self) -> None:
+        """Nothing to draw: every change was reported."""
+
+
+@contextlib.contextmanager
+def _library_stages(report: Reporter, total: int | None) -> Iterator[None]:
+    from rpa_sim import progress  # noqa: PLC0415
+
+    # progress.py offers no public way to receive its stages (asked of its owner): its context variable
+    token = progress._ACTIVE.set(_LibraryStages(report, total))  # noqa: SLF001
+    try:
+        yield
+    finally:
+        progress._ACTIVE.reset(token)  # noqa: SLF001
+
+
+def count_lines(path: Path) -> int | None:
+    """The lines of a records file (one record each), or None for a compressed file, which would have
+    to be decompressed twice to be counted.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "r.jsonl"
+    ...     _ = path.write_text('{"id": 1}\\n{"id": 2}\\n{"id": 3}')
+    ...     count_lines(path)
+    3
+    """
+    if path.suffix.lower() == ".gz":
+        return None
+    lines, last = 0, b"\n"
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return lines + (last != b"\n")
 
 
 def _finite(value: float | None) -> float | None:
@@ -60,7 +199,11 @@ class FieldEntries:
 
 @dataclass
 class DashboardModel:
-    """Everything the views show; threshold moves are :meth:`figures` calls (``Sweeper.at``)."""
+    """Everything the views show; threshold moves are :meth:`figures` calls (``Sweeper.at``).
+
+    The summary (comparison, per-field optimum, calibration, baselines) may come after the rest
+    (:meth:`Opened.summary`): until then it is empty and :attr:`summarised` is False.
+    """
 
     name: str
     table: OutcomeTable
@@ -71,18 +214,32 @@ class DashboardModel:
     plot_curves: list[Curve] = field(default_factory=list)
     #: per policy, the least and greatest value of each column over every threshold in [0, 1]
     value_ranges: list[dict[str, tuple[float, float]]] = field(default_factory=list)
-    #: per policy and grouping (see :attr:`groupings`), its entry thresholds sorted within each field
-    field_entries: list[list[FieldEntries]] = field(default_factory=list)
+    #: the scenario's targets of the metric, known before the summary
+    target_values: list[float] = field(default_factory=list)
+    #: what was opened, as the header names it: a file's name, or a bundled scenario's
+    source: str = ""
+    #: the records or outcome table file's name when that is what was opened (no scenario around it)
+    data_file: str | None = None
 
     @classmethod
     def from_table(cls, name: str, table: OutcomeTable, policies: list[Policy], *, reviewer: Reviewer | None = None,
-                   costs: CostModel | None = None, summary: dict[str, Any] | None = None) -> DashboardModel:
-        sweepers = [Sweeper(table, p, reviewer=reviewer, costs=costs) for p in policies]
-        curves = [s.curve(PLOT_GRID) for s in sweepers]
-        model = cls(name, table, policies, sweepers, summary or {}, costs, curves, [_ranges(s) for s in sweepers])
-        model.field_entries = [[FieldEntries.of(g.codes, s.compiled.entry, len(g.names)) for g in model.groupings]
-                               for s in sweepers]
-        return model
+                   costs: CostModel | None = None, summary: dict[str, Any] | None = None,
+                   targets: list[float] | None = None, source: str | None = None, data_file: str | None = None,
+                   report: Reporter = _ignore) -> DashboardModel:
+        """Sweep each policy over ``table`` (the stage ``sweeping``, reported per policy).
+
+        ``targets`` default to the summary's; ``source`` to ``name``.
+        """
+        sweepers = []
+        with _stage(report, "sweeping", total=len(policies), unit="policies") as advance:
+            for policy in policies:
+                sweepers.append(Sweeper(table, policy, reviewer=reviewer, costs=costs))
+                advance()
+        summary = summary or {}
+        if targets is None:
+            targets = [float(t) for t in summary.get("targets", [])]
+        return cls(name, table, policies, sweepers, summary, costs, [s.curve(PLOT_GRID) for s in sweepers],
+                   [_ranges(s) for s in sweepers], list(targets), source or name, data_file)
 
     # -- basics -------------------------------------------------------------------------------------
 
@@ -98,10 +255,21 @@ class DashboardModel:
     def metric_label(self) -> str:
         return self.table.metric_label
 
+    @property
+    def summarised(self) -> bool:
+        """Whether the summary is in (it comes after the sweeps when loading in stages)."""
+        return bool(self.summary)
+
     @cached_property
     def groupings(self) -> list[FieldGrouping]:
         """How the Fields view groups predictions (the table's groupings; the first is what the optimizer tunes)."""
         return self.table.field_groupings()
+
+    @cached_property
+    def field_entries(self) -> list[list[FieldEntries]]:
+        """Per policy and grouping (see :attr:`groupings`), its entry thresholds sorted within each field."""
+        return [[FieldEntries.of(g.codes, s.compiled.entry, len(g.names)) for g in self.groupings]
+                for s in self.sweepers]
 
     @property
     def has_smudge(self) -> bool:
@@ -113,8 +281,22 @@ class DashboardModel:
         return [p.name for p in self.policies]
 
     @property
-    def targets(self) -> list[str]:
-        return list(self.summary.get("optimized_per_field", {}))
+    def currency(self) -> str | None:
+        """The cost model's currency, None without one."""
+        return None if self.costs is None else self.costs.currency
+
+    def money(self, value: float | None) -> str:
+        """A cost as the dashboard shows it: two decimals, thousands separated, in the currency.
+
+        >>> from rpa_sim.costs import CostModel
+        >>> DashboardModel("m", None, [], [], costs=CostModel(per_review=1.0)).money(12345.678)
+        '12,345.68'
+        >>> DashboardModel("m", None, [], [], costs=CostModel(per_review=1.0, currency="EUR")).money(0.5)
+        '0.50 EUR'
+        """
+        if value is None or not math.isfinite(value):
+            return "-"
+        return f"{value:,.2f}" + (f" {self.currency}" if self.currency else "")
 
     # -- trade-off ----------------------------------------------------------------------------------
 
@@ -132,30 +314,80 @@ class DashboardModel:
 
     def plot_limits(self, column: str, policies: list[int] | None = None,
                     extra: tuple[float, ...] = ()) -> tuple[float, float]:
-        """Y limits that hold ``column`` at every threshold in [0, 1] for these policies (default all), padded."""
+        """Y limits that hold ``column`` at every threshold in [0, 1] for these policies (default all), padded,
+        and ending at 1 for a column that never exceeds it (:data:`UNIT_COLUMNS`)."""
         chosen = range(len(self.sweepers)) if policies is None else policies
         values = [v for i in chosen for v in self.value_ranges[i].get(column, ())] + list(extra)
-        return padded_limits(values)
+        low, high = padded_limits(values)
+        return (low, min(high, 1.0)) if column in UNIT_COLUMNS else (low, high)
 
     def figures_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         at = self.figures(policy, threshold)
         return [{"policy": self.policy_names[policy], "threshold": threshold,
                  **{k: _finite(v) for k, v in at.items() if k != "threshold"}}]
 
+    def target_threshold(self, policy: int, target: float) -> float | None:
+        """The τ at which the policy reaches ``target`` with the most going straight through (the summary's
+        operating point), None when it never does or before the summary."""
+        summary = self._policy_summary(policy)
+        point = (summary.get("operating_points") or {}).get(f"{target:g}")
+        return None if point is None else float(point["threshold"])
+
+    def _policy_summary(self, policy: int) -> dict[str, Any]:
+        name = self.policy_names[policy]
+        return next((p for p in self.summary.get("policies", []) if p["policy"] == name), {})
+
     # -- compare ------------------------------------------------------------------------------------
 
+    def _summary_targets(self) -> list[str]:
+        return [f"{float(t):g}" for t in self.summary.get("targets", [])]
+
     def compare_columns(self) -> list[str]:
-        cols = ["policy", "auc"] + [f"auto@{t}" for t in self.summary.get("targets", [])]
+        """The comparison's columns, as exports name them (:meth:`compare_headers` has them in words)."""
+        cols = ["policy", "auc"]
+        for target in self._summary_targets():
+            cols += [f"auto@{target}", f"threshold@{target}"]
         if self.summary.get("costs") is not None:
             cols += ["cost_optimum", "optimum_threshold", "savings_vs_review_all"]
         return cols + ["certified_threshold", "dominated_by"]
+
+    def compare_headers(self) -> dict[str, str]:
+        """Each comparison column in words.
+
+        >>> model = DashboardModel("m", None, [], [], summary={"targets": [0.9], "costs": {}})
+        >>> list(model.compare_headers().values())  # doctest: +NORMALIZE_WHITESPACE
+        ['policy', 'area', 'auto-rate at 0.9', 'τ for 0.9', 'least cost', 'τ of least cost', 'saves vs review-all',
+         'certified τ', 'dominated by']
+        """
+        words = {"policy": "policy", "auc": "area", "cost_optimum": "least cost",
+                 "optimum_threshold": "τ of least cost", "savings_vs_review_all": "saves vs review-all",
+                 "certified_threshold": "certified τ", "dominated_by": "dominated by"}
+        for target in self._summary_targets():
+            words.update({f"auto@{target}": f"auto-rate at {target}", f"threshold@{target}": f"τ for {target}"})
+        return {column: words[column] for column in self.compare_columns()}
+
+    def compare_explanation(self) -> str:
+        """One line that says what the comparison's columns mean."""
+        label = self.metric_label
+        parts = [f"area: under the auto-rate/{label} curve (larger is better)",
+                 f"auto-rate at T: the most that goes straight through with {label} ≥ T, at τ for T"]
+        if self.summary.get("costs") is not None:
+            parts.append("least cost: the cheapest τ, and what it saves against reviewing everything")
+        certify = next((p["certified"] for p in self.summary.get("policies", []) if p.get("certified")), None)
+        if certify is not None and certify.get("max_error") is not None:
+            parts.append(f"certified τ: auto-accepted error rate ≤ {certify['max_error']:g} with probability "
+                         f"≥ {1 - certify['delta']:g}")
+        parts.append("dominated by: policies at least as good at every auto-rate")
+        return " · ".join(parts)
 
     def compare_rows(self) -> list[dict[str, Any]]:
         rows = []
         for p in self.summary.get("policies", []):
             row: dict[str, Any] = {"policy": p["policy"], "auc": _finite(p.get("auc"))}
             for target, point in p.get("operating_points", {}).items():
-                row[f"auto@{float(target):g}"] = None if point is None else point["auto_rate"]
+                name = f"{float(target):g}"
+                row[f"auto@{name}"] = None if point is None else point["auto_rate"]
+                row[f"threshold@{name}"] = None if point is None else point["threshold"]
             if self.summary.get("costs") is not None:
                 best = p.get("cost_optimum") or {}
                 row.update(cost_optimum=best.get("cost"), optimum_threshold=best.get("threshold"),
@@ -167,6 +399,10 @@ class DashboardModel:
         return rows
 
     # -- fields -------------------------------------------------------------------------------------
+
+    def suggested_target(self) -> str | None:
+        """The target the suggested per-field thresholds are optimised for (the first), None before the summary."""
+        return next(iter(self.summary.get("optimized_per_field", {})), None)
 
     def suggested_thresholds(self) -> dict[str, float | None]:
         for entry in self.summary.get("optimized_per_field", {}).values():
@@ -183,15 +419,18 @@ class DashboardModel:
 
     def field_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         """Per field of each grouping (KIE: key; VQA: question type, then answer type): predictions, the
-        table's errors, the auto-rate at τ and the suggested threshold (for the first grouping, what the
-        optimizer tunes). A ``by`` column names the grouping when there are several.
+        table's errors, each with its rate, the auto-rate at τ and the suggested threshold (for the first
+        grouping, what the optimizer tunes). A ``by`` column names the grouping when there are several.
 
-        The auto-rates count what the figures panel counts (the budget respected, audits in
-        expectation): weighted by the field sizes they average to its auto-rate.
+        A count's rate (``<count>_rate``) is its share of the field's predictions and missed values
+        (KIE: KIEval's denominator, so the rates of a key add up to 1 - its KIEval_Aligned; VQA: of
+        its questions). The auto-rates count what the figures panel counts (the budget respected,
+        audits in expectation): weighted by the field sizes they average to its auto-rate.
         """
         labels, columns = self._field_columns
         suggested = self.suggested_thresholds()
         count = columns["predictions"]
+        denominator = count + columns.get("additions", 0)
         sweeper = self.sweepers[policy]
         if sweeper.policy.budget is None:  # every routed item is reviewed: binary searches suffice
             routed = count - np.concatenate([entries.accepted(threshold) for entries in self.field_entries[policy]])
@@ -206,8 +445,12 @@ class DashboardModel:
             row: dict[str, Any] = {"by": by} if len(self.groupings) > 1 else {}
             row["field"] = key or "(none)"
             for column, values in columns.items():
-                # counts are integers; means are floats, undefined (NaN) for an empty field
-                row[column] = _finite(float(values[i])) if values.dtype.kind == "f" else int(values[i])
+                if values.dtype.kind == "f":  # a mean, undefined (NaN) for an empty field
+                    row[column] = _finite(float(values[i]))
+                    continue
+                row[column] = int(values[i])
+                if column != "predictions":
+                    row[f"{column}_rate"] = float(values[i] / denominator[i]) if denominator[i] else None
             row["auto_rate"] = float(straight_through[i] / count[i]) if count[i] else None
             row["suggested_threshold"] = suggested.get(key) if by == tuned else None
             rows.append(row)
@@ -228,10 +471,31 @@ class DashboardModel:
                 for t, c in zip(curve.threshold, curve.columns["cost"])]
 
     def cost_optimum(self, policy: int) -> dict[str, Any] | None:
-        for p in self.summary.get("policies", []):
-            if p["policy"] == self.policy_names[policy]:
-                return p.get("cost_optimum")
-        return None
+        return self._policy_summary(policy).get("cost_optimum")
+
+    def review_all_cost(self) -> float | None:
+        """What reviewing every prediction costs (the summary's baseline), None before the summary."""
+        return _finite((self.summary.get("baselines") or {}).get("review_all", {}).get("cost"))
+
+    def cost_window(self, policy: int) -> tuple[float, float]:
+        """The τ range the Costs view zooms on: where the policy costs no more than reviewing everything,
+        widened by a quarter of its width (at least 0.01) on each side; all of [0, 1] before the summary
+        or when no τ is that cheap."""
+        reference = self.review_all_cost()
+        if self.costs is None or reference is None:
+            return 0.0, 1.0
+        grid = np.linspace(0.0, 1.0, 2001)
+        cheap = grid[self.sweepers[policy].curve(grid).columns["cost"] <= reference]
+        if len(cheap) == 0:
+            return 0.0, 1.0
+        low, high = float(cheap.min()), float(cheap.max())
+        pad = max((high - low) / 4, 0.01)
+        return round(max(0.0, low - pad), 3), round(min(1.0, high + pad), 3)
+
+    def cost_curve(self, policy: int, window: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """The policy's cost on :data:`COST_POINTS` thresholds spread over ``window``."""
+        grid = np.linspace(*window, COST_POINTS)
+        return grid, self.sweepers[policy].curve(grid).columns["cost"]
 
     def smudge_rows(self) -> list[dict[str, Any]]:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""
@@ -288,23 +552,91 @@ def _is_data_file(source: str) -> bool:
     return path.suffix.lower() in _DATA_SUFFIXES or (path.is_file() and path.suffix.lower() not in (".yaml", ".yml"))
 
 
-def load_model(source: str | None) -> DashboardModel:
-    """Load a scenario (bundled name or YAML path) or a records file and run it. Raises InputError."""
+@dataclass(frozen=True)
+class Opened:
+    """A source opened and its data evaluated: what loading does before sweeping (:func:`open_source`)."""
+
+    scenario: Scenario
+    table: OutcomeTable
+    policies: list[Policy]
+    #: what the header names: the file opened, or the bundled scenario
+    source: str
+    #: the records or outcome table file's name when that is what was opened (no scenario around it)
+    data_file: str | None = None
+
+    def model(self, *, report: Reporter = _ignore) -> DashboardModel:
+        """Sweep every policy (stage ``sweeping``): the model without its summary, enough to be interactive."""
+        scenario = self.scenario
+        return DashboardModel.from_table(scenario.name, self.table, self.policies, reviewer=scenario.reviewer,
+                                         costs=scenario.costs, targets=list(scenario.targets), source=self.source,
+                                         data_file=self.data_file, report=report)
+
+    def summary(self, *, report: Reporter = _ignore) -> dict[str, Any]:
+        """The study's summary (stage ``comparing policies``): what ``rpa-sim run`` writes as ``summary.json``."""
+        from rpa_sim.study import run_study  # noqa: PLC0415
+
+        with _stage(report, "comparing policies, optimising per field"):
+            return run_study(self.scenario, self.table, self.policies).summary
+
+
+def _evaluated(scenario: Scenario, base: Path, report: Reporter) -> OutcomeTable:
+    """The scenario's data as an outcome table, its reading reported (records: as they are read and evaluated)."""
+    from rpa_sim.study import _evaluate  # noqa: PLC0415
+    from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
+
+    data, source = scenario.data, f"scenario {scenario.name!r}"
+    if data.file is None:
+        with _stage(report, f"generating and evaluating {data.n:,} {data.generate} records"):
+            return _evaluate(scenario, base, source)
+    path = base / data.file
+    if is_table_file(path):
+        with _stage(report, f"reading {path.name}"):
+            return _evaluate(scenario, base, source)
+    with _library_stages(report, count_lines(path) if path.is_file() else None):
+        return _evaluate(scenario, base, source)
+
+
+def _header_name(source: str, scenario: Scenario) -> str:
+    """A scenario's name or file, with its data file's: what the header shows.
+
+    >>> from rpa_sim.scenario import DataSpec, Scenario
+    >>> _header_name("studies/s.yaml", Scenario(name="s", data=DataSpec(file="r.jsonl"), policies=["confidence"]))
+    's.yaml (r.jsonl)'
+    """
+    name = Path(source).name if Path(source).suffix.lower() in (".yaml", ".yml") else source
+    return name if scenario.data.file is None else f"{name} ({Path(scenario.data.file).name})"
+
+
+def load_model(source: str | None, *, report: Reporter = _ignore) -> DashboardModel:
+    """Load a scenario (bundled name or YAML path), records or an outcome table, and run it. Raises InputError.
+
+    All of :func:`open_source`, :meth:`Opened.model` and :meth:`Opened.summary`, each stage reported.
+    """
+    opened = open_source(source, report=report)
+    model = opened.model(report=report)
+    model.summary = opened.summary(report=report)
+    return model
+
+
+def open_source(source: str | None, *, report: Reporter = _ignore) -> Opened:
+    """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
+    (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
     from rpa_sim.readers import read_records  # noqa: PLC0415
     from rpa_sim.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
-    from rpa_sim.study import run_scenario  # noqa: PLC0415
+    from rpa_sim.study import _policies  # noqa: PLC0415
+    from rpa_sim.tablefile import is_table_file, read_info  # noqa: PLC0415
 
     source = source or "receipts-demo"
     if _is_data_file(source):
         path = Path(source).resolve()
         if not path.is_file():
-            raise InputError(f"no records file {source!r}")
-        task = read_records(path).task
+            raise InputError(f"no {'outcome table' if is_table_file(path) else 'records'} file {source!r}")
+        task = read_info(path).task if is_table_file(path) else read_records(path).task
         scenario = Scenario(name=path.name, data=DataSpec(file=path), task=task, policies=list(DATA_POLICIES[task]),
                             targets=DATA_TARGETS)
-        base = path.parent
+        base, header, data_file = path.parent, path.name, path.name
     else:
         scenario, base = load_scenario(source)
-    result = run_scenario(scenario, base)
-    return DashboardModel.from_table(scenario.name, result.table, result.policies, reviewer=scenario.reviewer,
-                                     costs=scenario.costs, summary=result.summary)
+        header, data_file = _header_name(source, scenario), None
+    policies = _policies(scenario, base)  # before the data: a misnamed policy fails at once
+    return Opened(scenario, _evaluated(scenario, base, report), policies, header, data_file)

@@ -1,7 +1,7 @@
 """A plotext plot drawn once per size and theme, with marks that move over it cell by cell.
 
 Rebuilding a plotext figure costs tens of milliseconds on a terminal-sized plot, too slow to
-follow every threshold key. :class:`MarkedPlot` builds the figure (curves, axes, legend) only when
+follow every threshold key. :class:`MarkedPlot` builds the figure (curves, axes) only when
 the figure, the widget's size or the theme changes, keeps its lines, and draws the moving points
 (operating points, the current threshold) over them. A moved mark repaints only the lines it
 leaves and enters. The marks land on the same cells plotext's own scatter would put them in: the
@@ -33,15 +33,17 @@ __all__ = ["Marker", "MarkedPlot"]
 
 @dataclass(frozen=True)
 class Marker:
-    """How a mark looks: a one-cell ``symbol`` in a plotext ``color``; ``label`` names it in the legend.
+    """How a mark looks: a one-cell ``symbol`` in a plotext ``color``, in reverse video when ``highlight``
+    (the selected policy's point stands out from the others); ``label`` names it in a legend.
 
     Plotext's colours are names such as ``"red"`` or ``"orange+"`` (bright yellow on most terminals),
     integers 0-255 and RGB triples.
     """
 
     symbol: str
-    color: str
+    color: str | int
     label: str | None = None
+    highlight: bool = False
 
     def __post_init__(self) -> None:
         if cell_len(self.symbol) != 1:
@@ -54,10 +56,9 @@ class Marker:
         """The colour plotext itself gives this marker, as a Rich style."""
         ansi = plotext_utility.colors_to_ansi(self.color, plotext_utility.no_color, plotext_utility.no_color)
         spans = Text.from_ansi(ansi + self.symbol).spans
-        if not spans:
-            return Style()
-        style = spans[0].style
-        return style if isinstance(style, Style) else Style.parse(style)
+        style = spans[0].style if spans else Style()
+        style = style if isinstance(style, Style) else Style.parse(style)
+        return style + Style(reverse=True, bold=True) if self.highlight else style
 
 
 class _Canvas(NamedTuple):
@@ -89,7 +90,7 @@ class MarkedPlot(PlotextPlot):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
                  disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._figure: tuple = (lambda plt: None, (0.0, 1.0), (0.0, 1.0), ())
+        self._figure: tuple = (lambda plt: None, (0.0, 1.0), (0.0, 1.0))
         self._version = 0
         self._built_key: tuple | None = None
         self._lines: list[Strip] = []
@@ -99,27 +100,23 @@ class MarkedPlot(PlotextPlot):
 
     # -- the figure -----------------------------------------------------------------------------
 
-    def draw(self, layers: Callable[[Plot], None], *, xlim: tuple[float, float], ylim: tuple[float, float],
-             markers: Sequence[Marker] = ()) -> None:
+    def draw(self, layers: Callable[[Plot], None], *, xlim: tuple[float, float], ylim: tuple[float, float]) -> None:
         """Replace the figure: ``layers(plt)`` draws it, on fixed limits so marks never rescale it.
 
-        ``markers`` with a label get a legend entry. Plotext lists only plotted signals, so each is
-        plotted once at the canvas's top-left cell, which the first legend line covers; at sizes too
-        small for a legend the figure is built without them.
+        The legend belongs outside the plot (a plotext legend covers the curves' top-left corner):
+        ``layers`` should not label what it plots.
         """
         if not (xlim[0] < xlim[1] and ylim[0] < ylim[1]):
             raise ValueError(f"plot limits must be increasing, got xlim={xlim!r}, ylim={ylim!r}")
-        self._figure = (layers, xlim, ylim, tuple(m for m in markers if m.label is not None))
+        self._figure = (layers, xlim, ylim)
         self._version += 1
         self.refresh()
 
-    def _draw_figure(self, *, legend_keys: bool) -> None:
-        layers, xlim, ylim, keys = self._figure
+    def _draw_figure(self) -> None:
+        layers, xlim, ylim = self._figure
         plt = self.plt
         plt.clear_figure()
         layers(plt)
-        for marker in keys if legend_keys else ():
-            plt.scatter([xlim[0]], [ylim[1]], marker=marker.symbol, color=marker.color, label=marker.label)
         plt.xlim(*xlim)
         plt.ylim(*ylim)
 
@@ -129,14 +126,10 @@ class MarkedPlot(PlotextPlot):
     def _build(self) -> None:
         """Build the figure for the current size and theme and place the marks on it."""
         width, height = self.size
-        self._draw_figure(legend_keys=True)
+        self._draw_figure()
         text = self.render()
         monitor = self.plt.monitor
         columns, rows = monitor.matrix.Cols_canvas, monitor.matrix.Rows_canvas
-        keys = self._figure[3]
-        if keys and len(columns) and len(rows) and monitor.matrix.marker[rows[-1]][columns[0]] == keys[-1].symbol:
-            self._draw_figure(legend_keys=False)  # no legend drawn over the keys' cell: leave them out
-            text = self.render()
         self._lines = Visual.to_strips(self, visualize(self, text, markup=False), width, height, self.visual_style)
         self._canvas = _Canvas(columns, rows, tuple(monitor.xlim[0]), tuple(monitor.ylim[0]), height)
         self._built_key = self._key()

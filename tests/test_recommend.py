@@ -1,0 +1,158 @@
+"""The recommendation rules, on hand-built study summaries (the shape of ``summary.json``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rpa_sim.recommend import recommend, spans_all_auto_rates
+
+
+def _point(threshold, auto_rate, metric, reviewed, cost=None):
+    return {"threshold": threshold, "auto_rate": auto_rate, "metric": metric, "reviewed": reviewed, "cost": cost}
+
+
+def _policy(name, *, points=None, optimum=None, certified=None, knob="confidence"):
+    return {"policy": name, "knob": knob, "operating_points": points or {}, "cost_optimum": optimum,
+            "certified": certified}
+
+
+def _certified(threshold, auto_rate, *, max_error=0.03, delta=0.05):
+    return {"threshold": threshold, "max_error": max_error, "delta": delta,
+            "at_threshold": {"auto_rate": auto_rate, "metric": 0.95, "cost": 90.0}}
+
+
+def _summary(policies, *, costs=True, targets=(0.9,), predictions=1000, ece=0.05, miss=0.02, broken=0.0):
+    return {
+        "targets": list(targets), "costs": {"hourly_rate": 30.0} if costs else None,
+        "data": {"predictions": predictions},
+        "reviewer": {"miss_rate": miss, "false_correction_rate": broken},
+        "calibration": {"ece_equal_width": ece} if predictions else {},
+        "baselines": {"review_none": {"metric": 0.80, "reviewed": 0.0, "cost": 400.0 if costs else None},
+                      "review_all": {"metric": 0.96, "reviewed": 1000.0, "cost": 250.0 if costs else None}},
+        "policies": policies,
+    }
+
+
+def test_with_costs_the_cheapest_optimum_is_recommended_and_compared():
+    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0)),
+                        _policy("b", optimum=_point(0.8, 0.6, 0.97, 400.0, 100.0))], targets=(0.96, 0.9))
+    found = recommend(summary)
+    assert (found.basis, found.policy, found.threshold, found.knob) == ("cost", "b", 0.8, "confidence")
+    assert (found.auto_rate, found.metric, found.reviewed, found.cost) == (0.6, 0.97, 400.0, 100.0)
+    assert found.reached == (0.96, 0.9) and found.missed == () and found.beats_review_all
+    everything, nothing = found.versus_review_all, found.versus_review_none
+    assert everything.savings == 150.0 and everything.savings_percent == pytest.approx(60.0)
+    assert everything.reviews_saved == 600.0 and everything.metric_gain == pytest.approx(0.01)
+    assert everything.auto_rate == 0.0 and nothing.auto_rate == 1.0
+    assert nothing.savings == 300.0 and nothing.savings_percent == pytest.approx(75.0)
+    assert nothing.reviews_saved == -400.0 and nothing.metric_gain == pytest.approx(0.17)
+
+
+def test_cost_ties_go_to_more_automation_then_to_the_policy_listed_first():
+    same = _point(0.9, 0.5, 0.95, 500.0, 100.0)
+    summary = _summary([_policy("a", optimum=same), _policy("b", optimum={**same, "auto_rate": 0.7}),
+                        _policy("c", optimum={**same, "auto_rate": 0.7})])
+    assert recommend(summary).policy == "b"
+
+
+def test_a_recommendation_that_costs_more_than_a_baseline_shows_a_negative_saving():
+    summary = _summary([_policy("a", optimum=_point(0.9, 0.9, 0.85, 100.0, 300.0))], targets=(0.9, 0.8))
+    summary["baselines"]["review_none"]["cost"] = 0.0  # nothing to pay without review: no percentage
+    found = recommend(summary)
+    assert found.versus_review_all.savings == -50.0 and found.versus_review_all.savings_percent == pytest.approx(-20.0)
+    assert found.versus_review_none.savings == -300.0 and found.versus_review_none.savings_percent is None
+    assert found.reached == (0.8,) and found.missed == (0.9,) and not found.beats_review_all
+
+
+def test_without_costs_the_most_automation_at_the_first_target_is_recommended():
+    points = {"a": {"0.9": _point(0.7, 0.80, 0.91, 200.0), "0.95": _point(0.9, 0.50, 0.95, 500.0)},
+              "b": {"0.9": _point(0.6, 0.85, 0.90, 150.0), "0.95": _point(0.95, 0.60, 0.95, 400.0)},
+              "c": {"0.9": None, "0.95": None}}
+    summary = _summary([_policy(name, points=p) for name, p in points.items()], costs=False, targets=(0.9, 0.95))
+    found = recommend(summary)
+    assert (found.basis, found.policy, found.threshold, found.target) == ("target", "b", 0.6, 0.9)
+    assert found.cost is None and found.versus_review_all.savings is None
+    assert found.versus_review_all.savings_percent is None and found.missed == (0.95,)
+    # the first target listed counts, not the lowest
+    summary["targets"] = [0.95, 0.9]
+    assert (recommend(summary).policy, recommend(summary).threshold) == ("b", 0.95)
+
+
+def test_target_ties_go_to_the_higher_quality():
+    summary = _summary([_policy("a", points={"0.9": _point(0.7, 0.8, 0.90, 200.0)}),
+                        _policy("b", points={"0.9": _point(0.6, 0.8, 0.92, 200.0)})], costs=False)
+    assert recommend(summary).policy == "b"
+
+
+@pytest.mark.parametrize(("changes", "reason"), [
+    ({"predictions": 0}, "the data holds no predictions, so there is nothing to route"),
+    ({"costs": False, "targets": ()}, "the scenario sets neither costs nor a target: add costs or targets to get a "
+                                      "recommendation"),
+    ({"costs": False, "targets": (0.99,)}, "no policy reaches the first target 0.99 (reviewing everything gives "
+                                           "0.9600)"),
+])
+def test_no_recommendation_says_why(changes, reason):
+    policy = _policy("a", points={"0.9": _point(0.7, 0.8, 0.9, 200.0), "0.99": None},
+                     optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0))
+    found = recommend(_summary([policy], **changes))
+    assert found.basis is None and found.reason == reason and found.policy is None and found.risk is None
+
+
+def test_the_certified_alternative_prefers_the_recommended_policy():
+    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0), certified=_certified(0.97, 0.5)),
+                        _policy("b", optimum=_point(0.8, 0.6, 0.97, 400.0, 100.0), certified=_certified(0.96, 0.4))])
+    certified = recommend(summary).certified
+    assert (certified.policy, certified.threshold, certified.auto_rate) == ("b", 0.96, 0.4)
+    assert certified.max_error == 0.03 and certified.confidence == pytest.approx(0.95)
+
+
+def test_otherwise_the_certified_threshold_that_automates_most():
+    budget = {"threshold": None, "guarantee": "not certified: a review budget can force items through"}
+    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 100.0), certified=budget),
+                        _policy("b", optimum=_point(0.8, 0.6, 0.97, 400.0, 120.0), certified=_certified(0.96, 0.4)),
+                        _policy("c", optimum=_point(0.8, 0.6, 0.97, 400.0, 130.0), certified=_certified(0.98, 0.45))])
+    found = recommend(summary)
+    assert found.policy == "a" and found.certified.policy == "c"
+    for entry in summary["policies"][1:]:
+        entry["certified"]["threshold"] = None
+    assert recommend(summary).certified is None
+
+
+@pytest.mark.parametrize(("auto_rate", "ece", "miss", "broken", "kind"), [
+    (0.8, 0.05, 0.02, 0.0, "calibration"),  # 0.04 against 0.004
+    (0.1, 0.05, 0.02, 0.0, "reviewer"),     # 0.005 against 0.018
+    (0.5, 0.02, 0.0, 0.02, "calibration"),  # 0.01 against 0.01: a tie goes to calibration
+    (0.5, 0.02, 0.0, 0.03, "reviewer"),     # the false-correction rate counts as much as the miss rate
+])
+def test_the_main_risk_is_the_larger_exposure(auto_rate, ece, miss, broken, kind):
+    summary = _summary([_policy("a", optimum=_point(0.9, auto_rate, 0.95, 300.0, 120.0))], ece=ece, miss=miss,
+                       broken=broken)
+    risk = recommend(summary).risk
+    assert risk.kind == kind
+    assert risk.calibration_exposure == pytest.approx(ece * auto_rate)
+    assert risk.reviewer_exposure == pytest.approx(max(miss, broken) * (1 - auto_rate))
+
+
+def test_a_recommendation_is_plain_json():
+    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0), certified=_certified(0.97, 0.5))])
+    found = recommend(summary).to_dict()
+    assert json.loads(json.dumps(found)) == found
+    assert found["reached"] == [0.9] and found["versus_review_all"]["savings"] == 130.0
+    assert found["certified"]["policy"] == "a" and found["risk"]["kind"] == "calibration"
+
+
+def test_summary_is_not_changed():
+    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0))])
+    before = json.dumps(summary, sort_keys=True)
+    recommend(summary)
+    assert json.dumps(summary, sort_keys=True) == before
+
+
+@pytest.mark.parametrize(("span", "full"), [
+    ([0.0, 1.0], True), ([1e-12, 1.0 - 1e-12], True), ([0.0, 0.958], False), ([0.735, 1.0], False),
+    ([None, None], False),
+])
+def test_a_curve_is_full_when_its_auto_rates_run_from_0_to_1(span, full):
+    assert spans_all_auto_rates(span) is full
