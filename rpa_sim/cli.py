@@ -705,7 +705,7 @@ def _report(args: argparse.Namespace) -> int:
     with stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     with stage("drawing the report"):
-        path = write_report(result, args.out, png_dir=args.png_dir)
+        path = write_report(result, args.out, png_dir=args.png_dir, scenario_source=args.scenario)
     print(f"wrote {path}", file=sys.stderr)
     return 0
 

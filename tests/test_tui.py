@@ -336,7 +336,7 @@ async def test_tradeoff_plot_legend_targets_and_limits(scenario):
         lines = [plot.render_line(y).text for y in range(plot.size.height)]
         assert not any(name in line for line in lines for name in model.policy_names)  # the legend is outside
         legend = str(app.query_one("#tradeoff-legend", Legend).render())
-        assert legend == "●\xa01 confidence   ■\xa02 document-escalation   ─\xa0targets 0.85, 0.9".replace("\xa0", " ")
+        assert legend == "● 1 confidence   ■ 2 document-escalation   ─ targets 0.85, 0.9"
         assert len({policy_marker(i).symbol for i in range(9)}) == 9
         assert len({policy_marker(i).color for i in range(9)}) == 9
         # the y axis ends at 1 (KIEval_Aligned^τ never exceeds it) and holds the targets, drawn as lines
@@ -594,9 +594,8 @@ async def test_loading_shows_each_stage_and_how_far(scenario, monkeypatch):
     monkeypatch.setattr(app_module, "open_source", staged_open)
     app = DashboardApp(scenario)
     async with app.run_test(size=(80, 24)) as pilot:
-        while not shown.is_set():
+        while not shown.is_set() or "80 of 200" not in str(app.query_one("#loading-stages").render()):
             await pilot.pause(0.02)
-        await pilot.pause(0.1)
         stages = str(app.query_one("#loading-stages").render()).splitlines()
         assert stages == ["… reading small.jsonl: 120 of 200 records", "… evaluating: 80 of 200 records"]
         bar = app.query_one(ProgressBar)
@@ -837,23 +836,22 @@ def test_snapshot_error(snap_compare, tmp_path):
 def test_snapshot_loading(snap_compare, tmp_path, monkeypatch):
     from rpa_sim.tui import app as app_module
 
-    release, shown = threading.Event(), threading.Event()
+    release = threading.Event()
 
     def staged_open(source, *, report):
         report(Progress("reading receipts.jsonl", 0, 62000, "records"))
         report(Progress("reading receipts.jsonl", 31000, 62000, "records"))
         report(Progress("evaluating", 0, 62000, "records"))
         report(Progress("evaluating", 24576, 62000, "records"))
-        shown.set()
         release.wait(30)
         raise InputError("stopped")
 
     monkeypatch.setattr(app_module, "open_source", staged_open)
 
     async def run_before(pilot) -> None:
-        while not shown.is_set():
+        while "24,576" not in str(pilot.app.query_one("#loading-stages").render()):
             await pilot.pause(0.02)
-        await pilot.pause(0.1)
+        await pilot.pause()
 
     try:
         assert snap_compare(DashboardApp("receipts.jsonl"), terminal_size=(80, 24), run_before=run_before)

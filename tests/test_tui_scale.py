@@ -33,7 +33,7 @@ def test_a_threshold_off_the_ladder_steps_onto_it():
     assert (scale.step(0.8755000000000001, 1), scale.step(0.8755000000000001, -1)) == (0.88, 0.87)
     assert (scale.step(0.9967, 1), scale.step(0.9967, -1)) == (0.997, 0.996)
     assert (scale.step(0.9967, 1, coarse=True), scale.step(0.9967, -1, coarse=True)) == (1.0, 0.995)
-    assert scale.step_size(0.5) == 0.01 and scale.step_size(0.9) == 0.001 and scale.step_size(0.95, coarse=True) == 0.005
+    assert (scale.step_size(0.5), scale.step_size(0.9), scale.step_size(0.95, coarse=True)) == (0.01, 0.001, 0.005)
 
 
 def test_positions_give_0_9_to_1_half_the_bar_and_round_trip():

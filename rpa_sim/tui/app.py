@@ -220,6 +220,7 @@ class DashboardApp(App[int]):
         self.query_one("#error-panel", Static).update(
             f"Could not open {self.source or 'receipts-demo'!r}\n\n{message}\n\nPress q to quit.")
         self.query_one("#error-box").display = True
+        self.refresh_bindings()  # the τ keys leave the footer: nothing to move
         self.notify(message, title="Cannot load", severity="error", timeout=30)
 
     def _loaded(self, model: DashboardModel) -> None:

@@ -390,8 +390,8 @@ class CompareView(View):
             title.update("Policies side by side: comparing them…")
         else:
             currency = f" (costs in {model.currency})" if model.currency and model.summary.get("costs") else ""
-            title.update(f"Policies side by side{currency} · ←/→ pick a column, r sorts by it (again: reverses) · "
-                         "Enter selects the row's policy")
+            title.update(f"Policies side by side{currency} · ←/→ pick a column, r sorts by it "
+                         "(again: reverses) · Enter selects the row's policy")
         table = self.query_one(DataTable)
         cursor = table.cursor_coordinate
         table.clear(columns=True)
@@ -550,8 +550,8 @@ class CalibrationView(View):
             return
         calibration = model.summary.get("calibration", {})
         note.update(f"ECE {cell(calibration.get('ece_equal_width'))} (equal-width bins), "
-                    f"{cell(calibration.get('ece_equal_mass'))} (equal-mass bins) · AURC {cell(calibration.get('aurc'))}"
-                    + ("" if rows else " · no predictions to bin"))
+                    f"{cell(calibration.get('ece_equal_mass'))} (equal-mass bins) · "
+                    f"AURC {cell(calibration.get('aurc'))}" + ("" if rows else " · no predictions to bin"))
         if not rows:
             return
         plt = plot.plt
@@ -641,7 +641,8 @@ class CostsView(View):
             entries.append((COST_OPTIMUM, f"least cost {model.money(best['cost'])} at τ = {best['threshold']:.4f}"))
         if review_all is not None:
             entries.append((REVIEW_ALL, f"review all {model.money(review_all)}"))
-        entries.append((Marker("↔", "gray"), f"τ from {window[0]:g} to {window[1]:g} (z: {'all' if self.zoomed else 'zoom'})"))
+        zoom = "all" if self.zoomed else "zoom"
+        entries.append((Marker("↔", "gray"), f"τ from {window[0]:g} to {window[1]:g} (z: {zoom})"))
         self.query_one("#costs-legend", Legend).show_entries(entries)
         self.inside = inside
 
@@ -739,8 +740,9 @@ class SmudgeView(View):
             self.query_one("#alpha-bar").display = False
             return
         value = model.smudge_at(dash.alpha)
-        note.show_text(f"mean SMuDGE {cell(value)} at α = {dash.alpha:.2f} · SMuDGE = α × answer match + (1 − α) "
-                       "× grounding (how near the answer's place in the page is to the truth's) · ←/→ move α")
+        note.show_text(f"mean SMuDGE {cell(value)} at α = {dash.alpha:.2f} · SMuDGE = α × answer match "
+                       "+ (1 − α) × grounding (how near the answer's place in the page is to the truth's) · "
+                       "←/→ move α")
         self.query_one("#alpha-slider", Slider).set_reactive(Slider.value, dash.alpha)
         self.query_one("#alpha-slider", Slider).refresh()
         plot.mark([] if value is None else [(dash.alpha, value, ALPHA)])
