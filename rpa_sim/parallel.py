@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -44,6 +43,7 @@ from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_k
 from rpa_sim.progress import stage
 from rpa_sim.readers import Problem, RecordBatch, RecordStream
 from rpa_sim.records import KIERecord, VQARecord, decode_fast
+from rpa_sim.workers import signals_held, worker_signals
 
 __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "map_in_order", "evaluate_stream",
            "evaluate_records"]
@@ -146,8 +146,8 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
         return
     pool = None
     try:
-        with _signals_held(), _heap_frozen():
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_CONTEXT, initializer=_worker_signals)
+        with signals_held(), _heap_frozen():
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_CONTEXT, initializer=worker_signals)
             pending: deque[Future[Result]] = deque([pool.submit(function, first), pool.submit(function, second)])
         failure: Exception | None = None
         while failure is None:
@@ -172,25 +172,6 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
 
 
 _END: Any = object()
-_STOPPING = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while the workers start; one that came meanwhile is raised on leaving.
-
-    Raised while the pool forks, the command line's handler would be lost in
-    Python's after-fork hooks; raised between starting the workers and their
-    manager thread, it would leave a pool that cannot be shut down.
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager
@@ -207,18 +188,6 @@ def _heap_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-def _worker_signals() -> None:
-    """A worker leaves interrupts to the parent, which stops it; ``kill`` ends it quietly.
-
-    The signals held while the pool started are let through here: a SIGTERM
-    sent to the process group meanwhile ends the worker now.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
 
 @dataclass(frozen=True)

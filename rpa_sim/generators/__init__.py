@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rpa_sim.files import atomic_output
+from rpa_sim.workers import signals_held, worker_signals
 from rpa_sim.generators import docvqa, receipts
 from rpa_sim.generators._draws import check_n_seed
 from rpa_sim.generators.confidence import ConfidenceSettings, generated_ece
@@ -196,14 +196,14 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
             for block in range(-(-n // per_block))]
     written = progress or (lambda records: None)
     with atomic_output(Path(path)) as out:
-        if workers == 1:
+        if workers == 1 or not jobs:
             for job in jobs:
                 out.write(_encoded_block(*job))
                 written(job[-1])
         else:
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals)
             # a bounded queue of blocks in flight keeps memory flat when writing is the slower side
             pending: deque[tuple[Future[bytes], int]] = deque()
+            pool = None
 
             def write_next() -> None:
                 block, records = pending.popleft()
@@ -211,7 +211,12 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
                 written(records)
 
             try:
-                for job in jobs:
+                # the pool forks a worker on each of its first submits: all of them while signals are held
+                with signals_held():
+                    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_signals)
+                    for job in jobs[:workers]:
+                        pending.append((pool.submit(_encoded_block, *job), job[-1]))
+                for job in jobs[workers:]:
                     pending.append((pool.submit(_encoded_block, *job), job[-1]))
                     if len(pending) > 2 * workers:
                         write_next()
@@ -219,14 +224,9 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
                     write_next()
             finally:
                 # on an interrupt too: no worker outlives this call, nor runs a block nobody will write
-                pool.shutdown(wait=True, cancel_futures=True)
+                if pool is not None:
+                    pool.shutdown(wait=True, cancel_futures=True)
     return n
-
-
-def _worker_signals() -> None:
-    """A worker leaves interrupts to the writing process, which stops it; ``kill`` ends it quietly."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _encoded_block(kind: str, block: int, seed: int, settings: Any, keep: int) -> bytes:

@@ -1,0 +1,45 @@
+"""Worker processes that stop with the command: signals held while a pool starts, and how a worker takes them.
+
+Shared by every process pool of rpa_sim (parallel evaluation, generation), so
+that Ctrl-C and SIGTERM leave no worker and no half-written file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+
+__all__ = ["signals_held", "worker_signals"]
+
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while the workers start; one that came meanwhile is raised on leaving.
+
+    Raised while the pool forks, the command line's handler would be lost in
+    Python's after-fork hooks; raised between starting the workers and their
+    manager thread, it would leave a pool that cannot be shut down.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def worker_signals() -> None:
+    """A worker leaves interrupts to the parent, which stops it; ``kill`` ends it quietly.
+
+    The signals held while the pool started are let through here: a SIGTERM
+    sent to the process group meanwhile ends the worker now.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
