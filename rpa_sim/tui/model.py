@@ -314,12 +314,17 @@ class DashboardModel:
 
     def plot_limits(self, column: str, policies: list[int] | None = None,
                     extra: tuple[float, ...] = ()) -> tuple[float, float]:
-        """Y limits that hold ``column`` at every threshold in [0, 1] for these policies (default all), padded,
-        and ending at 1 for a column that never exceeds it (:data:`UNIT_COLUMNS`)."""
+        """Y limits that hold ``column`` at every threshold in [0, 1] for these policies (default all), padded.
+
+        A column that never exceeds 1 (:data:`UNIT_COLUMNS`) ends at 1 when its padded top reaches
+        within 3% of the span of 1, rather than just above or just below it.
+        """
         chosen = range(len(self.sweepers)) if policies is None else policies
         values = [v for i in chosen for v in self.value_ranges[i].get(column, ())] + list(extra)
         low, high = padded_limits(values)
-        return (low, min(high, 1.0)) if column in UNIT_COLUMNS else (low, high)
+        if column in UNIT_COLUMNS and high >= 1.0 - 0.03 * (high - low):
+            high = 1.0
+        return low, high
 
     def figures_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         at = self.figures(policy, threshold)

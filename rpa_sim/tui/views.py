@@ -45,7 +45,7 @@ def policy_marker(index: int, *, selected: bool = False) -> Marker:
 
 def axis_ticks(low: float, high: float, marks: Sequence[float], rows: int) -> list[float]:
     """Ticks for an axis of ``rows`` rows from ``low`` to ``high``: each of ``marks`` (targets) exactly, the
-    ends unless a mark is within two rows, and evenly spaced ticks between, three rows apart or more.
+    ends unless a mark would share their row, and evenly spaced ticks between, three rows apart or more.
 
     >>> axis_ticks(0.7, 1.0, [0.9], 16)
     [0.7, 0.766667, 0.833333, 0.9, 1.0]
@@ -54,7 +54,7 @@ def axis_ticks(low: float, high: float, marks: Sequence[float], rows: int) -> li
     """
     per_row = (high - low) / max(rows - 1, 1)
     inside = sorted({m for m in marks if low <= m <= high})
-    ends = [end for end in (low, high) if all(abs(end - m) > 2 * per_row for m in inside)]
+    ends = [end for end in (low, high) if all(abs(end - m) >= per_row for m in inside)]
     anchors = sorted({*inside, *ends})
     ticks = [anchors[0]]
     for a, b in zip(anchors, anchors[1:]):
@@ -299,7 +299,7 @@ class TradeoffView(View):
             plt.xlabel("auto-rate")
             plt.ylabel(model.metric_label)
             # the targets are ticks: a target's line is read against its own value
-            ticks = axis_ticks(*ylim, targets, plot.size.height - 5)
+            ticks = axis_ticks(*ylim, targets, plot.size.height - 4)  # less the frame and the x axis
             plt.yticks(ticks, [f"{tick:.3f}" for tick in ticks])
             for target in targets:  # first, so that the curves are drawn over them
                 plt.hline(target, TARGET_COLOR)
