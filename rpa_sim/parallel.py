@@ -43,7 +43,7 @@ from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_k
 from rpa_sim.progress import stage
 from rpa_sim.readers import Problem, RecordBatch, RecordStream
 from rpa_sim.records import KIERecord, VQARecord, decode_fast
-from rpa_sim.workers import signals_held, worker_signals
+from rpa_sim.workers import signals_held, without_gc, worker_signals
 
 __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "map_in_order", "evaluate_stream",
            "evaluate_records"]
@@ -199,26 +199,8 @@ class _Part:
     valid: int
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a batch is validated and evaluated; it resumes after.
-
-    A batch's records are thousands of small lists (words, entities) without
-    cycles, alive until the batch is evaluated; the collector's passes over
-    them find nothing and cost a fifth of the time (``docs/reading.md``).
-    Evaluation's own garbage goes with its last reference, as always.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _evaluate_batch(batch: RecordBatch, *, evaluation: Evaluation) -> _Part:
-    with _collector_paused():
+    with without_gc():
         records, problems = batch.validate()
         return _Part(evaluation(records), problems, len(records))
 
@@ -261,7 +243,7 @@ def _sendable(record: Any) -> tuple[str | None, Any]:
 
 
 def _evaluate_chunk(chunk: _Chunk, *, evaluation: Evaluation) -> Table:
-    with _collector_paused():
+    with without_gc():
         return evaluation(chunk.records())
 
 

@@ -14,17 +14,15 @@ one at a time.
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from itertools import accumulate
 from statistics import NormalDist
 from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["BLOCK", "Draws", "block_rng", "check_n_seed", "cumulative", "without_gc"]
+__all__ = ["BLOCK", "Draws", "block_rng", "check_n_seed", "cumulative"]
 
 T = TypeVar("T")
 
@@ -52,25 +50,6 @@ def check_n_seed(n: int, seed: int) -> None:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-
-
-@contextmanager
-def without_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a block is built, then restore it as it was.
-
-    A block of records is some ten thousand fresh dicts and lists, all alive
-    until the block is handed out: the collector's passes over them cost about
-    as much as building them, and find nothing, as a block holds no reference
-    cycle (plain dicts, lists and strings). Reference counting still frees
-    everything as usual.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def cumulative(weights: Sequence[float]) -> list[float]:

@@ -29,8 +29,8 @@ from rpa_sim.generators._draws import (
     block_rng,
     check_n_seed,
     cumulative,
-    without_gc,
 )
+from rpa_sim.workers import without_gc
 from rpa_sim.generators._layout import Runs
 from rpa_sim.generators.confidence import (
     ConfidenceSettings,

@@ -30,7 +30,6 @@ from rpa_sim.generators._draws import (
     block_rng,
     check_n_seed,
     cumulative,
-    without_gc,
 )
 from rpa_sim.generators._layout import Runs
 from rpa_sim.generators.confidence import (
@@ -53,6 +52,7 @@ from rpa_sim.generators.errors import (
 )
 from rpa_sim.records import KIERecord
 from rpa_sim.text import normalize
+from rpa_sim.workers import without_gc
 
 __all__ = [
     "RECEIPT_KEYS",
