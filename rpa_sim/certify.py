@@ -21,7 +21,8 @@ from scipy.stats import beta, binom
 
 from rpa_sim.metrics.checks import binary_labels, confidences
 
-__all__ = ["CertifiedThreshold", "certify_threshold", "clopper_pearson_upper", "minimum_accepted"]
+__all__ = ["CertifiedThreshold", "certify_threshold", "certify_per_group", "clopper_pearson_upper",
+           "minimum_accepted"]
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,49 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
         accepted_errors=k, p_value=float(p_values[passed]), upper_bound=clopper_pearson_upper(k, n, risk),
         holdout_auto_rate=held_n / len(held_conf) if len(held_conf) else None,
         holdout_error=int(held_wrong[held_accepted].sum()) / held_n if held_n else None)
+
+
+def certify_per_group(confidence: ArrayLike, error: ArrayLike, codes: ArrayLike, names: tuple[str, ...], *,
+                      groups: ArrayLike | None = None, **settings: float | int) -> dict[str, CertifiedThreshold]:
+    """A certified threshold for each part of the data (e.g. each document type), certified on that part alone.
+
+    Each part's guarantee holds with probability ``1 - delta`` on its own; all of
+    them at once hold with probability at least ``1 - K delta`` for ``K`` parts
+    (Bonferroni: pass ``delta / K`` to have ``1 - delta`` jointly).
+
+    Parameters
+    ----------
+    confidence, error
+        As :func:`certify_threshold`.
+    codes : array-like of int, shape (n,)
+        Each item's part, an index into ``names``.
+    names : tuple of str
+        The parts' names; a part without items is left out.
+    groups : array-like of int, shape (n,), optional
+        As :func:`certify_threshold` (kept together within a part).
+    **settings
+        ``max_error``, ``delta`` and the other keywords of :func:`certify_threshold`.
+
+    Examples
+    --------
+    >>> confidence = [0.99] * 40 + [0.5] * 10 + [0.9] * 50
+    >>> error = [False] * 40 + [True] * 10 + [False] * 25 + [True] * 25
+    >>> parts = certify_per_group(confidence, error, [0] * 50 + [1] * 50, ("clean", "photo"),
+    ...                           max_error=0.1, delta=0.1, calibration_fraction=1.0)
+    >>> {name: result.threshold for name, result in parts.items()}
+    {'clean': 0.99, 'photo': None}
+    """
+    conf = np.asarray(confidence, dtype=np.float64)
+    wrong = np.asarray(error)
+    part = np.asarray(codes)
+    group = None if groups is None else np.asarray(groups)
+    found = {}
+    for code, name in enumerate(names):
+        mine = part == code
+        if mine.any():
+            found[name] = certify_threshold(conf[mine], wrong[mine], groups=None if group is None else group[mine],
+                                            **settings)
+    return found
 
 
 def clopper_pearson_upper(errors: int, n: int, delta: float) -> float:

@@ -49,7 +49,7 @@ FORMATS = ("table", "csv", "json")
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 2, 128 + signal.SIGINT, 128 + signal.SIGTERM
 
 # Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole.
-_COUNT_COLUMNS = frozenset({"reviewed", "documents_straight_through", "residual_substitutions",
+_COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through", "residual_substitutions",
                             "residual_deletions", "additions"})
 
 
@@ -142,9 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("evaluate", help="evaluate records once into an outcome table file (Parquet) "
                                                     "that every command taking DATA reads")
     _data_arguments(evaluate, tables=False)
-    evaluate.add_argument("--out", type=Path, required=True, metavar="FILE",
+    evaluate.add_argument("--out", required=True, metavar="FILE|DIR/",
                           help="the outcome table to write (Parquet, atomically; name it .parquet); missing folders "
-                               "are created (required)")
+                               "are created; a folder (a name ending with /) gets a table per shard of DATA, "
+                               "part-00000.parquet, ..., which every command reads back as DATA (required)")
 
     score = commands.add_parser("score", help="corpus metrics of the predictions as they are")
     _data_arguments(score)
@@ -184,6 +185,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="share of documents used to certify, in (0, 1]; the rest checks it (default: 0.5)")
     certify.add_argument("--seed", type=_NON_NEGATIVE, default=0, metavar="S",
                          help="seed of the calibration split, an integer >= 0 (default: 0)")
+    certify.add_argument("--by", choices=("document_type", "field"), default=None,
+                         help="certify a threshold for each document type (the records' document_type) or each "
+                              "field (KIE key, VQA question type) on its own (default: one for all)")
     _format_arguments(certify, what="the result (table: the guarantee in words)")
 
     run = commands.add_parser("run", help="everything a scenario asks for: curves, comparison, costs",
@@ -193,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="also write curves.csv and summary.json into this folder, created when needed "
                           "(default: write nothing)")
     _format_arguments(run, what="the comparison (json: the whole summary)")
+    _scheduler_argument(run, scenario=True)
 
     report = commands.add_parser("report", help="a self-contained HTML report of a scenario, with its plots",
                                  epilog=NAMES_HELP)
@@ -202,6 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     _folder_argument(report, "--png-dir", "--png",
                      help="also write each plot as a PNG file into this folder, created when needed "
                           "(default: no PNG)")
+    _scheduler_argument(report, scenario=True)
 
     generate = commands.add_parser("generate", help="realistic synthetic data: receipts (KIE) or document questions")
     generate.add_argument("kind", choices=("receipts", "docvqa"), help="what to generate")
@@ -222,20 +228,25 @@ def _parser() -> argparse.ArgumentParser:
     staff = commands.add_parser("staff", help="reviewers a review queue needs, or how a team copes: Erlang C/A "
                                               "or a simulation (docs/operations.md)")
     positive_number = _bounded(float, low=0.0, open_low=True)
-    staff.add_argument("--arrivals-per-hour", type=positive_number, required=True, metavar="R",
-                       help="tasks arriving per hour, at random (a Poisson stream), > 0 (required)")
-    staff.add_argument("--handle-seconds", type=positive_number, required=True, metavar="S",
-                       help="mean time a reviewer takes per task, in seconds (exponential), > 0 (required)")
-    team = staff.add_mutually_exclusive_group(required=True)
+    staff.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                       help="a scenario with an operations: section (file or bundled name): the reviewers each "
+                            "policy needs per hour at its operating points, instead of the queue flags below")
+    staff.add_argument("--arrivals-per-hour", type=positive_number, metavar="R",
+                       help="tasks arriving per hour, at random (a Poisson stream), > 0 (default: none; required "
+                            "without SCENARIO)")
+    staff.add_argument("--handle-seconds", type=positive_number, metavar="S",
+                       help="mean time a reviewer takes per task, in seconds (exponential), > 0 (default: none; "
+                            "required without SCENARIO)")
+    team = staff.add_mutually_exclusive_group()
     team.add_argument("--reviewers", type=_POSITIVE, metavar="C",
-                      help="the figures of C reviewers on the floor (default: none; this or --service-level is "
-                           "required)")
+                      help="the figures of C reviewers on the floor (default: none; without SCENARIO, this or "
+                           "--service-level is required)")
     team.add_argument("--service-level", type=_OPEN_SHARE, metavar="L",
                       help="the fewest reviewers who answer a share L in (0, 1) of all tasks within --answer-within "
-                           "(default: none; this or --reviewers is required)")
-    staff.add_argument("--answer-within", type=_bounded(float, low=0.0),
-                       required=True, metavar="T",
-                       help="the service level's target: seconds from arrival to the start of review (required)")
+                           "(default: none; without SCENARIO, this or --reviewers is required)")
+    staff.add_argument("--answer-within", type=_bounded(float, low=0.0), metavar="T",
+                       help="the service level's target: seconds from arrival to the start of review (default: "
+                            "none; required without SCENARIO)")
     staff.add_argument("--patience", type=positive_number, metavar="P",
                        help="mean patience of a waiting task, in seconds (exponential): a task waiting longer leaves "
                             "unreviewed; Erlang A (default: none, Erlang C)")
@@ -347,7 +358,8 @@ def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> 
                         help="records (.jsonl or .jsonl.gz), a regular file" + (
                             "; or an outcome table from rpa-sim evaluate (a .parquet file, or any file that starts "
                             "with Parquet's PAR1), which gives the same results without evaluating again"
-                            if tables else ""))
+                            if tables else "") + "; or shards of the data: a folder (its *.jsonl, *.jsonl.gz and "
+                        "*.parquet files, in name order) or a quoted glob such as 'data/*.jsonl.gz' (docs/scale.md)")
     parser.add_argument("--predictions", type=Path, metavar="FILE",
                         help="predictions joined to DATA on id, DATA then holding the ground truth (default: none, "
                              "DATA holds both)")
@@ -364,6 +376,25 @@ def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> 
     parser.add_argument("--workers", type=_POSITIVE, default=_usable_cores(), metavar="N",
                         help="processes that evaluate the records; results are identical for any N (default: "
                              "every core this process may use)")
+    _scheduler_argument(parser)
+
+
+def _scheduler_argument(parser: argparse.ArgumentParser, *, scenario: bool = False) -> None:
+    parser.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
+                        help="evaluate on Dask (pip install \"rpa-sim[dask]\"), a task per shard of DATA: "
+                             "tcp://HOST:PORT of a running 'dask scheduler', or local / local:N for N worker "
+                             "processes on this machine; results are identical (docs/scale.md)" + (
+                                 " (default: the scenario's data: scheduler:, else none)" if scenario else
+                                 "; --workers is then unused (default: none, this machine's processes)"))
+
+
+def _scheduler(text: str) -> str:
+    from rpa_sim.distributed import parse_scheduler  # noqa: PLC0415
+
+    try:
+        return parse_scheduler(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
 
 
 def _monitored_policy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -440,18 +471,33 @@ def _table(rows: Sequence[tuple[str, float | int | None]]) -> str:
     return "\n".join(f"  {name:<{width}}  {_number(value):>10}" for name, value in rows)
 
 
+def _counts(values: list[float]) -> list[str]:
+    """:func:`_count` of each value; a column of whole numbers (the usual case) in one pass."""
+    if all(value.is_integer() for value in values):
+        return [f"{int(value):,}" for value in values]
+    return [_count(value) for value in values]
+
+
 def _curve_table(curves: list[Curve]) -> str:
+    from rpa_sim.sweep import aligned_curves  # noqa: PLC0415
+
+    # cells are made a column at a time: an exact curve has a row per distinct confidence, often tens of thousands
+    curves = aligned_curves(curves)
     names = curves[0].column_names()
-    rows = []
+    columns: list[list[str]] = [[name] for name in names]
     for curve in curves:
         thresholds = curve.threshold.tolist()
-        for index, row in enumerate(curve.rows()):
-            rows.append([_threshold(thresholds, index) if name == "threshold"
-                         else _count(row[name]) if name in _COUNT_COLUMNS
-                         else row[name] if isinstance(row[name], str)
-                         else _number(row[name]) for name in names])
-    widths = [max(len(x) for x in column) for column in zip(names, *rows)]
-    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [list(names), *rows])
+        for cells, name in zip(columns, names):
+            if name == "policy":
+                cells.extend([curve.policy] * len(thresholds))
+            elif name == "threshold":
+                cells.extend(_threshold(thresholds, index) for index in range(len(thresholds)))
+            elif name in _COUNT_COLUMNS:
+                cells.extend(_counts(curve.columns[name].astype(float).tolist()))
+            else:
+                cells.extend(map(_number, curve.columns[name].tolist()))
+    widths = [max(map(len, cells)) for cells in columns]
+    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in zip(*columns))
 
 
 def _json_text(payload: Any) -> str:
@@ -534,37 +580,96 @@ def _read_table_file(args: argparse.Namespace) -> OutcomeTable:
 
 def _evaluate(args: argparse.Namespace) -> OutcomeTable:
     """Read and evaluate DATA (or read the outcome table DATA), reporting skipped records on standard error."""
-    from rpa_sim.data import evaluate_stream  # noqa: PLC0415
-    from rpa_sim.readers import read_records  # noqa: PLC0415
+    from rpa_sim.sources import is_one_file, merge_shards, resolve_shards  # noqa: PLC0415
     from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
 
+    shards = resolve_shards(args.data)
+    if args.scheduler is not None or not is_one_file(args.data, shards):
+        merged = merge_shards(shards, _evaluate_shards(args, shards), data=args.data)
+        _report_skipped(merged.skipped, merged.skipped_summary)
+        args.skipped = merged.skipped_count
+        return merged.table
     if is_table_file(args.data):
         return _read_table_file(args)
-    stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid)
+    from rpa_sim.data import evaluate_stream  # noqa: PLC0415
+    from rpa_sim.readers import read_records  # noqa: PLC0415
+
+    # a null confidence is read only for commands whose every policy says what to do with it
+    stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid,
+                          missing_confidence=getattr(args, "missing_confidence", False))
     _check_task_options(args, stream.task, "--task" if args.task else f"inferred from {args.data}")
     loaded = evaluate_stream(stream, workers=args.workers, **_evaluation_options(args))
-    if loaded.skipped:
-        print(f"rpa-sim: {loaded.skipped_summary}", file=sys.stderr)
-        for error in loaded.skipped[:20]:
-            print(f"  {error}", file=sys.stderr)
-        if len(loaded.skipped) > 20:
-            print(f"  ... and {len(loaded.skipped) - 20} more", file=sys.stderr)
+    _report_skipped(loaded.skipped, loaded.skipped_summary)
     args.skipped = len(loaded.skipped)
     return loaded.table
 
 
+def _report_skipped(skipped: list[InputError], summary: str) -> None:
+    if skipped:
+        print(f"rpa-sim: {summary}", file=sys.stderr)
+        for error in skipped[:20]:
+            print(f"  {error}", file=sys.stderr)
+        if len(skipped) > 20:
+            print(f"  ... and {len(skipped) - 20} more", file=sys.stderr)
+
+
+def _evaluate_shards(args: argparse.Namespace, shards: Sequence[Path]) -> list[Any]:
+    """Each shard of DATA evaluated (:mod:`rpa_sim.sources`), on Dask with ``--scheduler``, after the usage checks."""
+    from rpa_sim.sources import data_task, evaluate_shards, is_one_file  # noqa: PLC0415
+    from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
+
+    if args.predictions is not None and not is_one_file(args.data, shards):
+        raise UsageError(f"--predictions goes with one records file, and {args.data} is {len(shards)} shards")
+    table = next((shard for shard in shards if is_table_file(shard)), None)
+    if table is not None and args.predictions is not None:
+        raise UsageError(f"--predictions applies to records, and {table} is an outcome table, which holds its "
+                         f"predictions already")
+    if table is not None and args.skip_invalid:
+        raise UsageError(f"--skip-invalid applies to records, and {table} is an outcome table (rpa-sim evaluate "
+                         f"--skip-invalid skips them when it makes the table)")
+    task = data_task(shards, task=args.task, skip_invalid=args.skip_invalid, predictions=args.predictions)
+    _check_task_options(args, task, "--task" if args.task else f"inferred from {shards[0]}")
+    return evaluate_shards(shards, task=task, skip_invalid=args.skip_invalid, predictions=args.predictions,
+                           workers=args.workers, scheduler=args.scheduler,
+                           missing_confidence=getattr(args, "missing_confidence", False), **_evaluation_options(args))
+
+
 @_shows_progress
 def _evaluate_to_file(args: argparse.Namespace) -> int:
+    from rpa_sim.sources import resolve_shards  # noqa: PLC0415
     from rpa_sim.tablefile import is_table_file, write_table  # noqa: PLC0415
 
-    _check_output(args.out)
-    if is_table_file(args.data):
-        raise UsageError(f"evaluate: {args.data} is an outcome table already; evaluate reads records")
+    # an --out that ends with a slash is a partitioned dataset, a table per shard; an existing folder named
+    # without it stays an error, so that a slip of the keyboard never replaces a folder's partitions
+    folder = args.out.endswith(("/", os.sep))
+    args.out = Path(args.out)
+    if not folder:
+        _check_output(args.out)
+    shards = resolve_shards(args.data)
+    table_shard = next((shard for shard in shards if is_table_file(shard)), None)
+    if table_shard is not None:
+        raise UsageError(f"evaluate: {table_shard} is an outcome table already; evaluate reads records")
+    if folder:
+        return _evaluate_to_folder(args, shards)
     table = _evaluate(args)
-    sources = [args.data] if args.predictions is None else [args.data, args.predictions]
+    sources = [*shards] if args.predictions is None else [*shards, args.predictions]
     with stage(f"writing {args.out.name}"):
         write_table(table, args.out, source=sources, skipped=args.skipped)
     print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _evaluate_to_folder(args: argparse.Namespace, shards: Sequence[Path]) -> int:
+    """``evaluate DATA --out TABLES/``: an outcome table per shard of DATA (``part-00000.parquet``, ...)."""
+    from rpa_sim.sources import check_partitions_folder, merge_shards, write_partitions  # noqa: PLC0415
+
+    check_partitions_folder(args.out)
+    results = _evaluate_shards(args, shards)
+    merged = merge_shards(shards, results, data=args.data)  # what reading the folder back will check
+    _report_skipped(merged.skipped, merged.skipped_summary)
+    with stage(f"writing {len(shards)} tables into {args.out}"):
+        write_partitions(results, shards, args.out, predictions=args.predictions)
+    print(f"wrote {len(shards)} outcome table{'' if len(shards) == 1 else 's'} into {args.out}", file=sys.stderr)
     return 0
 
 
@@ -586,6 +691,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
     _check_output(args.out)
     policies = [load_policy(p) for p in args.policy]
+    args.missing_confidence = all(policy.missing_confidence is not None for policy in policies)
     grid = parse_thresholds(args.thresholds)
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
     table = _evaluate(args)
@@ -608,6 +714,8 @@ def _certify(args: argparse.Namespace) -> int:
     from rpa_sim.certify import certify_threshold  # noqa: PLC0415
 
     table = _evaluate(args)
+    if args.by is not None:
+        return _certify_per_group(args, table)
     with stage("certifying"):
         try:
             result = certify_threshold(table.confidence, table.errors(), max_error=args.max_error, delta=args.delta,
@@ -621,6 +729,26 @@ def _certify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _certify_per_group(args: argparse.Namespace, table: OutcomeTable) -> int:
+    """``certify --by``: one certified threshold per document type or field; rows carry the part's name first."""
+    from rpa_sim.certify import certify_per_group  # noqa: PLC0415
+
+    codes, names = ((table.document_type_codes, table.document_types) if args.by == "document_type"
+                    else (table.field_codes, table.field_names))
+    with stage("certifying"):
+        try:
+            results = certify_per_group(table.confidence, table.errors(), codes, names, groups=table.review_units,
+                                        max_error=args.max_error, delta=args.delta,
+                                        calibration_fraction=args.calibration_fraction, seed=args.seed)
+        except ValueError as problem:
+            raise InputError(str(problem)) from None
+    rows = [{args.by: name, **result.to_dict()} for name, result in results.items()]
+    text = "\n\n".join(f"{args.by} {name or '(none)'!s}: {result.guarantee}" for name, result in results.items())
+    _print({"table": lambda: text, "csv": lambda: _csv_text(rows) if rows else "",
+            "json": lambda: _json_text(rows)}[args.format]())
+    return 0
+
+
 def _comparison_rows(result: ScenarioResult) -> list[dict[str, Any]]:
     """The comparison table's columns, one row per policy, for CSV."""
     summary = result.summary
@@ -629,6 +757,8 @@ def _comparison_rows(result: ScenarioResult) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"policy": policy["policy"], "auc": policy["auc"]}
         for target, point in policy["operating_points"].items():
             row[f"auto_rate_at_{target}"] = None if point is None else point["auto_rate"]
+        if any("rejected" in other for other in summary["policies"]):
+            row["rejected"] = policy.get("rejected", 0)
         if summary["costs"] is not None:
             best = policy["cost_optimum"]
             row.update(best_cost=best["cost"], best_cost_threshold=best["threshold"],
@@ -640,6 +770,17 @@ def _comparison_rows(result: ScenarioResult) -> list[dict[str, Any]]:
     return rows
 
 
+def _scenario_scheduler(args: argparse.Namespace, scenario: Any) -> contextlib.AbstractContextManager[None]:
+    """The Dask scheduler of a scenario's data (``--scheduler``, else its ``data: scheduler:``) for the run."""
+    from rpa_sim.distributed import using_scheduler  # noqa: PLC0415
+
+    scheduler = getattr(args, "scheduler", None) or scenario.data.scheduler
+    if scheduler is not None and scenario.data.file is None:
+        raise UsageError(f"--scheduler evaluates a scenario's data: file: on Dask, and scenario {scenario.name!r} "
+                         f"generates its records")
+    return using_scheduler(scheduler)
+
+
 @_shows_progress
 def _run(args: argparse.Namespace) -> int:
     from rpa_sim.scenario import load_scenario  # noqa: PLC0415
@@ -647,12 +788,17 @@ def _run(args: argparse.Namespace) -> int:
 
     _check_output_folder(args.out_dir)
     scenario, base = load_scenario(args.scenario)
-    with stage(f"running {scenario.name}"):
+    with _scenario_scheduler(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     # everything computed before anything is written
     text = {"table": lambda: f"{scenario.name}: {scenario.description}\n\n{comparison_table(result)}",
             "csv": lambda: _csv_text(_comparison_rows(result)),
             "json": lambda: _json_text(result.summary)}[args.format or "table"]()
+    if (args.format or "table") == "table" and "operations" in result.summary:
+        from rpa_sim.operations.study import operations_table  # noqa: PLC0415
+
+        currency = (result.summary["costs"] or {}).get("currency")
+        text += "\n\n" + operations_table(result.summary["operations"], currency=currency)
     if args.out_dir is not None:
         for path in write_outputs(result, args.out_dir):
             print(f"wrote {path}", file=sys.stderr)
@@ -702,7 +848,7 @@ def _report(args: argparse.Namespace) -> int:
     _check_output(args.out)
     _check_output_folder(args.png_dir)
     scenario, base = load_scenario(args.scenario)
-    with stage(f"running {scenario.name}"):
+    with _scenario_scheduler(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     with stage("drawing the report"):
         path = write_report(result, args.out, png_dir=args.png_dir, scenario_source=args.scenario)
@@ -764,6 +910,31 @@ def _simulated_staff(args: argparse.Namespace, reviewers: int) -> dict[str, Any]
             **{name: run[name] for name in figures}, "note": note}
 
 
+def _staff_scenario(args: argparse.Namespace) -> int:
+    from rpa_sim.operations.study import staffing_rows, staffing_table  # noqa: PLC0415
+    from rpa_sim.scenario import load_scenario  # noqa: PLC0415
+    from rpa_sim.study import run_scenario  # noqa: PLC0415
+
+    given = [flag for flag, value in (("--arrivals-per-hour", args.arrivals_per_hour),
+                                      ("--handle-seconds", args.handle_seconds),
+                                      ("--answer-within", args.answer_within),
+                                      ("--reviewers", args.reviewers), ("--service-level", args.service_level),
+                                      ("--patience", args.patience), ("--simulate", args.simulate or None),
+                                      ("--hours", args.hours), ("--seed", args.seed)) if value is not None]
+    if given:
+        raise UsageError(f"staff: {given[0]} describes a queue by itself; with a SCENARIO the queue is its "
+                         f"operations: section")
+    scenario, base = load_scenario(args.scenario)
+    if scenario.operations is None:
+        raise InputError(f"staff: scenario {args.scenario} has no operations: section (arrivals, reviewers, "
+                         f"service level); see docs/operations.md")
+    with stage(f"running {scenario.name}"):
+        operations = run_scenario(scenario, base).summary["operations"]
+    _print({"table": lambda: staffing_table(operations), "csv": lambda: _csv_text(staffing_rows(operations)),
+            "json": lambda: _json_text(operations)}[args.format]())
+    return 0
+
+
 def _staff_table(payload: dict[str, Any]) -> str:
     title = {"erlang-c": "Erlang C (M/M/c)", "erlang-a": "Erlang A (M/M/c+M)"}.get(
         payload["method"], f"simulation of {payload.get('hours', 0):g} hours (seed {payload.get('seed')})")
@@ -776,6 +947,17 @@ def _staff(args: argparse.Namespace) -> int:
     from rpa_sim.operations.erlang import queue_figures  # noqa: PLC0415
     from rpa_sim.operations.staffing import required_reviewers  # noqa: PLC0415
 
+    if args.scenario is not None:
+        return _staff_scenario(args)
+    missing = [flag for flag, value in (("--arrivals-per-hour", args.arrivals_per_hour),
+                                        ("--handle-seconds", args.handle_seconds),
+                                        ("--answer-within", args.answer_within)) if value is None]
+    if missing:
+        raise UsageError(f"staff: the following arguments are required: {', '.join(missing)} (or a SCENARIO) "
+                         f"(see 'rpa-sim staff --help')")
+    if args.reviewers is None and args.service_level is None:
+        raise UsageError("staff: one of the arguments --reviewers --service-level is required (see 'rpa-sim staff "
+                         "--help')")
     if not args.simulate and (args.hours is not None or args.seed is not None):
         raise UsageError("staff: --hours and --seed go with --simulate")
     load = args.arrivals_per_hour * args.handle_seconds / 3600.0

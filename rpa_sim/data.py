@@ -9,15 +9,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rpa_sim.errors import InputError
 from rpa_sim.metrics.kieval import ValueMatch
-from rpa_sim import parallel
 from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
-from rpa_sim.readers import RecordStream, read_records
-from rpa_sim.records import KIERecord, VQARecord
+from rpa_sim.distributed import current_scheduler
+from rpa_sim.sources import is_one_file, load_shards, resolve_shards
 from rpa_sim.tablefile import is_table_file, read_table
+
+if TYPE_CHECKING:
+    from rpa_sim.readers import RecordStream
+    from rpa_sim.records import KIERecord, VQARecord
 
 __all__ = ["Loaded", "load_table", "evaluate_stream", "evaluate_records"]
 
@@ -40,13 +43,17 @@ def evaluate_records(records: Iterable[KIERecord] | Iterable[VQARecord], *, task
     ``None`` uses every available core, 1 none but this one; the table is the
     same for any number.
     """
+    # reading and evaluating records (pydantic, worker pools) is imported only when records are read, not tables
+    from rpa_sim import parallel  # noqa: PLC0415
+
     evaluation = parallel.evaluation(task, value_match=value_match, alpha=alpha)
     return parallel.evaluate_records(records, evaluation, workers=parallel.resolve_workers(workers))
 
 
 def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[str] | None = None,
                task: Literal["kie", "vqa"] | None = None, skip_invalid: bool = False,
-               value_match: ValueMatch = "exact", alpha: float = 0.25, workers: int | None = None) -> Loaded:
+               value_match: ValueMatch = "exact", alpha: float = 0.25, workers: int | None = None,
+               scheduler: str | None = None, missing_confidence: bool = False) -> Loaded:
     """Read DATA (and its predictions file) and evaluate it, or read the outcome table DATA.
 
     Parameters
@@ -54,7 +61,9 @@ def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[s
     path : path-like
         A records file (``.jsonl``, ``.jsonl.gz``), or an outcome table
         written by :func:`rpa_sim.tablefile.write_table` (recognised by
-        :func:`~rpa_sim.tablefile.is_table_file`).
+        :func:`~rpa_sim.tablefile.is_table_file`); or a folder or a glob of
+        such shards (:func:`rpa_sim.sources.resolve_shards`), which give
+        what their records in one file give.
     predictions : path-like, optional
         Predictions joined to ``path`` on ``id``; records only.
     task : {"kie", "vqa"}, optional
@@ -68,6 +77,13 @@ def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[s
         what its records give.
     workers : int, optional
         As in :func:`evaluate_stream`; a table is read, never evaluated.
+    scheduler : str, optional
+        A Dask scheduler whose workers evaluate the shards
+        (:mod:`rpa_sim.distributed`); by default the one the command set
+        (:func:`~rpa_sim.distributed.using_scheduler`), else none.
+    missing_confidence : bool, default=False
+        Read a null confidence as unknown (NaN), for policies that all set
+        ``missing_confidence`` (:func:`rpa_sim.readers.read_records`); records only, every shard of them.
 
     Raises
     ------
@@ -76,6 +92,13 @@ def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[s
         with it, another task or other settings, or a file that is not a
         valid table of this rpa-sim version.
     """
+    shards = resolve_shards(path)
+    scheduler = current_scheduler() if scheduler is None else scheduler
+    if scheduler is not None or not is_one_file(path, shards):
+        merged = load_shards(shards, data=path, predictions=predictions, task=task, skip_invalid=skip_invalid,
+                             value_match=value_match, alpha=alpha, workers=workers, scheduler=scheduler,
+                             missing_confidence=missing_confidence)
+        return Loaded(merged.table, merged.skipped, merged.skipped_summary)
     if is_table_file(path):
         if predictions is not None:
             raise InputError("is an outcome table, which holds its predictions; a predictions file goes with records "
@@ -85,7 +108,10 @@ def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[s
                              "evaluated", path=str(path))
         table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
         return Loaded(table, [], "skipped 0 records")
-    stream = read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid)
+    from rpa_sim.readers import read_records  # noqa: PLC0415
+
+    stream = read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid,
+                          missing_confidence=missing_confidence)
     return evaluate_stream(stream, value_match=value_match, alpha=alpha, workers=workers)
 
 
@@ -109,6 +135,8 @@ def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", 
         none but this one. The table, the skipped records and the first error
         are the same for any number.
     """
+    from rpa_sim import parallel  # noqa: PLC0415
+
     evaluation = parallel.evaluation(stream.task, value_match=value_match, alpha=alpha)
     table = parallel.evaluate_stream(stream, evaluation, workers=parallel.resolve_workers(workers))
     return Loaded(table, list(stream.skipped), stream.skipped_summary())

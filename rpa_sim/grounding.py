@@ -23,14 +23,16 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extractOne
 
-from rpa_sim.records import Document, Page
 from rpa_sim.text import normalize_many
+
+if TYPE_CHECKING:
+    from rpa_sim.records import Document, Page
 
 __all__ = [
     "LOCATION_THRESHOLD",

@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterable
 import math
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
 
@@ -26,10 +26,15 @@ from rpa_sim.metrics.anls import absolute_deviation, accuracy_scores, anls_score
 from rpa_sim.metrics.evidence import evidence_iou
 from rpa_sim.metrics.kieval import OUTCOME_NAMES, KIEvalCounts, ValueMatch, evaluate_document
 from rpa_sim.metrics.smudge import AnswerType, Normalization, evaluate_question, smudge_scores
-from rpa_sim.records import Document, KIERecord, VQARecord
 from rpa_sim.text import nls_pairs
 
-__all__ = ["OutcomeTable", "FieldGrouping", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES", "table_type",
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    # the records' models (pydantic) are only named here: reading an outcome table file never imports them
+    from rpa_sim.records import Document, KIERecord, VQARecord
+
+__all__ = ["OutcomeTable", "FieldGrouping", "ReviewValues", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES", "table_type",
            "concat_tables", "evaluate_kie", "evaluate_vqa", "GroundingMode", "RIGHT_ANLS"]
 
 GroundingMode = Literal["auto", "given", "compute"]
@@ -63,6 +68,31 @@ class FieldGrouping:
     figures: dict[str, np.ndarray]
 
 
+@dataclass(frozen=True, eq=False)
+class ReviewValues:
+    """What a review of each row yields, whatever the task: what a production log records (``docs/monitoring.md``).
+
+    Attributes
+    ----------
+    ids : ndarray of str
+        Each row's document id (KIE) or question id (VQA).
+    values : ndarray of str
+        The value as the model gave it.
+    corrections : ndarray of str
+        The value a careful reviewer writes in its place (``""``: the value is removed).
+    changed : ndarray of bool
+        The rows such a reviewer changes (a reviewer's miss leaves them as they are).
+    breakable : ndarray of bool
+        The rows a reviewer's false correction can break (those already right).
+    """
+
+    ids: np.ndarray
+    values: np.ndarray
+    corrections: np.ndarray
+    changed: np.ndarray
+    breakable: np.ndarray
+
+
 @runtime_checkable
 class OutcomeTable(Protocol):
     """What every outcome table offers stage 2, whatever its task (the table of ``docs/outcomes.md``).
@@ -71,7 +101,8 @@ class OutcomeTable(Protocol):
     post-correction metric's column), ``metric_label`` (its display name),
     ``task_description`` (the task in words) and ``sweep_columns`` (the
     post-correction columns a sweep reports after the common ones).
-    Per row: ``confidence`` and ``grounding`` (NaN when unknown).
+    Per row: ``confidence`` and ``grounding`` (NaN when unknown). ``document_types``:
+    the records' ``document_type`` names in order of first appearance (``""``: not given).
     """
 
     task: ClassVar[str]
@@ -81,9 +112,15 @@ class OutcomeTable(Protocol):
     sweep_columns: ClassVar[tuple[str, ...]]
     confidence: np.ndarray
     grounding: np.ndarray
+    document_types: tuple[str, ...]
 
     def __len__(self) -> int:
         """The rows: prediction units a policy can route."""
+        ...
+
+    @property
+    def document_type_codes(self) -> np.ndarray:
+        """Each row's document type, an index into :attr:`document_types`."""
         ...
 
     @property
@@ -120,6 +157,10 @@ class OutcomeTable(Protocol):
 
     def summary(self) -> dict[str, Any]:
         """The corpus figures: the ``score --json`` payload of FORMATS.md."""
+        ...
+
+    def review_values(self) -> ReviewValues:
+        """Per row: its id, its value, what review writes in its place and which rows review changes or can break."""
         ...
 
     @property
@@ -175,7 +216,9 @@ class KIEOutcomes:
     ``value`` and ``correction`` (the value a reviewer writes; empty for a
     deletion). Addition rows: ``addition_document`` and ``addition_key``.
     Per document: ``document_counts``, one row of KIEval counts per document
-    (columns named by :meth:`KIEvalCounts.field_names`; see :meth:`document_count`).
+    (columns named by :meth:`KIEvalCounts.field_names`; see :meth:`document_count`),
+    and ``document_type`` (index into ``document_types``, ``""`` when not given);
+    ``received_at`` (seconds since 1970-01-01T00:00Z) and ``review_seconds``, NaN where the record has none.
     ``counts`` are the corpus KIEval counts, the column sums.
     """
 
@@ -193,6 +236,10 @@ class KIEOutcomes:
     addition_document: np.ndarray
     addition_key: np.ndarray
     document_counts: np.ndarray
+    document_types: tuple[str, ...]
+    document_type: np.ndarray
+    received_at: np.ndarray
+    review_seconds: np.ndarray
     counts: KIEvalCounts
     value_match: ValueMatch = "exact"
 
@@ -229,6 +276,11 @@ class KIEOutcomes:
     def field_codes(self) -> np.ndarray:
         """Each entity's key (index into :attr:`keys`)."""
         return self.key
+
+    @property
+    def document_type_codes(self) -> np.ndarray:
+        """Each entity's document type: its document's."""
+        return self.document_type[self.document]
 
     def field_groupings(self) -> list[FieldGrouping]:
         """By key: predictions, substitutions, deletions and additions (missed values) per key."""
@@ -267,6 +319,23 @@ class KIEOutcomes:
         [True, False]
         """
         return self.outcome != 0
+
+    def review_values(self) -> ReviewValues:
+        """A review writes the ground-truth value of a substitution and removes a deletion's (METRICS.md §3).
+
+        Examples
+        --------
+        >>> from rpa_sim.records import KIERecord
+        >>> record = KIERecord.model_validate({"id": "r1",
+        ...     "ground_truth": {"entities": [{"key": "total", "value": "10.00"}]},
+        ...     "prediction": {"entities": [{"key": "total", "value": "10.0", "confidence": 0.4},
+        ...                                 {"key": "date", "value": "1.1", "confidence": 0.9}]}})
+        >>> review = evaluate_kie([record]).review_values()
+        >>> review.ids.tolist(), review.corrections.tolist(), review.changed.tolist()
+        (['r1', 'r1'], ['10.00', ''], [True, True])
+        """
+        return ReviewValues(ids=self.document_ids[self.document], values=self.value, corrections=self.correction,
+                            changed=self.outcome != 0, breakable=self.outcome == 0)
 
     def summary(self) -> dict[str, Any]:
         """The corpus KIEval counts and ratios (``score --json``) and how values were compared."""
@@ -354,6 +423,9 @@ class _KIEColumns:
         self.corrections: list[str] = []
         self.addition_document, self.addition_key = array("i"), array("i")
         self.document_counts = array("q")
+        self.document_types = _Vocabulary()
+        self.document_type = array("i")
+        self.received_at, self.review_seconds = array("d"), array("d")
 
 
 def _grounding(values: list[str], given: list[float | None], document: Document | None,
@@ -406,7 +478,9 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
         columns.document.extend([index] * n)
         columns.group.extend(result.groups.tolist())
         columns.key.extend(map(columns.keys.code, result.keys))
-        columns.confidence.extend(result.confidences)
+        # a null confidence (allowed by a policy's missing_confidence) is unknown: NaN, as grounding
+        columns.confidence.extend(result.confidences if None not in result.confidences
+                                  else [math.nan if c is None else c for c in result.confidences])
         columns.grounding.extend(_grounding(result.values, result.groundings, record.document, grounding))
         columns.outcome.extend(result.labels.tolist())
         columns.values.extend(result.values)
@@ -414,6 +488,9 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
         columns.addition_document.extend([index] * len(result.additions))
         columns.addition_key.extend(columns.keys.code(a.key) for a in result.additions)
         columns.document_counts.extend(result.counts.as_tuple())
+        columns.document_type.append(columns.document_types.code(record.document_type or ""))
+        columns.received_at.append(_epoch_seconds(record.received_at))
+        columns.review_seconds.append(math.nan if record.review_seconds is None else record.review_seconds)
     return _finish(columns, value_match)
 
 
@@ -441,9 +518,18 @@ def _finish(c: _KIEColumns, value_match: ValueMatch) -> KIEOutcomes:
         addition_document=_column(c.addition_document, np.int32),
         addition_key=_column(c.addition_key, np.int32),
         document_counts=counts,
+        document_types=c.document_types.names(),
+        document_type=_column(c.document_type, np.int32),
+        received_at=_column(c.received_at),
+        review_seconds=_column(c.review_seconds),
         counts=KIEvalCounts(*(int(total) for total in counts.sum(axis=0))),
         value_match=value_match,
     )
+
+
+def _epoch_seconds(moment: datetime | None) -> float:
+    """Seconds since 1970-01-01T00:00:00Z; NaN when unknown."""
+    return math.nan if moment is None else moment.timestamp()
 
 
 def _mean_or_none(values: np.ndarray) -> float | None:
@@ -463,7 +549,9 @@ class VQAOutcomes:
     ``smudge_grounding`` (SMuDGE ``g``, NaN without OCR), ``distance``,
     ``evidence_iou`` (NaN without ground-truth evidence) and
     ``absolute_deviation`` (NaN unless both answers are numbers);
-    ``prediction`` and ``answer`` (the first accepted answer) as strings.
+    ``prediction`` and ``answer`` (the first accepted answer) as strings;
+    ``document_type`` (index into ``document_types``, ``""`` when not given);
+    ``received_at`` (seconds since 1970-01-01T00:00Z) and ``review_seconds``, NaN where the record has none.
     """
 
     question_ids: np.ndarray
@@ -481,6 +569,10 @@ class VQAOutcomes:
     absolute_deviation: np.ndarray
     prediction: np.ndarray
     answer: np.ndarray
+    document_types: tuple[str, ...]
+    document_type: np.ndarray
+    received_at: np.ndarray
+    review_seconds: np.ndarray
     alpha: float = 0.25
     weight: float = 10.0
     threshold: float = 0.5
@@ -506,6 +598,11 @@ class VQAOutcomes:
     def field_codes(self) -> np.ndarray:
         """Each question's type (index into :attr:`question_types`)."""
         return self.question_type
+
+    @property
+    def document_type_codes(self) -> np.ndarray:
+        """Each question's document type."""
+        return self.document_type
 
     def field_groupings(self) -> list[FieldGrouping]:
         """By question type (what the optimizer tunes), then by answer type: questions, errors and mean ANLS."""
@@ -540,6 +637,7 @@ class VQAOutcomes:
 
         Examples
         --------
+        >>> from rpa_sim.records import VQARecord
         >>> records = [VQARecord.model_validate({"id": f"q{i}", "answers": [answer],
         ...            "prediction": {"answer": "abcd", "confidence": 0.6}})
         ...            for i, answer in enumerate(["abxy", "wxyz"])]
@@ -547,6 +645,22 @@ class VQAOutcomes:
         [False, True]
         """
         return self.anls < RIGHT_ANLS
+
+    def review_values(self) -> ReviewValues:
+        """A review replaces every answer short of ANLS 1 with the first accepted answer (METRICS.md §6).
+
+        Examples
+        --------
+        >>> from rpa_sim.records import VQARecord
+        >>> records = [VQARecord.model_validate({"id": f"q{i}", "answers": [answer],
+        ...            "prediction": {"answer": "abcd", "confidence": 0.6}})
+        ...            for i, answer in enumerate(["abcd", "abxy"])]
+        >>> review = evaluate_vqa(records).review_values()
+        >>> review.corrections.tolist(), review.changed.tolist(), review.breakable.tolist()
+        (['abcd', 'abxy'], [False, True], [True, False])
+        """
+        return ReviewValues(ids=self.question_ids, values=self.prediction, corrections=self.answer,
+                            changed=self.anls < 1.0, breakable=self.anls == 1.0)
 
     @property
     def score_title(self) -> str:
@@ -676,6 +790,7 @@ def concat_tables(tables: Iterable[KIEOutcomes] | Iterable[VQAOutcomes]) -> KIEO
 
     Examples
     --------
+    >>> from rpa_sim.records import VQARecord
     >>> records = [VQARecord.model_validate({"id": f"q{i}", "answers": ["12"], "question_type": kind,
     ...            "prediction": {"answer": "12", "confidence": 0.5}}) for i, kind in enumerate("aba")]
     >>> whole = concat_tables([evaluate_vqa(records[:1]), evaluate_vqa(records[1:])])
@@ -707,6 +822,9 @@ def concat_tables(tables: Iterable[KIEOutcomes] | Iterable[VQAOutcomes]) -> KIEO
         merged = {"question_types": types,
                   "question_type": np.concatenate([codes[table.question_type]
                                                    for table, codes in zip(tables, recoded)])}
+    document_types, recoded = _merged_names([table.document_types for table in tables])
+    merged.update(document_types=document_types, document_type=np.concatenate(
+        [codes[table.document_type] for table, codes in zip(tables, recoded)]).astype(np.int32))
     return type(first)(**_concatenated(tables, merged))
 
 
@@ -763,6 +881,7 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
 
     Examples
     --------
+    >>> from rpa_sim.records import VQARecord
     >>> record = VQARecord.model_validate({"id": "q1", "answers": ["12"],
     ...     "prediction": {"answer": "12", "confidence": 0.8}})
     >>> table = evaluate_vqa([record])
@@ -774,9 +893,10 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
     ids, answers, predictions = [], [], []
-    question_types = _Vocabulary()
+    question_types, document_types = _Vocabulary(), _Vocabulary()
     kind_code = {name: code for code, name in enumerate(ANSWER_TYPES)}
-    qtype, atype = array("i"), array("b")
+    qtype, atype, dtype = array("i"), array("b"), array("i")
+    received_at, review_seconds = array("d"), array("d")
     confidence, routing, match, smudge_g, distance, iou = (array("d") for _ in range(6))
     for record in records:
         if record.answers is None or record.prediction is None:
@@ -788,8 +908,11 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         answers.append(record.answers)
         predictions.append(predicted.answer)
         qtype.append(question_types.code(record.question_type or ""))
+        dtype.append(document_types.code(record.document_type or ""))
+        received_at.append(_epoch_seconds(record.received_at))
+        review_seconds.append(math.nan if record.review_seconds is None else record.review_seconds)
         atype.append(kind_code[result.answer_type])
-        confidence.append(predicted.confidence)
+        confidence.append(math.nan if predicted.confidence is None else predicted.confidence)
         given = predicted.grounding if predicted.grounding is not None and grounding != "compute" else np.nan
         routing.append(result.locatability if np.isnan(given) and grounding != "given" else given)
         match.append(result.match)
@@ -817,6 +940,10 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         absolute_deviation=deviation,
         prediction=np.array(predictions, dtype=_STRINGS),
         answer=np.array([a[0] for a in answers], dtype=_STRINGS),
+        document_types=document_types.names(),
+        document_type=_column(dtype, np.int32),
+        received_at=_column(received_at),
+        review_seconds=_column(review_seconds),
         alpha=alpha,
         weight=weight,
         threshold=threshold,

@@ -24,18 +24,95 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from typing import Any, TextIO, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TextIO, TypeVar
 
-__all__ = ["reporting", "stage", "track"]
+__all__ = ["reporting", "listening", "StageEvent", "stage", "track"]
 
 Item = TypeVar("Item")
 
-# The open Rich Progress of the running command, if any.
-_ACTIVE: ContextVar[Any] = ContextVar("rpa_sim_progress", default=None)
+
+@dataclass(frozen=True)
+class StageEvent:
+    """A change of a stage, as :func:`listening` passes it on: ``done`` of ``total`` (None when unknown)
+    units; ``finished`` once the stage is over."""
+
+    description: str
+    done: int
+    total: int | None
+    finished: bool = False
+
+
+class _Display(Protocol):
+    """Where the stages of the running command go: Rich bars, or a listener."""
+
+    def opened(self, description: str, total: int | None) -> Any: ...
+
+    def advanced(self, task: Any, amount: int) -> None: ...
+
+    def closed(self, task: Any) -> None: ...
+
+
+# Where the stages of the running command go, if anywhere.
+_ACTIVE: ContextVar[_Display | None] = ContextVar("rpa_sim_progress", default=None)
 
 
 def _ignore(amount: int = 1) -> None:
     """The ``advance`` of a stage nobody sees."""
+
+
+class _Bars:
+    """Rich progress bars, on screen only while a stage runs: what a command prints between or after its
+    stages (results on stdout, messages on stderr) is never drawn over or erased by them."""
+
+    def __init__(self, bars: Any) -> None:
+        self.bars = bars
+
+    def opened(self, description: str, total: int | None) -> Any:
+        task = self.bars.add_task(description, total=total)
+        if not self.bars.live.is_started:
+            self.bars.start()
+        self.bars.refresh()  # shown at once, not at the next tick: a short stage is seen too
+        return task
+
+    def advanced(self, task: Any, amount: int) -> None:
+        self.bars.advance(task, amount)
+
+    def closed(self, task: Any) -> None:
+        self.bars.remove_task(task)
+        if not self.bars.tasks:
+            self.bars.stop()
+
+
+class _Listener:
+    """Stages as :class:`StageEvent` calls of a function."""
+
+    def __init__(self, listener: Callable[[StageEvent], None]) -> None:
+        self.listener = listener
+
+    def opened(self, description: str, total: int | None) -> list[StageEvent]:
+        # a one-item list: the stage's latest event, replaced as it advances
+        event = StageEvent(description, 0, total)
+        self.listener(event)
+        return [event]
+
+    def advanced(self, task: Any, amount: int) -> None:
+        now = task[0]
+        task[0] = StageEvent(now.description, now.done + amount, now.total)
+        self.listener(task[0])
+
+    def closed(self, task: Any) -> None:
+        now = task[0]
+        self.listener(StageEvent(now.description, now.done, now.total, finished=True))
+
+
+@contextlib.contextmanager
+def _showing(display: _Display) -> Iterator[None]:
+    token = _ACTIVE.set(display)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
 
 
 @contextlib.contextmanager
@@ -66,13 +143,27 @@ def reporting(*, stream: TextIO | None = None) -> Iterator[None]:
     bars = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=Console(file=stream), transient=True,
                     redirect_stdout=False, redirect_stderr=False)
-    token = _ACTIVE.set(bars)
     try:
-        yield
+        with _showing(_Bars(bars)):
+            yield
     finally:
-        _ACTIVE.reset(token)
         if bars.live.is_started:
             bars.stop()
+
+
+def listening(listener: Callable[[StageEvent], None]) -> contextlib.AbstractContextManager[None]:
+    """Pass the stages opened inside to ``listener`` (e.g. a dashboard's loading screen) instead of drawing bars.
+
+    Examples
+    --------
+    >>> events = []
+    >>> with listening(events.append):
+    ...     sum(track(range(2), "adding"))
+    1
+    >>> [(e.description, e.done, e.finished) for e in events]
+    [('adding', 0, False), ('adding', 1, False), ('adding', 2, False), ('adding', 2, True)]
+    """
+    return _showing(_Listener(listener))
 
 
 @contextlib.contextmanager
@@ -86,27 +177,19 @@ def stage(description: str, *, total: int | None = None) -> Iterator[Callable[[i
     total : int, optional
         How many units the step has (a bar); unknown when omitted (a count).
     """
-    bars = _ACTIVE.get()
-    if bars is None:
+    display = _ACTIVE.get()
+    if display is None:
         yield _ignore
         return
-    # The bars are on screen only while a stage runs: what a command prints between or after its
-    # stages (results on stdout, messages on stderr) is never drawn over or erased by them.
-    outermost = not bars.live.is_started
-    task = bars.add_task(description, total=total)
-    if outermost:
-        bars.start()
-    bars.refresh()  # shown at once, not at the next tick: a short stage is seen too
+    task = display.opened(description, total)
 
     def advance(amount: int = 1) -> None:
-        bars.advance(task, amount)
+        display.advanced(task, amount)
 
     try:
         yield advance
     finally:
-        bars.remove_task(task)
-        if outermost:
-            bars.stop()
+        display.closed(task)
 
 
 def track(items: Iterable[Item], description: str, *, total: int | None = None) -> Iterator[Item]:

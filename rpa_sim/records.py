@@ -16,10 +16,11 @@ judge (``docs/reading.md``).
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 __all__ = [
     "Box",
@@ -39,9 +40,39 @@ __all__ = [
     "Record",
     "task_of",
     "decode_fast",
+    "has_missing_confidence",
+    "MISSING_CONFIDENCE",
+    "instant",
 ]
 
 UnitInterval = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+
+
+def instant(value: Any) -> datetime | None:
+    """A record's ``received_at``: an ISO 8601 date and time with its UTC offset (``+01:00`` or ``Z``).
+
+    >>> instant("2024-03-04T09:15:00+01:00").timestamp()
+    1709540100.0
+    >>> instant("2024-03-04T09:15:00")
+    Traceback (most recent call last):
+    ...
+    ValueError: '2024-03-04T09:15:00' has no UTC offset: write it as 2024-03-04T09:15:00+01:00 or 2024-03-04T08:15:00Z
+    """
+    if value is None or isinstance(value, datetime) and value.tzinfo is not None:
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"must be an ISO 8601 date and time with a UTC offset (a string such as "
+                         f"2024-03-04T09:15:00+01:00), got {value!r}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO 8601 date and time (such as 2024-03-04T09:15:00+01:00 or "
+                         f"2024-03-04T08:15:00Z)") from None
+    if parsed.tzinfo is None:
+        raise ValueError(f"{value!r} has no UTC offset: write it as 2024-03-04T09:15:00+01:00 or "
+                         f"2024-03-04T08:15:00Z")
+    return parsed
 
 
 class _Model(BaseModel):
@@ -95,10 +126,25 @@ class Entity(_Model):
     value: str
 
 
-class PredictedEntity(Entity):
-    """A predicted ``(key, value)`` pair with its confidence and optional grounding."""
+#: Why a null confidence is refused, and what allows it (a policy's ``missing_confidence``, docs/replay.md).
+MISSING_CONFIDENCE = ("expected a number, got null (a null confidence is allowed only when every policy the command "
+                      "is given sets missing_confidence: review, accept or a number)")
 
-    confidence: UnitInterval
+
+def _confidence_given(value: float | None, info: ValidationInfo) -> float | None:
+    # A null confidence is read as unknown (NaN in the outcome table) unless the reader says that no policy
+    # of the command maps it (context {"missing_confidence": False}): then it is the record's error.
+    if value is None and (info.context or {}).get("missing_confidence") is False:
+        raise ValueError(MISSING_CONFIDENCE)
+    return value
+
+
+class PredictedEntity(Entity):
+    """A predicted ``(key, value)`` pair with its confidence (null: unknown) and optional grounding."""
+
+    confidence: UnitInterval | None
+
+    _confidence = field_validator("confidence")(_confidence_given)
     grounding: UnitInterval | None = None
 
 
@@ -154,6 +200,14 @@ class KIERecord(_Model):
     ground_truth: Extraction | None = None
     prediction: PredictedExtraction | None = None
     document: Document | None = None
+    #: what kind of document it is (``invoice``, ``receipt``...), for per-type thresholds and calibration
+    document_type: str | None = None
+    #: when the document arrived (ISO 8601 with its UTC offset), for the review operation's arrivals
+    received_at: datetime | None = None
+    #: how long its human review took, in seconds, for the operation's handling times
+    review_seconds: Seconds | None = None
+
+    _received_at = field_validator("received_at", mode="before")(instant)
 
 
 class Evidence(_Model):
@@ -166,10 +220,12 @@ class Evidence(_Model):
 
 
 class VQAPrediction(_Model):
-    """A predicted answer with its confidence, optional grounding and evidence boxes."""
+    """A predicted answer with its confidence (null: unknown), optional grounding and evidence boxes."""
 
     answer: str
-    confidence: UnitInterval
+    confidence: UnitInterval | None
+
+    _confidence = field_validator("confidence")(_confidence_given)
     grounding: UnitInterval | None = None
     evidence: list[Evidence] | None = None
 
@@ -184,6 +240,14 @@ class VQARecord(_Model):
     evidence: list[Evidence] | None = None
     question_type: str | None = None
     document: Document | None = None
+    #: the kind of document the question is asked on, for per-type thresholds and calibration
+    document_type: str | None = None
+    #: when the question arrived (ISO 8601 with its UTC offset), for the review operation's arrivals
+    received_at: datetime | None = None
+    #: how long its human review took, in seconds, for the operation's handling times
+    review_seconds: Seconds | None = None
+
+    _received_at = field_validator("received_at", mode="before")(instant)
 
 
 Record = Union[KIERecord, VQARecord]
@@ -227,11 +291,18 @@ def task_of(raw: dict[str, Any]) -> Literal["kie", "vqa"] | None:
 
 _FastUnit = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 _FastPositive = Annotated[float, msgspec.Meta(gt=0.0)]
+_FastSeconds = Annotated[float, msgspec.Meta(ge=0.0)]
 
 
 class _Fast(msgspec.Struct, forbid_unknown_fields=True, frozen=True, gc=False):
     # gc=False: records hold no reference cycles, and untracked objects keep collections short
     pass
+
+
+def _fast_instant(record: Any) -> None:
+    # the models' own parser, so that both accept the same texts and give the same instant
+    if record.received_at is not None:
+        msgspec.structs.force_setattr(record, "received_at", instant(record.received_at))
 
 
 def _fast_box(box: Box) -> None:
@@ -267,7 +338,7 @@ class _FastEntity(_Fast):
 class _FastPredictedEntity(_Fast):
     key: str
     value: str
-    confidence: _FastUnit
+    confidence: Union[_FastUnit, None]
     grounding: Union[_FastUnit, None] = None
 
 
@@ -309,6 +380,12 @@ class _FastKIERecord(_Fast):
     ground_truth: Union[_FastExtraction, None] = None
     prediction: Union[_FastPredictedExtraction, None] = None
     document: Union[_FastDocument, None] = None
+    document_type: Union[str, None] = None
+    received_at: Union[str, None] = None
+    review_seconds: Union[_FastSeconds, None] = None
+
+    def __post_init__(self) -> None:
+        _fast_instant(self)
 
 
 class _FastEvidence(_Fast):
@@ -321,7 +398,7 @@ class _FastEvidence(_Fast):
 
 class _FastVQAPrediction(_Fast):
     answer: str
-    confidence: _FastUnit
+    confidence: Union[_FastUnit, None]
     grounding: Union[_FastUnit, None] = None
     evidence: Union[list[_FastEvidence], None] = None
 
@@ -334,9 +411,32 @@ class _FastVQARecord(_Fast):
     evidence: Union[list[_FastEvidence], None] = None
     question_type: Union[str, None] = None
     document: Union[_FastDocument, None] = None
+    document_type: Union[str, None] = None
+    received_at: Union[str, None] = None
+    review_seconds: Union[_FastSeconds, None] = None
+
+    def __post_init__(self) -> None:
+        _fast_instant(self)
 
 
 _FAST_DECODERS = {"kie": msgspec.json.Decoder(_FastKIERecord), "vqa": msgspec.json.Decoder(_FastVQARecord)}
+
+
+def has_missing_confidence(record: Any) -> bool:
+    """Whether a record (a model or a fast-path struct) has a prediction with a null confidence.
+
+    Examples
+    --------
+    >>> has_missing_confidence(decode_fast("vqa", '{"id": "q", "prediction": {"answer": "1", "confidence": null}}'))
+    True
+    """
+    prediction = getattr(record, "prediction", None)
+    if prediction is None:
+        return False
+    if isinstance(record, (VQARecord, _FastVQARecord)):
+        return prediction.confidence is None
+    return any(entity.confidence is None for entity in prediction.entities) or any(
+        entity.confidence is None for group in prediction.groups for entity in group.entities)
 
 
 def decode_fast(task: Literal["kie", "vqa"], text: str | bytes) -> Any:

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]
 
 #: Every plot a report can hold, in the order of the report: its id and PNG file stem.
-PLOT_NAMES = ("tradeoff", "cost", "calibration", "smudge-alpha")
+PLOT_NAMES = ("tradeoff", "cost", "calibration", "smudge-alpha", "monitoring-intervals", "monitoring-widths",
+              "operations-reviewers", "operations-staffing", "operations-backlog")
 
 # The curated data summary: internal counters (group pairing, deviation sums) would puzzle a reader.
 _DATA_LABELS = {
@@ -202,6 +203,14 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     if "smudge-alpha" in figures:
         parts += _smudge_section(summary, figures)
     parts += _optimized_section(summary, metric)
+    if "monitoring" in summary:  # only with the scenario's monitoring section: other reports keep their bytes
+        from rpa_sim.report_monitoring import monitoring_section  # noqa: PLC0415
+
+        parts += monitoring_section(summary, figures)
+    if "operations" in summary:  # only with the scenario's operations section: other reports keep their bytes
+        from rpa_sim.report_operations import operations_section  # noqa: PLC0415
+
+        parts += operations_section(summary, figures)
     parts += _provenance_section(result, scenario_source)
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
@@ -456,6 +465,9 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
     header = ["policy", "AUC"]
     for target in targets:
         header += [f"auto-rate at {target}", f"τ at {target}"]
+    rejecting = any("rejected" in p for p in summary["policies"])  # a policy with a reject band
+    if rejecting:
+        header.append("rejected")
     if has_costs:
         header += [f"best cost{unit}", "τ at best cost", f"saves vs review-all{unit}", f"saves vs review-none{unit}"]
     header += ["certified τ", "dominated by"]
@@ -469,6 +481,9 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
             point = policy["operating_points"].get(target)
             row += [num(None if point is None else point[key]) for key in ("auto_rate", "threshold")]
             value += [None if point is None else point["auto_rate"], None]
+        if rejecting:
+            row.append(num(policy.get("rejected", 0), 0))
+            value.append(None)
         if has_costs:
             best = policy["cost_optimum"]
             row += [money(best["cost"]), num(best["threshold"]), money(best["savings_vs_review_all"]),
@@ -539,6 +554,9 @@ def _comparison_legend(summary: dict[str, Any], metric: str, targets: list[str])
             (f"τ at {' / '.join(targets)}", "the threshold giving that auto-rate, on the quantity the policy "
              "sweeps (confidence, or grounding)."),
         ]
+    if any("rejected" in p for p in summary["policies"]):
+        entries.append(("rejected", "the predictions the policy's reject band (reject_if) takes out of the automated "
+                                    "flow, neither reviewed nor accepted; the same at every threshold."))
     if summary["costs"] is not None:
         entries += [
             ("best cost", f"the lowest total of review and error costs over the swept thresholds, "
@@ -639,7 +657,22 @@ def _calibration_section(summary: dict[str, Any], figures: dict[str, Figure]) ->
         "better for both).</p>",
         _table(["measure", "value"], rows, table_id="calibration"),
         _figure_html(figures["calibration"], "calibration", "Reliability diagram: confidence against accuracy."),
+        *_calibration_groups(calibration),
     ]
+
+
+def _calibration_groups(calibration: dict[str, Any]) -> list[str]:
+    """The ECE per document type (when records name one) and per field: where the confidence can be trusted."""
+    parts = []
+    for by, key in (("document type", "by_document_type"), ("field", "by_field")):
+        groups = calibration.get(key)
+        if groups:
+            rows = [(group["name"] or "(none)", f"{group['predictions']:,}", num(group["mean_confidence"]),
+                     num(group["accuracy"]), num(group["ece_equal_width"]), num(group["ece_equal_mass"]))
+                    for group in groups]
+            parts.append(_table([by, "predictions", "mean confidence", "share right", "ECE, equal-width",
+                                 "ECE, equal-mass"], rows, table_id=f"calibration-by-{by.replace(' ', '-')}"))
+    return parts
 
 
 def _smudge_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
@@ -757,7 +790,8 @@ def _sha256(path: Path) -> str | None:
 
 def _figures(result: ScenarioResult) -> dict[str, Figure]:
     """Every plot of the report by name: the trade-off plot only with predictions, the cost plot only with
-    costs, the calibration plot only with predictions, the alpha plot only for VQA with OCR."""
+    costs, the calibration plot only with predictions, the alpha plot only for VQA with OCR, the monitoring plots
+    only with the scenario's monitoring section."""
     summary = result.summary
     found = recommend(summary)
     figures = {"tradeoff": _tradeoff_figure(result, found)} if summary["data"]["predictions"] else {}
@@ -769,6 +803,14 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
         smudge = _smudge_figure(result.table, result.scenario.alpha)
         if smudge is not None:
             figures["smudge-alpha"] = smudge
+    if "monitoring" in summary:
+        from rpa_sim.report_monitoring import monitoring_figures  # noqa: PLC0415
+
+        figures.update(monitoring_figures(summary))
+    if "operations" in summary:
+        from rpa_sim.report_operations import operations_figures  # noqa: PLC0415
+
+        figures.update(operations_figures(summary))
     return figures
 
 

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.costs import CostModel
+from rpa_sim.monitoring.study import MonitoringSpec
+from rpa_sim.operations.spec import OperationsSpec
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import parse_thresholds
 from rpa_sim.yamlfile import read_yaml, validated
@@ -34,6 +36,9 @@ class _Strict(BaseModel):
 class DataSpec(_Strict):
     """Records from a file (``file``, optionally ``predictions``) or from a generator (``generate``).
 
+    ``file`` may be a folder or a glob of shards (:mod:`rpa_sim.sources`);
+    ``scheduler`` evaluates them on Dask (``rpa-sim run --scheduler`` overrides it).
+
     ``settings`` are the generator's (:class:`~rpa_sim.generators.ReceiptSettings`
     or :class:`~rpa_sim.generators.DocVQASettings`), naming only what they change.
     """
@@ -44,11 +49,19 @@ class DataSpec(_Strict):
     n: Annotated[int, Field(ge=1)] = 500
     seed: Annotated[int, Field(ge=0)] = 0
     settings: dict[str, Any] = {}
+    #: a Dask scheduler whose workers evaluate the file's shards (rpa_sim.distributed; docs/scale.md)
+    scheduler: str | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> DataSpec:
         if (self.file is None) == (self.generate is None):
             raise ValueError("data needs exactly one of file or generate")
+        if self.scheduler is not None:
+            from rpa_sim.distributed import parse_scheduler  # noqa: PLC0415
+
+            if self.file is None:
+                raise ValueError("scheduler goes with file")
+            parse_scheduler(self.scheduler)
         if self.predictions is not None and self.file is None:
             raise ValueError("predictions go with file")
         if self.settings and self.generate is None:
@@ -81,6 +94,10 @@ class Scenario(_Strict):
     replicates: Annotated[int, Field(ge=0)] = 0
     seed: Annotated[int, Field(ge=0)] = 0
     alpha: Annotated[float, Field(ge=0.0, le=1.0)] = 0.25
+    #: production monitoring: replayed days, audits and the estimators' coverage (docs/monitoring.md)
+    monitoring: MonitoringSpec | None = None
+    #: the review operation: arrivals, reviewers, service level (docs/operations.md)
+    operations: OperationsSpec | None = None
 
 
 def bundled_scenarios() -> dict[str, Traversable]:

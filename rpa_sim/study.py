@@ -30,7 +30,8 @@ from rpa_sim.generators import (
     generate_docvqa,
     generate_receipts,
 )
-from rpa_sim.metrics.calibration import aurc, is_correct, reliability_table
+from rpa_sim.metrics.calibration import aurc, calibration_per_group, is_correct, reliability_table
+from rpa_sim.operations.study import operation_model, operations_summary, priced
 from rpa_sim.outcomes import OutcomeTable
 from rpa_sim.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.scenario import CertifySpec, Scenario
@@ -38,7 +39,8 @@ from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
 from rpa_sim.tuning import optimized_policy
 from rpa_sim.yamlfile import validated
 
-__all__ = ["ScenarioResult", "run_scenario", "run_study", "write_outputs", "comparison_table", "certify_policy"]
+__all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data", "write_outputs",
+           "comparison_table", "certify_policy"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class ScenarioResult:
     base: Path | None = None
 
 
-def _policies(scenario: Scenario, base: Path) -> list[Policy]:
+def scenario_policies(scenario: Scenario, base: Path) -> list[Policy]:
+    """The scenario's policies, loaded (names relative to ``base``); their names must differ. Raises InputError."""
     policies = []
     for entry in scenario.policies:
         if isinstance(entry, dict):
@@ -71,7 +74,11 @@ def _policies(scenario: Scenario, base: Path) -> list[Policy]:
     return policies
 
 
-def _evaluate(scenario: Scenario, base: Path, source: str) -> OutcomeTable:
+def evaluate_scenario_data(scenario: Scenario, base: Path, source: str, *,
+                           missing_confidence: bool = False) -> OutcomeTable:
+    """The scenario's data as an outcome table: generated, read from records or from a table file (paths relative to
+    ``base``); ``source`` names the scenario in error messages. A null confidence is read (as unknown) only with
+    ``missing_confidence``: when every policy says what to do with it. Raises InputError."""
     data = scenario.data
     if data.generate == "receipts":
         settings = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
@@ -81,7 +88,11 @@ def _evaluate(scenario: Scenario, base: Path, source: str) -> OutcomeTable:
         return evaluate_records(generate_docvqa(data.n, seed=data.seed, settings=settings), task="vqa",
                                 alpha=scenario.alpha)
     predictions = None if data.predictions is None else base / data.predictions
-    return load_table(base / data.file, predictions=predictions, task=scenario.task, alpha=scenario.alpha).table
+    from rpa_sim.distributed import current_scheduler  # noqa: PLC0415
+
+    # the command's --scheduler, else the scenario's own: the dashboard evaluates a scenario as run does
+    return load_table(base / data.file, predictions=predictions, task=scenario.task, alpha=scenario.alpha,
+                      missing_confidence=missing_confidence, scheduler=current_scheduler() or data.scheduler).table
 
 
 def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
@@ -89,22 +100,26 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
 
     A policy auto-accepts an item exactly when its entry threshold is at least
     ``τ``, so certification runs on the entries. Items the policy always
-    reviews never count as accepted; a budget can force acceptance and voids
-    the guarantee, so budgeted policies are not certified.
+    reviews never count as accepted, nor do items it rejects (they leave the
+    flow: the guarantee is on what is auto-accepted); a budget can force
+    acceptance and voids the guarantee, so budgeted policies are not certified.
     """
     if sweeper.policy.budget is not None:
         return {"threshold": None, "guarantee": "not certified: a review budget can force items through "
                                                "unreviewed, whatever the threshold"}
-    entry = sweeper.compiled.entry
+    kept = ~sweeper.compiled.rejected
+    entry = sweeper.compiled.entry[kept]
     finite = np.isfinite(entry)
     candidates = np.unique(entry[finite])
     if np.any(entry == -np.inf):
         candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
     scores = np.clip(np.where(finite, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
     table = sweeper.table
-    result = certify_threshold(scores, table.errors(), max_error=spec.max_error, delta=spec.delta,
+    units = table.review_units
+    result = certify_threshold(scores, table.errors()[kept], max_error=spec.max_error, delta=spec.delta,
                                calibration_fraction=spec.calibration_fraction, seed=spec.seed,
-                               groups=table.review_units, candidates=candidates if len(candidates) else None)
+                               groups=None if units is None else units[kept],
+                               candidates=candidates if len(candidates) else None)
     certified = {**result.to_dict(), "guarantee": result.guarantee}
     if result.threshold is not None:
         # the policy run in "certified" mode: its figures at the certified threshold
@@ -115,17 +130,23 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
 
 
 def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
-    plain = Policy.model_validate({"name": "baseline", "review_if": {"confidence": "sweep"}})
-    sweeper = Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs)
-    none, everything = (sweeper.at(t) for t in (0.0, 2.0))
+    def at(threshold: float, missing: str) -> dict[str, float]:
+        # predictions without a confidence are left alone when nothing is reviewed, reviewed when everything is
+        plain = Policy.model_validate({"name": "baseline", "review_if": {"confidence": "sweep"},
+                                       "missing_confidence": missing})
+        return Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs).at(threshold)
+
+    none, everything = at(0.0, "accept"), at(2.0, "review")
     return {name: {"metric": point[table.metric_name], "reviewed": point["reviewed"], "cost": point.get("cost")}
             for name, point in (("review_none", none), ("review_all", everything))}
 
 
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
-    policies = _policies(scenario, base)
-    result = run_study(scenario, _evaluate(scenario, base, f"scenario {scenario.name!r}"), policies)
+    policies = scenario_policies(scenario, base)
+    allowed = all(policy.missing_confidence is not None for policy in policies)
+    table = evaluate_scenario_data(scenario, base, f"scenario {scenario.name!r}", missing_confidence=allowed)
+    result = run_study(scenario, table, policies)
     return replace(result, base=base)
 
 
@@ -144,6 +165,8 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy]) -
     exact = curves if isinstance(grid, str) else [sweeper.curve("exact") for sweeper in sweepers]
     dominated_by = pareto(exact)
     baselines = _baselines(table, scenario)
+    operation = None if scenario.operations is None else operation_model(scenario, table)
+    curves, baselines = priced(operation, scenario, table, curves, baselines)  # staffing joins the costs
     summaries = []
     for sweeper, curve, full in zip(sweepers, curves, exact):
         summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines))
@@ -162,6 +185,15 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy]) -
         "policies": summaries,
         "optimized_per_field": _optimized(table, scenario),
     }
+    if any(table.document_types):  # records name their document type: thresholds per (type, field) cell too
+        summary["optimized_per_document_type"] = _optimized(table, scenario, by_document_type=True)
+    if operation is not None:  # absent without the section: the summary stays as it was
+        summary["operations"] = operations_summary(operation, sweepers, summaries)
+    if scenario.monitoring is not None:  # absent without the section: the summary stays as it was
+        from rpa_sim.monitoring.study import monitoring_summary  # noqa: PLC0415
+
+        summary["monitoring"] = monitoring_summary(scenario.monitoring, table, policies, summary,
+                                                   reviewer=scenario.reviewer)
     return ScenarioResult(scenario, table, policies, curves, _json_safe(summary))
 
 
@@ -176,12 +208,16 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def _optimized(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
-    """Per target: the per-field thresholds that automate most, measured by the sweep engine."""
-    plain = Sweeper(table, load_policy("confidence"), reviewer=scenario.reviewer).curve("exact")
+def _optimized(table: OutcomeTable, scenario: Scenario, *, by_document_type: bool = False) -> dict[str, Any]:
+    """Per target: the per-field thresholds (``by_document_type``: per type and field) that automate most,
+    measured by the sweep engine."""
+    # predictions without a confidence are reviewed, as the optimised policies review them
+    plain = Sweeper(table, Policy.model_validate({"name": "confidence", "review_if": {"confidence": "sweep"},
+                                                  "missing_confidence": "review"}),
+                    reviewer=scenario.reviewer).curve("exact")
     found: dict[str, Any] = {}
     for target in scenario.targets:
-        optimized = optimized_policy(table, target, reviewer=scenario.reviewer)
+        optimized = optimized_policy(table, target, reviewer=scenario.reviewer, by_document_type=by_document_type)
         single = operating_point(plain, target)
         entry: dict[str, Any] = {"feasible": optimized.result.feasible, "optimal": optimized.result.optimal,
                                  "best_single_threshold": None if single is None else single.to_dict()}
@@ -195,19 +231,28 @@ def _optimized(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
 
 def _calibration(table: OutcomeTable) -> dict[str, Any]:
     """How well the confidences match the share of right predictions (METRICS.md §7)."""
-    if len(table) == 0:
+    # predictions without a confidence (a policy's missing_confidence) have nothing to calibrate
+    known = ~np.isnan(table.confidence)
+    if not known.any():
         return {}
-    correct = is_correct(table)
-    width = reliability_table(table.confidence, correct, scheme="equal_width")
-    mass = reliability_table(table.confidence, correct, scheme="equal_mass")
+    confidence, correct = table.confidence[known], is_correct(table)[known]
+    width = reliability_table(confidence, correct, scheme="equal_width")
+    mass = reliability_table(confidence, correct, scheme="equal_mass")
     keep = width.count > 0
-    return {
+    found = {
         "ece_equal_width": width.ece,
         "ece_equal_mass": mass.ece,
-        "aurc": aurc(table.confidence, correct),
+        "aurc": aurc(confidence, correct),
         "reliability": {name: getattr(width, name)[keep].tolist()
                         for name in ("lower", "upper", "count", "mean_confidence", "accuracy")},
+        "by_field": calibration_per_group(confidence, correct, table.field_codes[known], table.field_names),
     }
+    if any(table.document_types):  # only when some record names its document type
+        found["by_document_type"] = calibration_per_group(confidence, correct, table.document_type_codes[known],
+                                                          table.document_types)
+    if not known.all():
+        found["without_confidence"] = int(np.count_nonzero(~known))
+    return found
 
 
 def _data_summary(table: OutcomeTable) -> dict[str, Any]:
@@ -229,6 +274,8 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
         "certified": None if scenario.certify is None else certify_policy(sweeper, scenario.certify),
         "dominated_by": dominated_by,
     }
+    if sweeper.policy.reject_if is not None:  # the items its reject band takes out, the same at every τ
+        summary["rejected"] = int(np.count_nonzero(sweeper.compiled.rejected))
     if scenario.costs is not None:
         best = cost_optimum(curve)
         summary["cost_optimum"] = {
@@ -279,6 +326,9 @@ def comparison_table(result: ScenarioResult) -> str:
     summary = result.summary
     metric = summary["metric"]
     header = ["policy", "AUC"] + [f"auto@{t}" for t in summary["targets"]]
+    rejecting = any("rejected" in p for p in summary["policies"])
+    if rejecting:
+        header.append("rejected")
     if summary["costs"] is not None:
         header += ["best cost", "at τ", "saves vs all"]
     header += ["certified τ", "dominated by"]
@@ -286,6 +336,8 @@ def comparison_table(result: ScenarioResult) -> str:
     for p in summary["policies"]:
         row = [p["policy"], _cell(p["auc"])]
         row += [_cell(None if point is None else point["auto_rate"]) for point in p["operating_points"].values()]
+        if rejecting:
+            row.append(f"{p.get('rejected', 0):,}")
         if summary["costs"] is not None:
             best = p["cost_optimum"]
             row += [f"{best['cost']:.2f}", _cell(best["threshold"], 3), f"{best['savings_vs_review_all']:.2f}"]

@@ -26,10 +26,12 @@ from rpa_sim.outcomes import OutcomeTable, table_type
 from rpa_sim.policies import Policy, compile_policy
 from rpa_sim.reviewer import Reviewer
 
-__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "COMMON_COLUMNS"]
+__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "aligned_curves", "COMMON_COLUMNS", "REJECTED"]
 
 #: The columns of every sweep; a task's table class adds its ``sweep_columns`` (FORMATS.md).
 COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
+#: The column of the items a policy's ``reject_if`` takes out of the flow (after ``reviewed``; only when one does).
+REJECTED = "rejected"
 
 
 def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndarray:
@@ -110,6 +112,9 @@ class Curve:
 
     def column_names(self) -> tuple[str, ...]:
         names = COMMON_COLUMNS + table_type(self.task).sweep_columns
+        if REJECTED in self.columns:  # a policy with reject_if: the rejected count beside the reviewed one
+            at = names.index("reviewed") + 1
+            names = names[:at] + (REJECTED,) + names[at:]
         extra = tuple(name for name in self.columns if name not in names and name != "threshold")
         return names + tuple(sorted(extra, key=lambda name: (name != "cost", name)))
 
@@ -123,6 +128,12 @@ class Curve:
         extra = {f"{name}_mc_{stat}": getattr(spread, stat)[name]
                  for name in (self.metric_name, "auto_rate") for stat in ("mean", "std", "low", "high")}
         return Curve(self.policy, self.task, {**self.columns, **extra})
+
+    def with_rejected(self) -> Curve:
+        """The curve with a ``rejected`` column (zeros when its policy rejects nothing), to sit beside one that has it."""
+        if REJECTED in self.columns:
+            return self
+        return Curve(self.policy, self.task, {**self.columns, REJECTED: np.zeros(len(self))})
 
     def rows(self) -> list[dict[str, str | float | None]]:
         """One dict per threshold, in the FORMATS.md column order."""
@@ -157,6 +168,7 @@ def curves_to_csv(curves: Sequence[Curve]) -> str:
 
     if not curves:
         return ""
+    curves = aligned_curves(curves)
     names = curves[0].column_names()
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
@@ -170,7 +182,14 @@ def curves_to_csv(curves: Sequence[Curve]) -> str:
 
 def curves_to_json(curves: Sequence[Curve]) -> str:
     """Curves as one JSON array of row objects."""
-    return json.dumps([row for curve in curves for row in curve.rows()], allow_nan=False)
+    return json.dumps([row for curve in aligned_curves(curves) for row in curve.rows()], allow_nan=False)
+
+
+def aligned_curves(curves: Sequence[Curve]) -> list[Curve]:
+    """The curves, each with a ``rejected`` column when any has one (a policy that rejects nothing: zeros)."""
+    if any(REJECTED in curve.columns for curve in curves):
+        return [curve.with_rejected() for curve in curves]
+    return list(curves)
 
 
 def _csv_cell(value: str | float | None) -> str:
@@ -243,6 +262,12 @@ class Sweeper:
     costs : CostModel, optional
         Adds a ``cost`` column.
 
+    Items the policy rejects (``reject_if``) are never reviewed nor audited;
+    they hold the policy's ``rejected_quality`` (a perfect re-keying, or the
+    prediction) and a ``rejected`` column counts them. The auto-rate is the
+    share neither reviewed nor rejected; a document with a rejected item does
+    not go straight through.
+
     Examples
     --------
     >>> from rpa_sim.outcomes import evaluate_kie
@@ -267,8 +292,11 @@ class Sweeper:
         self.task = table.task
         self.compiled = compile_policy(policy, confidence=table.confidence, grounding=table.grounding,
                                        fields=table.field_codes, field_names=table.field_names,
-                                       units=table.review_units)
+                                       units=table.review_units, document_types=table.document_type_codes,
+                                       document_type_names=table.document_types)
         self.n = len(table)
+        self._rejected = self.compiled.rejected
+        self._rejected_units = _rejected_units(table, self._rejected)
         self._order = np.argsort(self.compiled.entry, kind="stable")
         self._sorted_entry = self.compiled.entry[self._order]
         self._budget = None if policy.budget is None else policy.budget.limit(self.n)
@@ -289,22 +317,36 @@ class Sweeper:
         ``unit_audit`` and ``addition_miss`` are the drawn ones of a Monte Carlo replay (None: in expectation).
         """
         accepted, reviewed = self.table.replay_terms(miss=miss, false_correction=false)
+        rejected = self._rejected
+        if rejected.any():
+            # a rejected item's value is fixed whatever τ: what the policy says rejection yields
+            kept = (self.table.replay_terms(miss=0.0, false_correction=0.0)[1]
+                    if self.policy.rejected_quality == "correct" else accepted)
+            accepted = np.where(rejected, kept, accepted)
+            reviewed = np.where(rejected, kept, reviewed)
         unreviewed = np.concatenate([[0.0], accepted.sum(axis=1)])
-        difference = np.vstack([np.ones(self.n), reviewed - accepted])
+        difference = np.vstack([(~rejected).astype(np.float64), reviewed - accepted])
         units = self.table.review_units
         if units is None:
             return _Quantities(unreviewed, difference, audit)
-        # A unit is opened when routed or when it holds an audited item.
+        # A unit is opened when routed or when it holds an audited item (a rejected item is never audited).
         if unit_audit is None:
-            unit_audit = 1.0 - (1.0 - self.policy.audit) ** np.bincount(units, minlength=self.table.unit_count)
+            auditable = np.bincount(units[~rejected], minlength=self.table.unit_count)
+            unit_audit = 1.0 - (1.0 - self.policy.audit) ** auditable
         if not self.policy.fix_additions:
             added = np.zeros(self.table.unit_count)
         elif addition_miss is None:
             added = self.table.missed_per_unit() * (1.0 - self.reviewer.miss_rate)
         else:
             added = self.table.missed_per_unit() - addition_miss
-        return _Quantities(unreviewed, difference, audit, np.array([unit_audit.sum(), 0.0]),
-                           np.vstack([1.0 - unit_audit, added]))
+        # a whole document rejected and re-keyed correctly holds what the model missed, too
+        rekeyed = (float(self.table.missed_per_unit()[self._rejected_units].sum())
+                   if self.policy.rejects_documents and self.policy.rejected_quality == "correct" else 0.0)
+        # row 2: opened, counted only for documents without a rejected item (the others are touched anyway)
+        clean = ~self._rejected_units
+        return _Quantities(unreviewed, difference, audit,
+                           np.array([unit_audit.sum(), rekeyed, unit_audit[clean].sum()]),
+                           np.vstack([1.0 - unit_audit, added, np.where(clean, 1.0 - unit_audit, 0.0)]))
 
     def _sums(self, q: _Quantities) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Totals with nothing reviewed, and their changes after each step of the selection."""
@@ -368,6 +410,24 @@ class Sweeper:
             routed -= np.bincount(groups[removed[removed >= 0]], minlength=n_groups)
         return routed
 
+    def reviewed_at(self, threshold: float) -> np.ndarray:
+        """Whether each item is sent to review at τ (within the budget; audits aside): one bool per item.
+
+        Document escalation opens whole documents, so every item of an escalated
+        document is in the mask. Without audits the mask counts the curve's
+        reviews: ``reviewed_at(τ).sum() == at(τ)["reviewed"]``.
+
+        Examples
+        --------
+        >>> from rpa_sim.outcomes import evaluate_kie
+        >>> from rpa_sim.policies import load_policy
+        >>> from rpa_sim.generators import generate_receipts
+        >>> sweeper = Sweeper(evaluate_kie(generate_receipts(20, seed=1)), load_policy("document-escalation"))
+        >>> int(sweeper.reviewed_at(0.9).sum()) == sweeper.at(0.9)["reviewed"]
+        True
+        """
+        return self.routed_per_group(np.arange(self.n), self.n, threshold) > 0
+
     def replicate(self, replicates: int, *, seed: int, grid: str | Sequence[float] | np.ndarray = "exact") -> Spread:
         """Monte Carlo replays: audits, misses and false corrections drawn, ``replicates`` times.
 
@@ -401,26 +461,39 @@ class Sweeper:
         if units is None:
             return self._quantities(audit, miss, false, unit_audit=None, addition_miss=None)
         unit_audit = np.zeros(self.table.unit_count)
-        np.maximum.at(unit_audit, units, audit)
+        np.maximum.at(unit_audit, units, np.where(self._rejected, 0.0, audit))
         addition_miss = rng.binomial(self.table.missed_per_unit(), r.miss_rate).astype(np.float64)
         return self._quantities(audit, miss, false, unit_audit=unit_audit, addition_miss=addition_miss)
 
     def _metrics(self, sums: np.ndarray, unit_sums: np.ndarray) -> dict[str, np.ndarray]:
         n = self.n
         reviewed = sums[:, 0]
+        rejected = float(np.count_nonzero(self._rejected))
+        rejected_units = float(np.count_nonzero(self._rejected_units))
         if self.table.review_units is None:  # every item is its own unit
-            opened, added = reviewed, np.zeros(len(sums))
+            opened, added, touched = reviewed, np.zeros(len(sums)), reviewed + rejected
         else:
-            opened, added = unit_sums[:, 0], unit_sums[:, 1]
-        auto_rate = 1.0 - reviewed / n if n else np.full(len(sums), np.nan)
+            opened, added, touched = unit_sums[:, 0], unit_sums[:, 1], unit_sums[:, 2] + rejected_units
+        auto_rate = 1.0 - (reviewed + rejected) / n if n else np.full(len(sums), np.nan)
         figures, residual_errors = self.table.replay_figures(sums[:, 1:], added)
         columns = {"auto_rate": auto_rate, "reviewed": reviewed,
-                   "documents_straight_through": self.table.unit_count - opened, **figures}
+                   "documents_straight_through": self.table.unit_count - touched, **figures}
+        if self.policy.reject_if is not None:
+            columns[REJECTED] = np.full(len(sums), rejected)
         if self.costs is not None:
             columns["cost"] = (reviewed * self.costs.review_price(self.reviewer)
                                + opened * self.costs.document_price(self.reviewer)
-                               + residual_errors * self.costs.per_residual_error)
+                               + residual_errors * self.costs.per_residual_error
+                               + rejected * self.costs.per_rejected + rejected_units * self.costs.per_rejected_document)
         return columns
+
+
+def _rejected_units(table: OutcomeTable, rejected: np.ndarray) -> np.ndarray:
+    """Per review unit, whether it holds a rejected item (without units: per item, whether it is rejected)."""
+    units = table.review_units
+    if units is None:
+        return rejected
+    return np.bincount(units[rejected], minlength=table.unit_count) > 0
 
 
 @dataclass(frozen=True)
@@ -463,7 +536,9 @@ def _selection(sweeper: Sweeper) -> _Selection:
     n = len(order)
     units = sweeper.table.review_units
     limit = sweeper._budget
-    if limit is None or limit >= n or bool(np.all(np.diff(sweeper.table.confidence[order]) >= 0)):
+    # within a budget the least confident go first; an unknown confidence (missing_confidence) before any
+    confidence = np.nan_to_num(sweeper.table.confidence, nan=-np.inf)
+    if limit is None or limit >= n or bool(np.all(np.diff(confidence[order]) >= 0)):
         # Routed items come least confident first: the reviewed set grows as a
         # prefix of the entry order, frozen once the budget is used up.
         reviewed = n if limit is None else min(n, limit)
@@ -478,7 +553,7 @@ def _selection(sweeper: Sweeper) -> _Selection:
             joined = first < reviewed
             doc_added[first[joined]] = units[starts[joined]]
         return _Selection(n, added, None, doc_added, None)
-    return _budget_selection(order, sweeper.compiled.entry, sweeper.table.confidence, units, limit)
+    return _budget_selection(order, sweeper.compiled.entry, confidence, units, limit)
 
 
 def _budget_selection(order: np.ndarray, entry: np.ndarray, confidence: np.ndarray, units: np.ndarray | None,

@@ -97,6 +97,8 @@ class _Column:
     dictionary: bool = False
     # read as indices into a list of names (the fields, the kinds, the labels), not as strings
     coded: bool = False
+    # absent from files written before the column was added: such files still read, with its default
+    optional: bool = False
 
 
 _ARROW_TYPES = {"string": "string", "int32": "int32", "int64": "int64", "double": "float64"}
@@ -115,6 +117,9 @@ _KIE_COLUMNS = (
     _Column("value", "string", ("predicted",), dictionary=True),
     _Column("correction", "string", ("predicted",), dictionary=True),
     *(_Column(name, "int64", ("document",)) for name in DOCUMENT_COUNTS),
+    _Column("document_type", "string", ("document",), dictionary=True, optional=True),
+    _Column("received_at", "double", ("document",), nullable=True, optional=True),
+    _Column("review_seconds", "double", ("document",), nullable=True, optional=True),
 )
 _QUESTION = ("question",)
 _VQA_COLUMNS = (
@@ -132,6 +137,9 @@ _VQA_COLUMNS = (
     _Column("absolute_deviation", "double", _QUESTION, nullable=True),
     _Column("prediction", "string", _QUESTION),
     _Column("answer", "string", _QUESTION),
+    _Column("document_type", "string", _QUESTION, dictionary=True, optional=True),
+    _Column("received_at", "double", _QUESTION, nullable=True, optional=True),
+    _Column("review_seconds", "double", _QUESTION, nullable=True, optional=True),
 )
 _COLUMNS = {"kie": _KIE_COLUMNS, "vqa": _VQA_COLUMNS}
 _ROW_KINDS = {"kie": KIE_KINDS, "vqa": _QUESTION}
@@ -363,6 +371,9 @@ def _kie_arrays(table: KIEOutcomes) -> dict[str, pa.Array]:
         if name in DOCUMENT_COUNTS:
             arrays[name] = spread("int64", pa.array(table.document_counts[:, index], type=pa.int64()),
                                   predicted + missed)
+    arrays["document_type"] = spread("string", _named(table.document_type, table.document_types), predicted + missed)
+    for name in ("received_at", "review_seconds"):
+        arrays[name] = spread("double", _numbers(getattr(table, name)), predicted + missed)
     return arrays
 
 
@@ -370,7 +381,8 @@ def _vqa_arrays(table: VQAOutcomes) -> dict[str, pa.Array]:
     arrays = {"question_id": _strings(table.question_ids),
               "question_type": _named(table.question_type, table.question_types),
               "answer_type": _named(table.answer_type.astype(np.int32), ANSWER_TYPES),
-              "prediction": _strings(table.prediction), "answer": _strings(table.answer)}
+              "prediction": _strings(table.prediction), "answer": _strings(table.answer),
+              "document_type": _named(table.document_type, table.document_types)}
     for column in _VQA_COLUMNS:
         if column.type == "double":
             arrays[column.name] = _numbers(getattr(table, column.name))
@@ -471,7 +483,8 @@ def read_table(path: str | os.PathLike[str], *, expect: Mapping[str, Any] | None
     schema, footer = _footer(path)
     metadata = _parse_metadata(path, schema.metadata)
     metadata.check(path, **dict(expect or {}))
-    columns = _COLUMNS[metadata.task]
+    columns = tuple(column for column in _COLUMNS[metadata.task]
+                    if column.name in schema.names or not column.optional)
     for column in columns:
         if column.name not in schema.names:
             raise InputError(f"not an rpa-sim outcome table: no column {column.name!r}", path=str(path))
@@ -494,14 +507,15 @@ class _Rows:
 
     def __init__(self, path: Path, data: pa.Table, metadata: TableMetadata) -> None:
         self.path, self.data, self.metadata = path, data, metadata
-        self.types = {column.name: column.type for column in _COLUMNS[metadata.task]}
+        present = [column for column in _COLUMNS[metadata.task] if column.name in data.column_names]
+        self.types = {column.name: column.type for column in present}
         kinds = _ROW_KINDS[metadata.task]
         counts = [metadata.rows[kind] for kind in kinds]
         if data.num_rows != sum(counts):
             self.refuse(f"has {data.num_rows} rows, and its metadata says {sum(counts)}")
         bounds = np.cumsum([0, *counts])
         self.ranges = {kind: (int(bounds[i]), int(bounds[i + 1])) for i, kind in enumerate(kinds)}
-        for column in _COLUMNS[metadata.task]:
+        for column in present:
             for kind, (start, stop) in self.ranges.items():
                 nulls = data.column(column.name).slice(start, stop - start).null_count
                 if kind in column.kinds and nulls and not column.nullable:
@@ -544,6 +558,23 @@ class _Rows:
 
     def strings(self, name: str, *kinds: str) -> np.ndarray:
         return np.array(self.column(name, *kinds).to_pylist(), dtype=_STRINGS)
+
+    def optional_numbers(self, name: str, kind: str) -> np.ndarray:
+        """:meth:`numbers` of one kind of rows; all NaN for an optional column the file lacks (an older file)."""
+        if name not in self.types:
+            return np.full(self.metadata.rows[kind], np.nan)
+        return self.numbers(name, kind)
+
+    def document_types(self, kind: str) -> tuple[tuple[str, ...], np.ndarray]:
+        """The ``document_type`` names in order of first appearance, and each row's code (all ``""`` in older files)."""
+        rows = self.metadata.rows[kind]
+        if "document_type" not in self.types:
+            return ("",) if rows else (), np.zeros(rows, dtype=np.int32)
+        names, first, codes = np.unique(self.strings("document_type", kind), return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        return tuple(names[order].tolist()), rank[codes]
 
 
 def _values(chunk: pa.Array, dtype: type) -> np.ndarray:
@@ -602,6 +633,9 @@ def _kie_table(rows: _Rows) -> KIEOutcomes:
         addition_document=addition_document,
         addition_key=key[predicted:],
         document_counts=counts,
+        **dict(zip(("document_types", "document_type"), rows.document_types("document"))),
+        received_at=rows.optional_numbers("received_at", "document"),
+        review_seconds=rows.optional_numbers("review_seconds", "document"),
         counts=KIEvalCounts(**metadata.counts),
         value_match=metadata.settings["value_match"],  # type: ignore[arg-type]
     )
@@ -609,7 +643,7 @@ def _kie_table(rows: _Rows) -> KIEOutcomes:
 
 def _vqa_table(rows: _Rows) -> VQAOutcomes:
     settings = rows.metadata.settings
-    scores = {column.name: rows.numbers(column.name, "question") for column in _VQA_COLUMNS
+    scores = {column.name: rows.optional_numbers(column.name, "question") for column in _VQA_COLUMNS
               if column.type == "double"}
     return VQAOutcomes(
         question_ids=rows.strings("question_id", "question"),
@@ -618,6 +652,7 @@ def _vqa_table(rows: _Rows) -> VQAOutcomes:
         answer_type=rows.codes("answer_type", ANSWER_TYPES).astype(np.int8),
         prediction=rows.strings("prediction", "question"),
         answer=rows.strings("answer", "question"),
+        **dict(zip(("document_types", "document_type"), rows.document_types("question"))),
         alpha=float(settings["alpha"]), weight=float(settings["weight"]), threshold=float(settings["threshold"]),
         **scores,
     )

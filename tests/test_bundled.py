@@ -22,7 +22,7 @@ DECOY = "name: decoy\ndescription: A local file named like a bundled policy.\nre
                                                        ("scenario", "scenarios", bundled_scenarios)])
 def test_bundled_names_are_the_yaml_files_of_the_package_folder(kind, folder, listing):
     on_disk = sorted(path.stem for path in (PACKAGE_DATA / folder).glob("*.yaml"))
-    assert bundled_names(kind) == list(listing()) == on_disk and len(on_disk) == 6
+    assert bundled_names(kind) == list(listing()) == on_disk and len(on_disk) == {"policy": 10, "scenario": 7}[kind]
     for name, file in bundled_files(kind).items():
         assert file.read_text(encoding="utf-8") == (PACKAGE_DATA / folder / f"{name}.yaml").read_text(encoding="utf-8")
 
@@ -63,12 +63,13 @@ def test_unknown_name_lists_the_bundled_names(tmp_path, monkeypatch):
         load_scenario("receipts-dmeo")
     assert str(error.value) == ("no scenario file or bundled scenario named 'receipts-dmeo' (bundled: "
                                 "certified-threshold, cost-benefit, docvqa-demo, imperfect-reviewer, "
-                                "policy-comparison, receipts-demo)")
+                                "operations-day, policy-comparison, receipts-demo)")
     with pytest.raises(InputError) as error:
         load_policy("rules/strict.yaml")
     assert str(error.value) == ("no policy file or bundled policy named 'rules/strict.yaml' (bundled: "
-                                "audited-budget, confidence, document-escalation, grounding-gate, "
-                                "grounding-sweep, per-field)")
+                                "audited-budget, confidence, document-confidence-mean, document-escalation, "
+                                "grounding-gate, grounding-sweep, missing-confidence-review, per-document-type, "
+                                "per-field, reject-band)")
 
 
 def test_a_bare_name_that_is_a_local_file_says_how_to_read_it(tmp_path, monkeypatch):
@@ -76,7 +77,7 @@ def test_a_bare_name_that_is_a_local_file_says_how_to_read_it(tmp_path, monkeypa
     Path("strict").write_text(DECOY)
     with pytest.raises(InputError) as error:
         load_policy("strict")
-    assert str(error.value).endswith("per-field); to read the file 'strict', write it as a path: ./strict")
+    assert str(error.value).endswith("reject-band); to read the file 'strict', write it as a path: ./strict")
     assert load_policy("./strict").name == "decoy"
 
 

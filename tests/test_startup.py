@@ -39,3 +39,21 @@ def test_version_help_and_usage_errors_import_nothing_heavy(argv):
             "print(json.dumps(sorted(sys.modules)))")
     loaded = loaded_after(code)
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
+
+
+def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp_path):
+    # issue 10: from a table, score's time is reading the file; the records' models and the worker pools stay out
+    from rpa_sim.data import evaluate_records
+    from rpa_sim.records import KIERecord
+    from rpa_sim.tablefile import write_table
+
+    record = KIERecord.model_validate({"id": "r1", "ground_truth": {"entities": [{"key": "total", "value": "9.50"}]},
+                                       "prediction": {"entities": [{"key": "total", "value": "9.50",
+                                                                    "confidence": 0.9}]}})
+    table_file = tmp_path / "table.parquet"
+    write_table(evaluate_records([record], task="kie", workers=1), table_file)
+    code = (f"import json, sys\nimport rpa_sim.cli\nstatus = rpa_sim.cli.main(['score', {str(table_file)!r}, '--json'])\n"
+            "assert status == 0\nprint(json.dumps(sorted(sys.modules)))")
+    loaded = loaded_after(code)
+    assert {"rpa_sim.outcomes", "rpa_sim.tablefile"} <= loaded
+    assert sorted(loaded & {"rpa_sim.records", "rpa_sim.readers", "rpa_sim.parallel"}) == []

@@ -30,6 +30,24 @@ def test_vqa_records_file(tmp_path):
     assert model.figures(0, 2.0)["anls"] == 1.0
 
 
+@pytest.mark.parametrize("form", ["folder", "glob"])
+def test_a_folder_or_a_glob_of_shards_opens_as_the_one_file_they_split(tmp_path, form):
+    records = list(generate_receipts(30, seed=4))
+    whole = tmp_path / "receipts.jsonl"
+    write_records(records, whole)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for index, start in enumerate(range(0, 30, 8)):
+        write_records(records[start:start + 8], shards / f"part-{index}.jsonl")
+    source = shards if form == "folder" else shards / "part-*.jsonl"
+    model, expected = load_model(str(source)), load_model(str(whole))
+    assert [p.name for p in model.policies] == list(DATA_POLICIES["kie"])
+    for policy in range(len(model.policies)):
+        for threshold in (0.0, 0.5, 0.9, 1.0):
+            assert model.figures(policy, threshold) == expected.figures(policy, threshold)
+    assert model.figures(0, 0.0)["kieval_aligned"] == evaluate_kie(records).counts.kieval_aligned
+
+
 def test_missing_records_file(tmp_path):
     with pytest.raises(InputError, match="no records file"):
         load_model(str(tmp_path / "none.jsonl"))

@@ -70,8 +70,9 @@ def bundled_files(kind: Kind) -> dict[str, Traversable]:
 def bundled_names(kind: Kind) -> list[str]:
     """The names of the bundled files of one kind, sorted.
 
-    >>> bundled_names("policy")
-    ['audited-budget', 'confidence', 'document-escalation', 'grounding-gate', 'grounding-sweep', 'per-field']
+    >>> bundled_names("policy")  # doctest: +NORMALIZE_WHITESPACE
+    ['audited-budget', 'confidence', 'document-confidence-mean', 'document-escalation', 'grounding-gate',
+     'grounding-sweep', 'missing-confidence-review', 'per-document-type', 'per-field', 'reject-band']
     """
     return list(bundled_files(kind))
 

@@ -20,7 +20,8 @@ from scipy.stats import rankdata
 from rpa_sim.metrics.checks import binary_labels, confidences, positive_int
 from rpa_sim.outcomes import OutcomeTable
 
-__all__ = ["ReliabilityTable", "reliability_table", "ece", "aurc", "auroc", "is_correct", "Scheme", "Proxy"]
+__all__ = ["ReliabilityTable", "reliability_table", "ece", "aurc", "auroc", "is_correct", "calibration_per_group",
+           "Scheme", "Proxy"]
 
 Scheme = Literal["equal_width", "equal_mass"]
 Proxy = Literal["mean", "upper_edge", "center"]
@@ -288,6 +289,42 @@ def auroc(confidence: ArrayLike, correct: ArrayLike) -> float:
         return float("nan")
     ranks = rankdata(conf, method="average")
     return float((ranks[right].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+
+def calibration_per_group(confidence: ArrayLike, correct: ArrayLike, codes: ArrayLike, names: tuple[str, ...], *,
+                          n_bins: int = 15) -> list[dict[str, str | int | float]]:
+    """ECE (both binnings) and the share right, for each group of predictions (a document type, a field).
+
+    Confidences are often well calibrated on some documents (clean scans) and
+    not on others (phone photos): the corpus ECE averages that away. Each
+    group's figures are those of :func:`reliability_table` on the group's
+    predictions alone (``n_bins`` bins); groups without predictions are left out.
+
+    Returns
+    -------
+    list of dict
+        One per group, in the order of ``names``: ``name``, ``predictions``,
+        ``mean_confidence``, ``accuracy``, ``ece_equal_width``, ``ece_equal_mass``.
+
+    Examples
+    --------
+    >>> rows = calibration_per_group([0.9, 0.9, 0.6, 0.6], [1, 1, 1, 0], [0, 0, 1, 1], ("scan", "photo"))
+    >>> [(row["name"], row["accuracy"], round(row["ece_equal_width"], 2)) for row in rows]
+    [('scan', 1.0, 0.1), ('photo', 0.5, 0.1)]
+    """
+    conf = confidences(confidence, "confidence")
+    right = binary_labels(correct, "correct", len(conf)).astype(bool)
+    group = np.asarray(codes)
+    rows: list[dict[str, str | int | float]] = []
+    for code, name in enumerate(names):
+        mine = group == code
+        if not mine.any():
+            continue
+        width = reliability_table(conf[mine], right[mine], n_bins=n_bins, scheme="equal_width")
+        mass = reliability_table(conf[mine], right[mine], n_bins=n_bins, scheme="equal_mass")
+        rows.append({"name": name, "predictions": int(mine.sum()), "mean_confidence": float(conf[mine].mean()),
+                     "accuracy": float(right[mine].mean()), "ece_equal_width": width.ece, "ece_equal_mass": mass.ece})
+    return rows
 
 
 def is_correct(table: OutcomeTable) -> np.ndarray:

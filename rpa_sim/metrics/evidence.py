@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rpa_sim.records import Evidence
-
 __all__ = ["box_iou", "evidence_iou"]
 
-EvidenceLike = Evidence | tuple[int, Sequence[float]]
+if TYPE_CHECKING:
+    from rpa_sim.records import Evidence
+
+    EvidenceLike = Evidence | tuple[int, Sequence[float]]
 
 
 def box_iou(a: ArrayLike, b: ArrayLike) -> float | np.ndarray:
@@ -112,7 +114,7 @@ def evidence_iou(ground_truth: Sequence[EvidenceLike], predicted: Sequence[Evide
 def _by_page(items: Sequence[EvidenceLike], name: str) -> dict[int, list[Sequence[float]]]:
     pages: defaultdict[int, list[Sequence[float]]] = defaultdict(list)
     for item in items:
-        page, box = (item.page, item.bbox) if isinstance(item, Evidence) else item
+        page, box = (item.page, item.bbox) if hasattr(item, "bbox") else item
         if isinstance(page, bool) or not isinstance(page, (int, np.integer)) or page < 0:
             raise ValueError(f"{name}: a page must be an integer >= 0, got {page!r}")
         pages[int(page)].append(box)

@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from operator import attrgetter
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from rpa_sim.records import Entity, Extraction, PredictedExtraction
 from rpa_sim.text import nls_bounded, nls_matrix
+
+if TYPE_CHECKING:
+    # the records' models (pydantic) are only named here: reading an outcome table file never imports them
+    from rpa_sim.records import Entity, Extraction, PredictedExtraction
 
 __all__ = [
     "CORRECT",
@@ -453,9 +456,10 @@ class _Labels:
         for j in truth:
             remaining[gt_values[j]] = remaining.get(gt_values[j], 0) + 1
         # When a value is predicted more often than the ground truth has it, the
-        # most confident copies are the correct ones (ties: earlier position).
+        # most confident copies are the correct ones (ties: earlier position; a
+        # copy without a confidence, allowed by a policy's missing_confidence, comes last).
         leftover_pred = []
-        for i in sorted(predicted, key=lambda i: (-self.confidences[i], i)):
+        for i in sorted(predicted, key=lambda i: (self.confidences[i] is None, -(self.confidences[i] or 0.0), i)):
             if remaining.get(pred_values[i], 0) > 0:
                 remaining[pred_values[i]] -= 1
                 self.correct(i)
@@ -526,6 +530,7 @@ def evaluate_document(ground_truth: Extraction, prediction: PredictedExtraction,
     --------
     KIEval Fig. 3, scenario 2: one wrong value is one substitution.
 
+    >>> from rpa_sim.records import Extraction, PredictedExtraction
     >>> gt = Extraction.model_validate({"entities": [{"key": "menu.nm", "value": "Americano"},
     ...                                              {"key": "menu.nm", "value": "Latte"}]})
     >>> pr = PredictedExtraction.model_validate({"entities": [
@@ -589,6 +594,7 @@ def kieval(documents: Iterable[tuple[Extraction, PredictedExtraction]], *,
 
     Examples
     --------
+    >>> from rpa_sim.records import Extraction, PredictedExtraction
     >>> gt = Extraction.model_validate({"entities": [{"key": "total", "value": "10.00"}]})
     >>> pr = PredictedExtraction.model_validate({"entities": [{"key": "total", "value": "10.0", "confidence": 1}]})
     >>> kieval([(gt, pr), (gt, pr)]).substitutions

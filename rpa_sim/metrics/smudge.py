@@ -13,15 +13,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from rpa_sim.grounding import LOCATION_THRESHOLD, locate_many
 from rpa_sim.metrics.anls import anls_question
-from rpa_sim.records import Document
 from rpa_sim.text import nls_bounded, normalize, parse_number
+
+if TYPE_CHECKING:
+    from rpa_sim.records import Document
 
 __all__ = [
     "AnswerType",

@@ -34,7 +34,7 @@ from rpa_sim.monitoring.estimators import METHODS, estimate
 from rpa_sim.monitoring.replay import Replayer
 from rpa_sim.reviewer import Reviewer
 
-__all__ = ["CoverageRow", "measure_coverage", "coverage_markdown"]
+__all__ = ["CoverageRow", "DailyEstimates", "replay_days", "measure_coverage", "coverage_markdown"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,95 @@ class CoverageRow:
     naive_bias: float
 
 
-def _mean(values: list[float]) -> float:
-    return float(np.mean(values)) if values else math.nan
+def _mean(values: np.ndarray) -> float:
+    """The mean of the defined (not NaN) values; NaN when none is."""
+    defined = values[~np.isnan(values)]
+    return float(np.mean(defined)) if len(defined) else math.nan
+
+
+@dataclass(frozen=True, eq=False)
+class DailyEstimates:
+    """What each of ``days`` replayed days gave, per method: the interval of the auto-accepted error rate.
+
+    Attributes
+    ----------
+    seeds : ndarray of int
+        Day ``i`` was drawn with ``seeds[i]``.
+    truth : float
+        The error rate of the auto-accepted items (the same every day).
+    confidence_level : float
+    estimate, low, high : dict of str to ndarray of float
+        Per method, each day's estimate (NaN when undefined) and interval.
+    quality_covered : dict of str to ndarray of bool
+        Per method, whether the day's post-correction quality interval holds the day's true quality.
+    naive : ndarray of float
+        Each day's naive figure (the error share of reviewed rows; NaN without reviews).
+    """
+
+    seeds: np.ndarray
+    truth: float
+    confidence_level: float
+    estimate: dict[str, np.ndarray]
+    low: dict[str, np.ndarray]
+    high: dict[str, np.ndarray]
+    quality_covered: dict[str, np.ndarray]
+    naive: np.ndarray
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self.estimate)
+
+    def covered(self, method: str) -> np.ndarray:
+        """Whether each day's interval holds the truth."""
+        return (self.low[method] <= self.truth) & (self.truth <= self.high[method])
+
+    def row(self, method: str, *, reviewer: str = "perfect") -> CoverageRow:
+        """The days summed up for one method: coverage, mean width, biases."""
+        days = len(self.seeds)
+        share = float(np.mean(self.covered(method)))
+        return CoverageRow(reviewer, method, days, self.confidence_level, self.truth, share,
+                           math.sqrt(share * (1 - share) / days), float(np.mean(self.high[method] - self.low[method])),
+                           _mean(self.estimate[method] - self.truth), float(np.mean(self.quality_covered[method])),
+                           _mean(self.naive - self.truth))
+
+
+def _number(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def replay_days(replayer: Replayer, *, days: int, seed: int, reviewer: Reviewer | None = None,
+                methods: Sequence[str] = METHODS, confidence_level: float = 0.95) -> DailyEstimates:
+    """Replay ``days`` days (day ``i`` with seed ``seed + i``) and estimate each with every method.
+
+    Raises
+    ------
+    ValueError
+        When ``days`` is below 1, ``methods`` is empty, or the policy reviews
+        every item (no auto-accepted item to estimate the error rate of).
+    """
+    if days < 1:
+        raise ValueError(f"days must be at least 1, got {days!r}")
+    if not methods:
+        raise ValueError("methods must name at least one method, got none")
+    if replayer.reviewed.all():
+        raise ValueError("the policy reviews every item: no auto-accepted item to estimate the error rate of")
+    reviewer = reviewer or Reviewer()
+    # the routes do not depend on the draws: every day has the same accepted items, hence the same truth
+    truth = float(replayer.errors[~replayer.reviewed].mean())
+    shape = {method: np.empty(days) for method in methods}
+    point, low, high = ({m: v.copy() for m, v in shape.items()} for _ in range(3))
+    quality = {method: np.zeros(days, dtype=bool) for method in methods}
+    naive = np.empty(days)
+    for day_index in range(days):
+        day = replayer.day(seed=seed + day_index, reviewer=reviewer)
+        for method in methods:
+            result = estimate(day.log, method=method, confidence_level=confidence_level)
+            interval, output = result.auto_error, result.post_correction_quality
+            point[method][day_index] = _number(interval.estimate)
+            low[method][day_index], high[method][day_index] = interval.low, interval.high
+            quality[method][day_index] = output.low <= day.quality <= output.high
+        naive[day_index] = _number(result.naive)  # the same figure whatever the method
+    return DailyEstimates(seed + np.arange(days), truth, confidence_level, point, low, high, quality, naive)
 
 
 def measure_coverage(replayer: Replayer, *, days: int, seed: int, reviewers: Mapping[str, Reviewer] | None = None,
@@ -103,39 +190,12 @@ def measure_coverage(replayer: Replayer, *, days: int, seed: int, reviewers: Map
     list of CoverageRow
         One per reviewer and method, in the order given.
     """
-    if days < 1:
-        raise ValueError(f"days must be at least 1, got {days!r}")
-    if not methods:
-        raise ValueError("methods must name at least one method, got none")
-    if replayer.reviewed.all():
-        raise ValueError("the policy reviews every item: no auto-accepted item to estimate the error rate of")
     reviewers = {"perfect": Reviewer()} if reviewers is None else reviewers
-    # the routes do not depend on the draws: every day has the same accepted items, hence the same truth
-    truth = float(replayer.errors[~replayer.reviewed].mean())
     rows = []
     for name, reviewer in reviewers.items():
-        covered: dict[str, list[bool]] = {method: [] for method in methods}
-        widths: dict[str, list[float]] = {method: [] for method in methods}
-        errors: dict[str, list[float]] = {method: [] for method in methods}
-        quality: dict[str, list[bool]] = {method: [] for method in methods}
-        naive: list[float] = []
-        for day_index in range(days):
-            day = replayer.day(seed=seed + day_index, reviewer=reviewer)
-            for method in methods:
-                result = estimate(day.log, method=method, confidence_level=confidence_level)
-                interval, output = result.auto_error, result.post_correction_quality
-                covered[method].append(interval.low <= truth <= interval.high)
-                widths[method].append(interval.high - interval.low)
-                if interval.estimate is not None:
-                    errors[method].append(interval.estimate - truth)
-                quality[method].append(output.low <= day.quality <= output.high)
-            if result.naive is not None:  # the same figure whatever the method
-                naive.append(result.naive - truth)
-        for method in methods:
-            share = float(np.mean(covered[method]))
-            rows.append(CoverageRow(name, method, days, confidence_level, truth, share,
-                                    math.sqrt(share * (1 - share) / days), _mean(widths[method]),
-                                    _mean(errors[method]), float(np.mean(quality[method])), _mean(naive)))
+        daily = replay_days(replayer, days=days, seed=seed, reviewer=reviewer, methods=methods,
+                            confidence_level=confidence_level)
+        rows += [daily.row(method, reviewer=name) for method in methods]
     return rows
 
 

@@ -7,8 +7,10 @@ corrections on routed items. Its log (:class:`~rpa_sim.monitoring.log.Production
 holds what a team would see; the day also keeps the truth the team cannot
 see, so that estimates from the log can be checked.
 
-Routing is the :class:`~rpa_sim.sweep.Sweeper`'s at the threshold (budget
-and document escalation included); the policy's own ``audit`` share is the
+Routing is :meth:`Sweeper.reviewed_at <rpa_sim.sweep.Sweeper.reviewed_at>`
+(budget and document escalation included), and what review writes is
+:meth:`OutcomeTable.review_values <rpa_sim.outcomes.OutcomeTable.review_values>`,
+so replay serves any task the protocol serves; the policy's own ``audit`` share is the
 audit rate unless a rate or a plan is given. Reviewed rows are labelled by
 the imperfect reviewer (a missed error is recorded as correct: the reviewer
 did not see it; a false correction as an error); audits are a second,
@@ -60,40 +62,7 @@ def reviewed_items(table: OutcomeTable, policy: Policy, *, threshold: float) -> 
     """
     if not math.isfinite(threshold):
         raise ValueError(f"threshold must be a finite number, got {threshold!r}")
-    n = len(table)
-    # each item its own group: the routed count of a group says whether its item is reviewed
-    return Sweeper(table, policy).routed_per_group(np.arange(n), n, threshold) > 0
-
-
-@dataclass(frozen=True, eq=False)
-class _ReviewView:
-    """What review does to a table's rows, in the terms of a log.
-
-    ``corrections``: the value a careful reviewer writes (``""``: the value
-    is removed); ``changed``: the rows such a reviewer changes (a miss leaves
-    them as they are); ``breakable``: the rows a false correction can break.
-    """
-
-    ids: np.ndarray
-    values: np.ndarray
-    corrections: np.ndarray
-    changed: np.ndarray
-    breakable: np.ndarray
-
-
-def _review_view(table: OutcomeTable) -> _ReviewView:
-    # The protocol has no member for the values review writes: each task's columns say it (METRICS.md §3, §6).
-    if table.task == "kie":
-        return _ReviewView(ids=object_column(table.document_ids[table.document].tolist()),
-                           values=object_column(table.value.tolist()),
-                           corrections=object_column(table.correction.tolist()),
-                           changed=table.outcome != 0, breakable=table.outcome == 0)
-    if table.task == "vqa":
-        return _ReviewView(ids=object_column(table.question_ids.tolist()),
-                           values=object_column(table.prediction.tolist()),
-                           corrections=object_column(table.answer.tolist()), changed=table.anls < 1.0,
-                           breakable=table.anls == 1.0)
-    raise ValueError(f"replay knows the tasks 'kie' and 'vqa', got {table.task!r}")
+    return Sweeper(table, policy).reviewed_at(threshold)
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,7 +122,10 @@ class Replayer:
         self.confidence = table.confidence
         self.keys = object_column(np.asarray(table.field_names, dtype=object)[table.field_codes].tolist())
         self.errors = table.errors()
-        self._view = _review_view(table)
+        review = table.review_values()
+        self._ids, self._values = object_column(review.ids.tolist()), object_column(review.values.tolist())
+        self._corrections = object_column(review.corrections.tolist())
+        self._changed, self._breakable = review.changed, review.breakable
 
     def __len__(self) -> int:
         return len(self.reviewed)
@@ -165,24 +137,23 @@ class Replayer:
         miss, the reviewer's false correction (as :meth:`Sweeper.replicate` draws them).
         """
         reviewer = reviewer or Reviewer()
-        view = self._view
         n = len(self)
         rng = np.random.default_rng(seed)
         audit_draw, miss_draw, false_draw = rng.random(n), rng.random(n), rng.random(n)
         reviewed = self.reviewed
         audited = ~reviewed & (audit_draw < self.inclusion_probability)
-        missed = reviewed & view.changed & (miss_draw < reviewer.miss_rate)
-        broken = reviewed & view.breakable & (false_draw < reviewer.false_correction_rate)
+        missed = reviewed & self._changed & (miss_draw < reviewer.miss_rate)
+        broken = reviewed & self._breakable & (false_draw < reviewer.false_correction_rate)
         errors = self.errors
         # what the reviewer reports: a missed error looks correct, a value they broke looked wrong to them
         reported = np.where(errors, missed, ~broken)
         correct = np.where(reviewed, reported, np.where(audited, ~errors, UNCHECKED)).astype(np.int8)
-        fixed = reviewed & view.changed & ~missed
+        fixed = reviewed & self._changed & ~missed
         corrected = np.full(n, None, dtype=object)
-        corrected[fixed] = view.corrections[fixed]
+        corrected[fixed] = self._corrections[fixed]
         route = np.where(reviewed, REVIEW, np.where(audited, AUDIT, AUTO)).astype(np.int8)
         log = ProductionLog(route=route, inclusion_probability=self.inclusion_probability, correct=correct,
-                            confidence=self.confidence, stratum=self.stratum, id=view.ids, key=self.keys,
-                            value=view.values, corrected_value=corrected)
+                            confidence=self.confidence, stratum=self.stratum, id=self._ids, key=self.keys,
+                            value=self._values, corrected_value=corrected)
         errors_after = np.where(reviewed, (errors & missed) | broken, errors)
         return ReplayedDay(log, errors, errors_after)

@@ -1,4 +1,4 @@
-"""The dashboard app: loads a source in stages on a thread of its own, then serves six views around one threshold."""
+"""The dashboard app: loads a source in stages on a thread of its own, then serves its views around one threshold."""
 
 from __future__ import annotations
 
@@ -23,12 +23,15 @@ from rpa_sim.tui.help import HelpScreen
 from rpa_sim.tui.model import DashboardModel, Progress, open_source
 from rpa_sim.tui.scale import ThresholdScale
 from rpa_sim.tui.slider import Slider
+from rpa_sim.tui.monitoring_view import MonitoringView
+from rpa_sim.tui.operations_view import OperationsView
 from rpa_sim.tui.views import (CalibrationView, CompareView, CostsView, FieldsView, Readout, SmudgeView,
                                TradeoffView, View)
 
 VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c", CompareView),
          ("fields", "Fields", "f", FieldsView), ("calibration", "Calibration", "l", CalibrationView),
-         ("costs", "Costs", "dollar_sign", CostsView), ("smudge", "SMuDGE", "s", SmudgeView)]
+         ("costs", "Costs", "dollar_sign", CostsView), ("smudge", "SMuDGE", "s", SmudgeView),
+         ("monitoring", "Monitoring", "m", MonitoringView), ("operations", "Operations", "w", OperationsView)]
 #: below this many columns the trade-off view's side panel moves under the plot
 NARROW_BELOW = 100
 #: how often (seconds) the screen shows what the loader has reported since
@@ -231,6 +234,8 @@ class DashboardApp(App[int]):
         self.query_one("#views").display = self.query_one("#status").display = True
         if not model.has_smudge:
             self.query_one(TabbedContent).hide_tab("smudge")
+        if "operations" not in model.summary:  # shown with a summary that has the scenario's operations
+            self.query_one(TabbedContent).hide_tab("operations")
         self.active_view().ensure_loaded()
         self._status()
         self.refresh_bindings()
@@ -245,6 +250,8 @@ class DashboardApp(App[int]):
         self.model_version += 1
         self._summarising = None
         self._stop_progress()
+        if "operations" in summary:
+            self.query_one(TabbedContent).show_tab("operations")
         self.active_view().ensure_loaded()
         self._status()
         self.refresh_bindings()
@@ -342,6 +349,8 @@ class DashboardApp(App[int]):
         """Hide the SMuDGE view's key for fields read from documents; dim what needs a model until it loads."""
         if action == "show" and parameters == ("smudge",) and self.model is not None:
             return self.model.has_smudge
+        if action == "show" and parameters == ("operations",) and self.model is not None:
+            return "operations" in self.model.summary
         if action == "zoom":
             return self.model is not None and isinstance(self.active_view(), CostsView)
         if action in ("nudge", "optimum", "target", "type_threshold", "show", "policy", "export"):
@@ -400,7 +409,8 @@ class DashboardApp(App[int]):
         self.set_policy(index)
 
     def action_show(self, view: str) -> None:
-        if self.model is not None and (view != "smudge" or self.model.has_smudge):
+        if self.model is not None and (view != "smudge" or self.model.has_smudge) and (
+                view != "operations" or "operations" in self.model.summary):
             self.query_one(TabbedContent).active = view
             self.focus_view()
 

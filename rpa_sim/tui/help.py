@@ -28,6 +28,10 @@ A policy decides which, against one threshold **τ**; the views show what each �
 | left / right | move the focused slider (shift: five steps; home / end: the ends); a click jumps |
 | `r` | Compare: sort by the column under the cursor (again: reverse) |
 | `z` | Costs: zoom out to all of τ, or back in on the cheap range |
+| `w` | Operations (scenarios with an `operations:` section): reviewers needed, service level, backlog |
+| `m` | Monitoring: audits' interval estimates of the auto-accepted error rate against the truth, per day |
+| `n` | Monitoring: the next estimation method (classical, stratified, PPI) |
+| `r` / `R` | Operations: one reviewer more / fewer on every shift of the team |
 | `e` / `j` | export the view's numbers as CSV / JSON (named by view, policy and τ) |
 | `p` | save the screen as SVG |
 | `ctrl+p` | command palette: every action by name |
@@ -71,6 +75,16 @@ A policy decides which, against one threshold **τ**; the views show what each �
 - **SMuDGE** (questions): `α × answer match + (1 - α) × grounding`, where grounding says how
   close the answer's place on the page is to the true answer's.
 - **α**: SMuDGE's weight of the answer match against the grounding (0.25 by default).
+- **rejected**: predictions a policy's `reject_if` rule takes out of the flow (sent back, or keyed
+  again from scratch): neither reviewed nor straight through.
+- **service level** (Operations): the share of documents finished within the target time after they
+  arrive; documents that need no review finish at once. **turnaround**: arrival to end of review
+  (p50/p90/p99: half, nine in ten, 99 in 100 finish within it). **backlog**: documents waiting at an
+  hour's end. **utilisation**: the share of the reviewers' time spent reviewing.
+- **coverage** (Monitoring): how often an estimate's interval holds the true error rate of what went
+  straight through, over many replayed days; a 95% interval should cover about 95% of them.
+  **naive**: the error rate a team would compute from its reviews alone, biased because reviews
+  see the least confident predictions.
 """
 
 

@@ -21,6 +21,7 @@ from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
 from rpa_sim.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
 from rpa_sim.policies import Policy
+from rpa_sim.progress import StageEvent, listening
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
@@ -93,57 +94,14 @@ def _stage(report: Reporter, name: str, *, total: int | None = None, unit: str =
     report(Progress(name, done, total, unit, finished=True))
 
 
-class _LibraryStages:
-    """Stands for the command line's progress bars (:mod:`rpa_sim.progress`) while the dashboard loads, so
-    that the stages the library reports (records read, records evaluated) reach the loader's reporter.
+def _library_stages(report: Reporter, total: int | None) -> contextlib.AbstractContextManager[None]:
+    """Pass the stages the library reports (records read, records evaluated) to the loader's reporter; stages
+    without a total get ``total``: the lines of the records file, one per record."""
+    def relay(event: StageEvent) -> None:
+        report(Progress(event.description, event.done, total if event.total is None else event.total, "records",
+                        finished=event.finished))
 
-    It has the part of a ``rich.progress.Progress`` that :func:`rpa_sim.progress.stage` uses. Stages
-    without a total get ``total``: the lines of the records file, one per record.
-    """
-
-    class _Live:
-        is_started = False
-
-    def __init__(self, report: Reporter, total: int | None) -> None:
-        self.report, self.total = report, total
-        self.live = self._Live()
-        self.tasks: dict[int, Progress] = {}
-
-    def add_task(self, description: str, total: float | None = None) -> int:
-        task = len(self.tasks)
-        self.tasks[task] = Progress(description, 0, self.total if total is None else int(total), "records")
-        self.report(self.tasks[task])
-        return task
-
-    def advance(self, task: int, amount: float = 1) -> None:
-        now = self.tasks[task]
-        self.tasks[task] = Progress(now.stage, now.done + int(amount), now.total, now.unit)
-        self.report(self.tasks[task])
-
-    def remove_task(self, task: int) -> None:
-        now = self.tasks[task]
-        self.report(Progress(now.stage, now.done, now.total, now.unit, finished=True))
-
-    def start(self) -> None:
-        self.live.is_started = True
-
-    def stop(self) -> None:
-        self.live.is_started = False
-
-    def refresh(self) -> None:
-        """Nothing to draw: every change was reported."""
-
-
-@contextlib.contextmanager
-def _library_stages(report: Reporter, total: int | None) -> Iterator[None]:
-    from rpa_sim import progress  # noqa: PLC0415
-
-    # progress.py offers no public way to receive its stages (asked of its owner): its context variable
-    token = progress._ACTIVE.set(_LibraryStages(report, total))  # noqa: SLF001
-    try:
-        yield
-    finally:
-        progress._ACTIVE.reset(token)  # noqa: SLF001
+    return listening(relay)
 
 
 def count_lines(path: Path) -> int | None:
@@ -468,6 +426,12 @@ class DashboardModel:
         names = ("lower", "upper", "count", "mean_confidence", "accuracy")
         return [dict(zip(names, values)) for values in zip(*(rel.get(n, []) for n in names))]
 
+    def calibration_groups(self) -> list[tuple[str, list[dict[str, Any]]]]:
+        """The summary's per-group calibration: (``document type``, rows) when records name one, then (``field``, rows)."""
+        calibration = self.summary.get("calibration", {})
+        return [(by, calibration[key]) for by, key in (("document type", "by_document_type"), ("field", "by_field"))
+                if calibration.get(key)]
+
     def cost_rows(self, policy: int) -> list[dict[str, Any]]:
         if self.costs is None:
             return []
@@ -552,8 +516,11 @@ def padded_limits(values: list[float], *, pad: float = 0.03) -> tuple[float, flo
     return round(low - margin, 12), round(high + margin, 12)
 
 
-def _is_data_file(source: str) -> bool:
+def _is_data(source: str) -> bool:
+    """Whether ``source`` names data (a records or table file, a folder of shards, a glob), not a scenario."""
     path = Path(source)
+    if path.is_dir() or (not path.exists() and set("*?[") & set(source)):
+        return True
     return path.suffix.lower() in _DATA_SUFFIXES or (path.is_file() and path.suffix.lower() not in (".yaml", ".yml"))
 
 
@@ -584,21 +551,21 @@ class Opened:
             return run_study(self.scenario, self.table, self.policies).summary
 
 
-def _evaluated(scenario: Scenario, base: Path, report: Reporter) -> OutcomeTable:
+def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:
     """The scenario's data as an outcome table, its reading reported (records: as they are read and evaluated)."""
-    from rpa_sim.study import _evaluate  # noqa: PLC0415
+    from rpa_sim.study import evaluate_scenario_data  # noqa: PLC0415
     from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
 
     data, source = scenario.data, f"scenario {scenario.name!r}"
     if data.file is None:
         with _stage(report, f"generating and evaluating {data.n:,} {data.generate} records"):
-            return _evaluate(scenario, base, source)
+            return evaluate_scenario_data(scenario, base, source)
     path = base / data.file
     if is_table_file(path):
         with _stage(report, f"reading {path.name}"):
-            return _evaluate(scenario, base, source)
+            return evaluate_scenario_data(scenario, base, source)
     with _library_stages(report, count_lines(path) if path.is_file() else None):
-        return _evaluate(scenario, base, source)
+        return evaluate_scenario_data(scenario, base, source, missing_confidence=missing_confidence)
 
 
 def _header_name(source: str, scenario: Scenario) -> str:
@@ -626,22 +593,24 @@ def load_model(source: str | None, *, report: Reporter = _ignore) -> DashboardMo
 def open_source(source: str | None, *, report: Reporter = _ignore) -> Opened:
     """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
     (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
-    from rpa_sim.readers import read_records  # noqa: PLC0415
     from rpa_sim.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
-    from rpa_sim.study import _policies  # noqa: PLC0415
-    from rpa_sim.tablefile import is_table_file, read_info  # noqa: PLC0415
+    from rpa_sim.sources import data_task, resolve_shards  # noqa: PLC0415
+    from rpa_sim.study import scenario_policies  # noqa: PLC0415
+    from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
 
     source = source or "receipts-demo"
-    if _is_data_file(source):
-        path = Path(source).resolve()
-        if not path.is_file():
+    if _is_data(source):
+        path = Path(source).absolute()  # a glob stays a pattern
+        shards = resolve_shards(path)
+        if not shards[0].is_file():
             raise InputError(f"no {'outcome table' if is_table_file(path) else 'records'} file {source!r}")
-        task = read_info(path).task if is_table_file(path) else read_records(path).task
+        task = data_task(shards, task=None)
         scenario = Scenario(name=path.name, data=DataSpec(file=path), task=task, policies=list(DATA_POLICIES[task]),
                             targets=DATA_TARGETS)
         base, header, data_file = path.parent, path.name, path.name
     else:
         scenario, base = load_scenario(source)
         header, data_file = _header_name(source, scenario), None
-    policies = _policies(scenario, base)  # before the data: a misnamed policy fails at once
-    return Opened(scenario, _evaluated(scenario, base, report), policies, header, data_file)
+    policies = scenario_policies(scenario, base)  # before the data: a misnamed policy fails at once
+    allowed = all(policy.missing_confidence is not None for policy in policies)  # null confidences read only then
+    return Opened(scenario, _evaluated(scenario, base, report, missing_confidence=allowed), policies, header, data_file)

@@ -1,7 +1,8 @@
-"""The six views: each a container that draws itself from the model and the app's threshold, policy and alpha."""
+"""The views: each a container that draws itself from the model and the app's threshold, policy and alpha."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -109,6 +110,21 @@ class View(Vertical):
         return export_stem(self.stem)
 
 
+def figure_columns(entries: list[tuple[str, str]], *, columns: int) -> list[str]:
+    """``(label, value)`` entries in ``columns`` columns, filled column by column, each label padded to its
+    column's and each value right-aligned.
+
+    >>> figure_columns([("a", "1"), ("bb", "22"), ("c", "3")], columns=2)
+    ['a   1   c 3', 'bb 22']
+    """
+    rows = -(-len(entries) // columns)
+    chunks = [entries[c * rows:(c + 1) * rows] for c in range(columns)]
+    labels = [max((cell_len(name) for name, _ in chunk), default=0) for chunk in chunks]
+    values = [max((cell_len(value) for _, value in chunk), default=0) for chunk in chunks]
+    return ["   ".join(f"{chunk[r][0]:<{labels[c]}} {chunk[r][1]:>{values[c]}}" for c, chunk in enumerate(chunks)
+                       if r < len(chunk)) for r in range(rows)]
+
+
 class Readout(Static):
     """A Static whose updates skip the screen's layout pass while the text keeps its shape.
 
@@ -185,13 +201,13 @@ class FiguresPanel(Readout):
     """The selected policy's figures at the threshold (exactly ``Sweeper.at``), each label on one line with
     its value; in as many columns as fit when the screen is narrow (the panel is then below the plot)."""
 
-    LABELS = [("auto_rate", "auto-rate"), ("reviewed", "reviews needed"), ("metric", ""),
+    # "rejected" is a figure of policies with a reject band only (reject_if)
+    LABELS = [("auto_rate", "auto-rate"), ("reviewed", "reviews needed"), ("rejected", "rejected"), ("metric", ""),
               ("documents_straight_through", "documents straight through"),
               ("residual_substitutions", "residual substitutions"), ("residual_deletions", "residual deletions"),
               ("additions", "residual additions"), ("accuracy", "accuracy"), ("smudge", "SMuDGE"), ("cost", "cost")]
-    COUNTS = frozenset({"reviewed", "documents_straight_through", "residual_substitutions", "residual_deletions",
-                        "additions"})
-    GAP = "   "
+    COUNTS = frozenset({"reviewed", "rejected", "documents_straight_through", "residual_substitutions",
+                        "residual_deletions", "additions"})
     #: the arguments of the last :meth:`show`, shown again when the panel's width changes
     shown: tuple | None = None
 
@@ -218,24 +234,11 @@ class FiguresPanel(Readout):
             entries.append((name, self.value_text(key, figures[key]).rjust(width)))
         # narrow screens put the panel below the plot, as wide as the screen: as many columns as fit
         for columns in (3, 2, 1) if self.screen.has_class("-narrow") else (1,):
-            lines = self.layout_lines(entries, columns)
+            lines = figure_columns(entries, columns=columns)
             if max(map(cell_len, lines), default=0) <= self.size.width:
                 break
         title = f"{model.policy_names[policy]} at τ = {threshold:.4f}"
         self.show_text(Content("\n".join([title, *lines])).stylize("bold", 0, len(title)))
-
-    def layout_lines(self, entries: list[tuple[str, str]], columns: int) -> list[str]:
-        """The entries in ``columns`` columns, filled column by column, each label padded to its column's."""
-        rows = -(-len(entries) // columns)
-        chunks = [entries[c * rows:(c + 1) * rows] for c in range(columns)]
-        labels = [max((cell_len(name) for name, _ in chunk), default=0) for chunk in chunks]
-        values = [max((cell_len(value) for _, value in chunk), default=0) for chunk in chunks]
-        lines = []
-        for r in range(rows):
-            cells = [f"{chunk[r][0]:<{labels[c]}} {chunk[r][1]:>{values[c]}}" for c, chunk in enumerate(chunks)
-                     if r < len(chunk)]
-            lines.append(self.GAP.join(cells))
-        return lines
 
     def on_resize(self, event: events.Resize) -> None:
         if self.shown is not None:  # after the resize: a layout asked for while handling it would be lost
@@ -538,6 +541,7 @@ class CalibrationView(View):
         yield Static(id="calibration-ece")
         yield PlotextPlot(id="calibration-plot")
         yield Legend(id="calibration-legend")
+        yield TextTable(id="calibration-groups")
 
     def load(self) -> None:
         model = self.model
@@ -552,6 +556,7 @@ class CalibrationView(View):
         note.update(f"ECE {cell(calibration.get('ece_equal_width'))} (equal-width bins), "
                     f"{cell(calibration.get('ece_equal_mass'))} (equal-mass bins) · "
                     f"AURC {cell(calibration.get('aurc'))}" + ("" if rows else " · no predictions to bin"))
+        self.show_groups(model.calibration_groups())
         if not rows:
             return
         plt = plot.plt
@@ -576,6 +581,19 @@ class CalibrationView(View):
         legend.show_entries([(self.POINTS, "a bin's accuracy at its mean confidence"),
                              (self.DIAGONAL, "perfect calibration"),
                              (self.COUNTS, "predictions in the bin (right axis)")])
+
+    def show_groups(self, groups: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        """ECE per document type, then per field, the worst first: a few lines under the plot that scroll,
+        however many fields there are."""
+        table = self.query_one("#calibration-groups", TextTable)
+        table.display = bool(groups)
+        lines = []
+        for by, rows in groups:
+            worst_first = sorted(rows, key=lambda row: -math.inf if row["ece_equal_width"] is None
+                                 else -row["ece_equal_width"])
+            lines.extend(f"{by:<13}  {row['name'] or '(none)':<28}  {cell(row['ece_equal_width']):>7}  "
+                         f"{row['predictions']:>11,}" for row in worst_first)
+        table.show(f"{'ECE by':<13}  {'name':<28}  {'ECE':>7}  {'predictions':>11}", lines)
 
     def rows(self) -> list[dict[str, Any]]:
         return self.model.calibration_rows()

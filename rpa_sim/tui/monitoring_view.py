@@ -1,0 +1,241 @@
+"""The dashboard's Monitoring view: what audits would tell about the selected policy at the current τ.
+
+Shown for every scenario. With a ``monitoring:`` section its settings are
+used, and its policies at their thresholds are shown at once from the summary;
+any other policy or τ is computed with those settings (the defaults of
+:class:`~rpa_sim.monitoring.study.MonitoringSpec` without a section) on a
+worker thread, after τ has rested for :data:`SETTLE_SECONDS`, while the view
+says it is computing: moving τ never waits for it. The content is the report's
+(:mod:`rpa_sim.report_monitoring`): the coverage per method, the intervals of
+the first replayed days against the truth (``n``: the next method) and the mean
+width against the audit rate.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual_plotext import PlotextPlot
+
+from rpa_sim.errors import InputError
+from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring, spec_of_summary
+from rpa_sim.tui.export import export_stem
+from rpa_sim.tui.plot import Marker
+from rpa_sim.tui.views import Legend, Readout, TextTable, View
+
+__all__ = ["MonitoringView", "SETTLE_SECONDS"]
+
+#: how long τ must rest before the view computes for it (seconds)
+SETTLE_SECONDS = 0.3
+COVERED, MISSED, TRUTH = Marker("│", "cyan+"), Marker("│", "red+"), Marker("─", "gray")
+METHOD_MARKERS = {"classical": Marker("●", "cyan+"), "stratified": Marker("■", "orange+"),
+                  "ppi": Marker("▲", "magenta+")}
+#: the report's statement of the assumptions, in one line
+ASSUMPTION = ("audits: a second, careful check (exact); naive: reviewed items as the scenario's reviewer "
+              "reports them")
+
+
+class MonitoringView(View):
+    """Coverage, intervals against the truth and widths against the audit rate, for the policy at τ."""
+
+    stem = "monitoring"
+    BINDINGS = [Binding("n", "next_method", "Next method")]
+    DEFAULT_CSS = """
+    MonitoringView #monitoring-note { height: auto; }
+    MonitoringView #monitoring-table { height: 4; }
+    MonitoringView #monitoring-plots { height: 1fr; min-height: 8; }
+    MonitoringView #monitoring-plots PlotextPlot { width: 1fr; }
+    """
+    #: computed entries (``policy_monitoring``'s) by (policy, τ, model version)
+    results: dict[tuple[int, float, int], dict[str, Any]]
+    #: the key the view shows, and the key being computed (None: nothing)
+    shown_key: tuple[int, float, int] | None = None
+    computing: tuple[int, float, int] | None = None
+    method_index = 0
+    #: the method whose intervals the plot shows
+    shown_method: str | None = None
+    _settle: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        self.results = {}
+        yield Readout(id="monitoring-note")
+        yield TextTable(id="monitoring-table")
+        with Horizontal(id="monitoring-plots"):
+            yield PlotextPlot(id="monitoring-intervals")
+            yield PlotextPlot(id="monitoring-widths")
+        yield Legend(id="monitoring-legend")
+
+    # -- what to show ---------------------------------------------------------------------------------
+
+    def spec(self) -> MonitoringSpec:
+        return spec_of_summary(self.model.summary.get("monitoring"))
+
+    def key(self) -> tuple[int, float, int]:
+        return self.dash.policy, self.dash.threshold, self.dash.model_version
+
+    def from_summary(self, policy: int, threshold: float) -> dict[str, Any] | None:
+        """The section's entry for the policy when τ is the section's threshold for it."""
+        name = self.model.policy_names[policy]
+        for entry in (self.model.summary.get("monitoring") or {}).get("policies", []):
+            if entry["policy"] == name and entry["threshold"] == threshold:
+                return entry
+        return None
+
+    def redraw(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        if not model.summarised:
+            self.show_note("Monitoring: waiting for the comparison of the policies (it holds the scenario's "
+                           "monitoring settings)…")
+            return
+        key = self.key()
+        if key not in self.results and (entry := self.from_summary(key[0], key[1])) is not None:
+            self.results[key] = entry
+        if key in self.results:
+            self.show(key)
+            return
+        if self._settle is not None:
+            self._settle.stop()
+        self._settle = self.set_timer(SETTLE_SECONDS, self.compute)
+        self.show_note(self.status_text(key, computing=True))
+
+    def compute(self) -> None:
+        """Start computing for the current policy and τ on a worker thread (a newer request replaces it)."""
+        key = self.key()
+        if key in self.results or key == self.computing:
+            return
+        self.computing = key
+        policy, threshold = key[0], key[1]
+        model, spec = self.model, self.spec()
+        sweeper = model.sweepers[policy]
+
+        def work() -> None:
+            try:
+                entry = policy_monitoring(spec, model.table, model.policies[policy], threshold=threshold,
+                                          reviewer=sweeper.reviewer)
+            except (InputError, ValueError) as problem:
+                entry = {"note": str(problem), "methods": None}
+            self.app.call_from_thread(self.computed, key, entry)
+
+        self.run_worker(work, thread=True, exclusive=True, group="monitoring", name="monitoring")
+
+    def computed(self, key: tuple[int, float, int], entry: dict[str, Any]) -> None:
+        self.results[key] = {"policy": self.model.policy_names[key[0]], "threshold": key[1], **entry}
+        if self.computing == key:
+            self.computing = None
+        if key == self.key():
+            self.show(key)
+        elif self.computing is None:
+            self.redraw()  # τ moved while this was computed: compute for where it is now
+
+    # -- drawing --------------------------------------------------------------------------------------
+
+    def show_note(self, text: str) -> None:
+        self.query_one("#monitoring-note", Readout).show_text(text)
+
+    def status_text(self, key: tuple[int, float, int], *, computing: bool = False) -> str:
+        name = self.model.policy_names[key[0]]
+        head = f"{name} at τ = {key[1]:.4f}"
+        if computing:
+            spec = self.spec()
+            return (f"{head}: computing {spec.days} replayed production days and the widths at "
+                    f"{len(spec.audit_rates)} audit rates…")
+        entry = self.results[key]
+        if entry.get("methods") is None:
+            return f"{head}: {entry['note']}"
+        spec = self.spec()
+        audit = "audit plan" if entry["audit_rate"] is None else f"audit {entry['audit_rate']:.4g}"
+        naive = "-" if entry["naive_mean"] is None else f"{entry['naive_mean']:.4f}"
+        return (f"{head} · {entry['auto_accepted']:,} auto-accepted · {audit} ({entry['expected_audits']:,.1f} a "
+                f"day) · true error {entry['true_auto_error']:.4f} · naive {naive} · {spec.days} days, "
+                f"{spec.confidence_level:.0%}\n{ASSUMPTION}")
+
+    def show(self, key: tuple[int, float, int]) -> None:
+        self.shown_key = key
+        entry = self.results[key]
+        self.show_note(self.status_text(key))
+        table = self.query_one(TextTable)
+        plots, legend = self.query_one("#monitoring-plots"), self.query_one("#monitoring-legend", Legend)
+        methods = entry.get("methods")
+        table.display = plots.display = legend.display = methods is not None
+        if methods is None:
+            return
+        legend.show_entries([(COVERED, "interval holds the truth"), (MISSED, "misses it"),
+                             (TRUTH, "true error rate"),
+                             *((METHOD_MARKERS[name], f"{name} width") for name in methods)])
+        table.show(f"{'method':<12}{'coverage':>10}{'±':>7}{'mean width':>12}{'bias':>9}{'quality cov.':>14}",
+                   [f"{name:<12}{row['coverage']:>10.3f}{row['coverage_error']:>7.3f}{row['mean_width']:>12.4f}"
+                    f"{row['bias']:>+9.4f}{row['quality_coverage']:>14.3f}" for name, row in methods.items()])
+        self.draw_intervals(entry)
+        self.draw_widths(entry)
+
+    def method(self, entry: dict[str, Any]) -> str:
+        names = list(entry["methods"])
+        return names[self.method_index % len(names)]
+
+    def draw_intervals(self, entry: dict[str, Any]) -> None:
+        method, truth, days = self.method(entry), entry["true_auto_error"], entry["first_days"]
+        self.shown_method = method
+        plot = self.query_one("#monitoring-intervals", PlotextPlot)
+        plt = plot.plt
+        plt.clear_figure()
+        low, high = days["low"][method], days["high"][method]
+        estimate = [math.nan if v is None else v for v in days["estimate"][method]]
+        missed = 0
+        for day, (bottom, top, point) in enumerate(zip(low, high, estimate), start=1):
+            shown = COVERED if bottom <= truth <= top else MISSED
+            missed += shown is MISSED
+            plt.plot([day, day], [bottom, top], color=shown.color, marker=shown.symbol)
+            if not math.isnan(point):
+                plt.scatter([day], [point], color=shown.color, marker="●")
+        plt.hline(truth, TRUTH.color)
+        plt.xticks([1, *range(5, len(low) + 1, 5)])
+        plt.title(f"{method}: {len(low)} days, {missed} miss the truth")
+        plt.xlabel("replayed day")
+        plot.refresh()
+
+    def draw_widths(self, entry: dict[str, Any]) -> None:
+        plot = self.query_one("#monitoring-widths", PlotextPlot)
+        plt = plot.plt
+        plt.clear_figure()
+        widths = entry["widths"]
+        if widths is None:
+            plt.title("no audit rates to compare")
+            plot.refresh()
+            return
+        positions = list(range(len(widths["audit_rates"])))
+        for method, values in widths["mean_width"].items():
+            marker = METHOD_MARKERS[method]
+            plt.plot(positions, values, color=marker.color, marker="braille")
+            plt.scatter(positions, values, color=marker.color, marker=marker.symbol)
+        plt.xticks(positions, [f"{rate:.0%}" if rate >= 0.01 else f"{rate:.1%}" for rate in widths["audit_rates"]])
+        plt.title(f"width vs audit rate ({self.spec().width_days} days each)")
+        plt.xlabel("audit rate")
+        plot.refresh()
+
+    def action_next_method(self) -> None:
+        self.method_index += 1
+        if self.shown_key is not None and self.shown_key in self.results:
+            entry = self.results[self.shown_key]
+            if entry.get("methods") is not None:
+                self.draw_intervals(entry)
+
+    # -- export ---------------------------------------------------------------------------------------
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Per method of the shown policy and τ: coverage, its Monte Carlo error, mean width, biases."""
+        entry = self.results.get(self.shown_key) if self.shown_key is not None else None
+        if entry is None or entry.get("methods") is None:
+            return []
+        return [{"policy": entry["policy"], "threshold": entry["threshold"], "method": method,
+                 "true_auto_error": entry["true_auto_error"], **figures, "naive_bias": entry["naive_bias"]}
+                for method, figures in entry["methods"].items()]
+
+    def export_name(self) -> str:
+        return export_stem(self.stem, policy=self.model.policy_names[self.dash.policy], threshold=self.dash.threshold)

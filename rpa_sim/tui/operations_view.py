@@ -1,0 +1,222 @@
+"""The dashboard's Operations view: the review team the selected policy at τ needs, and how a team copes.
+
+Shown only for a scenario with an ``operations:`` section (its tab appears
+with the summary, which carries the section's settings). τ is the app's
+shared threshold; ``r`` adds a reviewer to every shift of the scenario's
+team and ``R`` takes one away (at least one stays). For each (policy, τ,
+reviewers) the figures of :class:`~rpa_sim.operations.study.OperationModel`
+(the reviewers each hour needs for the service level, then one simulation of
+the team: service level, turnaround, backlog over the day, utilisation) are
+computed on a worker thread after τ has rested for :data:`SETTLE_SECONDS`,
+and kept: moving back is instant, and moving never waits for a computation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.timer import Timer
+from textual_plotext import PlotextPlot
+
+from rpa_sim.costs import CostModel
+from rpa_sim.operations.spec import OperationsSpec
+from rpa_sim.operations.study import OperationModel, Workload
+from rpa_sim.reviewer import Reviewer
+from rpa_sim.tui.export import export_stem
+from rpa_sim.tui.plot import Marker
+from rpa_sim.tui.views import Legend, Readout, View, figure_columns
+
+__all__ = ["OperationsView", "SETTLE_SECONDS"]
+
+#: how long τ must rest before the view computes for it (seconds)
+SETTLE_SECONDS = 0.2
+BACKLOG, ARRIVALS = Marker("●", "cyan+"), Marker("▌", "gray")
+Key = tuple[int, float, int, int]
+
+
+def operation_of(summary: dict[str, Any], table: Any) -> OperationModel:
+    """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table."""
+    costs = summary.get("costs")
+    ids = table.document_ids if table.task == "kie" else table.question_ids
+    return OperationModel(OperationsSpec.model_validate(summary["operations"]["settings"]),
+                          documents=table.unit_count, reviewer=Reviewer(**summary["reviewer"]),
+                          costs=None if costs is None else CostModel(**costs),
+                          received_at=table.received_at, review_seconds=table.review_seconds, ids=ids.tolist())
+
+
+class TeamFigures(Readout, can_focus=True):
+    """The team's figures at τ; it takes the focus when the view is shown, so that r and R reach the view."""
+
+
+class OperationsView(View):
+    """Reviewers needed, service level, turnaround and the backlog over the day, for the policy at τ."""
+
+    stem = "operations"
+    BINDINGS = [Binding("r", "reviewers(1)", "Reviewer +"), Binding("R", "reviewers(-1)", "Reviewer −")]
+    DEFAULT_CSS = """
+    OperationsView #operations-note { height: auto; }
+    OperationsView #operations-figures { height: auto; }
+    OperationsView #operations-backlog { height: 1fr; min-height: 6; }
+    """
+    #: computed figures (``OperationModel.at``) by (policy, τ, extra reviewers, model version)
+    results: dict[Key, dict[str, Any]]
+    shown_key: Key | None = None
+    computing: Key | None = None
+    #: reviewers added to (or, negative, taken from) every shift of the scenario's team
+    extra = 0
+    _operation: tuple[int, OperationModel] | None = None
+    _settle: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        self.results = {}
+        yield Readout(id="operations-note")
+        yield TeamFigures(id="operations-figures")
+        yield PlotextPlot(id="operations-backlog")
+        yield Legend(id="operations-legend")
+
+    def operation(self) -> OperationModel:
+        version = self.dash.model_version
+        if self._operation is None or self._operation[0] != version:
+            self._operation = (version, operation_of(self.model.summary, self.model.table))
+        return self._operation[1]
+
+    def key(self) -> Key:
+        return self.dash.policy, self.dash.threshold, self.extra, self.dash.model_version
+
+    def redraw(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        if "operations" not in model.summary:
+            self.show_note("Operations: waiting for the comparison of the policies (it holds the scenario's "
+                           "operations settings)…" if not model.summarised else
+                           "This scenario has no operations: section (docs/operations.md).")
+            return
+        key = self.key()
+        if key in self.results:
+            self.show(key)
+            return
+        if self._settle is not None:
+            self._settle.stop()
+        self._settle = self.set_timer(SETTLE_SECONDS, self.compute)
+        self.show_note(f"{self.head(key)}: computing the reviewers needed and {self.operation().days} simulated "
+                       f"day(s)…")
+
+    def compute(self) -> None:
+        """Start computing for the current key on a worker thread (a newer request replaces it)."""
+        key = self.key()
+        if key in self.results or key == self.computing:
+            return
+        self.computing = key
+        operation, sweeper = self.operation(), self.model.sweepers[key[0]]
+
+        def work() -> None:
+            figures = operation.at(Workload.from_point(sweeper.at(key[1]), documents=operation.documents),
+                                   extra=key[2])
+            self.app.call_from_thread(self.computed, key, figures)
+
+        self.run_worker(work, thread=True, exclusive=True, group="operations", name="operations")
+
+    def computed(self, key: Key, figures: dict[str, Any]) -> None:
+        self.results[key] = figures
+        if self.computing == key:
+            self.computing = None
+        if key == self.key():
+            self.show(key)
+        elif self.computing is None:
+            self.redraw()  # τ or the team moved meanwhile: compute for where they are now
+
+    def action_reviewers(self, change: int) -> None:
+        """One reviewer more (or fewer) on every shift; never below one on a shift."""
+        if self.model is None or "operations" not in self.model.summary:
+            return
+        smallest = min(count for _, _, count in self.operation().plan())
+        self.extra = max(self.extra + change, 1 - smallest)
+        self.redraw()
+
+    # -- drawing --------------------------------------------------------------------------------------
+
+    def show_note(self, text: str) -> None:
+        self.query_one("#operations-note", Readout).show_text(text)
+
+    def head(self, key: Key) -> str:
+        operation = self.operation()
+        shifts = ", ".join(f"{start:02g}-{end:02g} h {count}" for start, end, count in operation.plan(key[2]))
+        team = "the scenario's team" if key[2] == 0 else f"the team {key[2]:+d} a shift"
+        return f"{self.model.policy_names[key[0]]} at τ = {key[1]:.4f} · {team} ({shifts}; r/R: ±1)"
+
+    def show(self, key: Key) -> None:
+        self.shown_key = key
+        figures = self.results[key]
+        operation = self.operation()
+        simulated = figures["simulated"]
+        level = operation.spec.service_level
+        team_cost = operation.team_cost_per_day(key[2])
+        currency = (self.model.summary.get("costs") or {}).get("currency")
+        unit = "" if currency is None else f" {currency}"
+        cost = "" if team_cost is None else f" · team {team_cost:,.2f}{unit} a day"
+        self.show_note(f"{self.head(key)}\nopens {figures['opened_share']:.1%} of "
+                       f"{operation.profile.documents_per_day:,.0f} a day · {figures['items_per_document']:.2f} items "
+                       f"each · {figures['handle_seconds']:.0f} s{cost}")
+
+        def cell(value: float | None, form: str) -> str:
+            return "-" if value is None else format(value, form)
+
+        hours = [cell(simulated[f"turnaround_{p}_seconds"] and simulated[f"turnaround_{p}_seconds"] / 3600, ".2f")
+                 for p in ("p50", "p90", "p99")]
+        entries = [("service level", f"{cell(simulated['service_level'], '.3f')} (target {level.share:.2f})"),
+                   ("turnaround p50/p90/p99", f"{' / '.join(hours)} h"),
+                   ("backlog at day ends", " · ".join(map(str, simulated["backlog_at_day_end"]))),
+                   ("utilisation", cell(simulated["utilisation"], ".3f")),
+                   ("reviewers needed", f"{figures['peak_scheduled_needed']} at peak"),
+                   ("their cost a day", cell(figures["staffing_cost_per_day"], ",.2f") + unit)]
+        for columns in (2, 1):  # side by side where they fit
+            lines = figure_columns(entries, columns=columns)
+            if max(map(len, lines)) <= self.size.width:
+                break
+        self.query_one(TeamFigures).show_text("\n".join([
+            *lines, f"service level: done within {level.within_hours:g} h of arrival, over all documents · "
+                    f"turnaround: of the reviewed · {operation.days} simulated day(s), seed {operation.spec.seed}"]))
+        self.draw_backlog(simulated["backlog_by_hour"], operation)
+        self.query_one("#operations-legend", Legend).show_entries(
+            [(BACKLOG, "backlog at the hour's end (mean over the days)"), (ARRIVALS, "arrivals an hour, scaled")])
+
+    def draw_backlog(self, backlog: list[float], operation: OperationModel) -> None:
+        plot = self.query_one("#operations-backlog", PlotextPlot)
+        plt = plot.plt
+        plt.clear_figure()
+        hours = list(range(1, 25))
+        arrivals = list(operation.profile.per_hour[:24])
+        top = max(max(backlog), 1.0)
+        scale = top / max(max(arrivals), 1.0)
+        plt.bar([hour - 0.5 for hour in hours], [rate * scale for rate in arrivals], color=ARRIVALS.color,
+                width=0.8, marker="sd")
+        plt.plot(hours, backlog, color=BACKLOG.color, marker="braille")
+        plt.scatter(hours, backlog, color=BACKLOG.color, marker=BACKLOG.symbol)
+        plt.xticks([0, 6, 12, 18, 24])
+        plt.xlim(0, 24)
+        plt.ylim(0, top * 1.05)
+        plt.title("backlog over the day")
+        plt.xlabel("hour")
+        plot.refresh()
+
+    # -- export ---------------------------------------------------------------------------------------
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Per hour of the day: arrivals, reviewers needed and scheduled, the team, and the simulated backlog."""
+        figures = self.results.get(self.shown_key) if self.shown_key is not None else None
+        if figures is None:
+            return []
+        policy, threshold, extra, _ = self.shown_key
+        operation = self.operation()
+        team = operation.scheduled_per_hour(extra)
+        return [{"policy": self.model.policy_names[policy], "threshold": threshold, "extra_reviewers": extra,
+                 "hour": hour, "arrivals_per_hour": operation.profile.per_hour[hour],
+                 "reviewers_needed": figures["reviewers_needed_per_hour"][hour],
+                 "scheduled_needed": figures["scheduled_needed_per_hour"][hour], "team_scheduled": team[hour],
+                 "backlog": figures["simulated"]["backlog_by_hour"][hour]} for hour in range(24)]
+
+    def export_name(self) -> str:
+        return export_stem(self.stem, policy=self.model.policy_names[self.dash.policy], threshold=self.dash.threshold)

@@ -1,0 +1,139 @@
+"""The dashboard's Monitoring view (issue 14): Pilot tests of its keys and its worker, and its snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+pytest.importorskip("textual")
+pytest.importorskip("textual_plotext")
+
+from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring  # noqa: E402
+from rpa_sim.tui.app import DashboardApp  # noqa: E402
+from rpa_sim.tui.monitoring_view import MonitoringView  # noqa: E402
+
+SCENARIO = """\
+name: tui-monitoring
+data:
+  generate: receipts
+  n: 60
+  seed: 3
+policies: [confidence, document-escalation]
+costs:
+  hourly_rate: 30
+  per_residual_error: 1.5
+  currency: EUR
+targets: [0.85, 0.9]
+"""
+QUICK = "monitoring:\n  days: 40\n  width_days: 10\n"
+
+
+def scenario_file(tmp_path, text: str) -> str:
+    path = tmp_path / "monitored.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+async def ready(app, pilot, *, timeout: float = 60.0) -> None:
+    start = time.monotonic()
+    while not (app.model is not None and app.model.summarised):
+        assert app.error is None and time.monotonic() - start < timeout, "the dashboard did not load"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def shown(view: MonitoringView, pilot, *, timeout: float = 60.0) -> None:
+    """Wait until the view shows its policy at the current τ."""
+    start = time.monotonic()
+    while view.shown_key != view.key():
+        assert time.monotonic() - start < timeout, "the view did not compute"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+def note(app) -> str:
+    return str(app.query_one("#monitoring-note").render())
+
+
+def test_m_computes_the_policy_at_tau_with_the_default_settings(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("plus", "plus", "m")
+            view = app.query_one(MonitoringView)
+            assert app.query_one("#views").active == "monitoring"
+            await shown(view, pilot)
+            model, threshold = app.model, app.threshold
+            expected = policy_monitoring(MonitoringSpec(), model.table, model.policies[0], threshold=threshold,
+                                         reviewer=model.sweepers[0].reviewer)
+            rows = view.rows()
+            assert [row["method"] for row in rows] == ["classical", "stratified", "ppi"]
+            for row in rows:
+                assert row["coverage"] == expected["methods"][row["method"]]["coverage"]
+                assert row["mean_width"] == expected["methods"][row["method"]]["mean_width"]
+                assert row["threshold"] == threshold
+            assert f"confidence at τ = {threshold:.4f} · {expected['auto_accepted']:,} auto-accepted" in note(app)
+            assert "200 days, 95%" in note(app)
+            assert "audits: a second, careful check" in note(app)
+
+    asyncio.run(run())
+
+
+def test_tau_moves_never_wait_for_the_computation(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("m")
+            view = app.query_one(MonitoringView)
+            await shown(view, pilot)
+            before = app.threshold
+            await pilot.press("plus")
+            await pilot.pause()
+            # τ moved at once; the view says it is computing for the new τ and computes after τ rests
+            assert app.threshold > before and f"τ = {app.threshold:.4f}" in str(app.query_one("#status").render())
+            assert "computing 200 replayed production days" in note(app)
+            await pilot.press("plus", "minus")
+            await shown(view, pilot)
+            assert view.rows()[0]["threshold"] == app.threshold
+            assert (0, before, app.model_version) in view.results  # the first τ stays computed
+
+    asyncio.run(run())
+
+
+def test_the_scenarios_section_is_shown_from_the_summary_and_n_cycles_the_methods(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("o", "m")  # the least cost: the section's threshold for every policy
+            view = app.query_one(MonitoringView)
+            await pilot.pause()
+            entry = app.model.summary["monitoring"]["policies"][0]
+            assert view.shown_key == view.key() and view.computing is None
+            assert view.results[view.key()] is entry
+            assert "40 days" in note(app)
+            assert view.shown_method == "classical"
+            await pilot.press("n")
+            await pilot.pause()
+            assert view.shown_method == "stratified"
+            await pilot.press("2")  # another policy at another τ: computed with the section's settings
+            await shown(view, pilot)
+            assert note(app).startswith(f"document-escalation at τ = {app.threshold:.4f}")
+            assert view.results[view.key()]["policy"] == "document-escalation"
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_monitoring_view(snap_compare, tmp_path, size):
+    async def run_before(pilot) -> None:
+        await ready(pilot.app, pilot)
+        await pilot.press("plus", "plus", "m")
+        await shown(pilot.app.query_one(MonitoringView), pilot)
+
+    assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK)), terminal_size=size,
+                        run_before=run_before)

@@ -1,0 +1,136 @@
+"""The dashboard's Operations view (issue 12): shown only with an ``operations:`` section, its figures equal the
+study's, ``r``/``R`` change the team, moves never wait for the worker, and its snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+pytest.importorskip("textual")
+pytest.importorskip("textual_plotext")
+
+from rpa_sim.operations.study import Workload  # noqa: E402
+from rpa_sim.tui.app import DashboardApp  # noqa: E402
+from rpa_sim.tui.operations_view import OperationsView, operation_of  # noqa: E402
+
+SCENARIO = """\
+name: tui-operations
+data:
+  generate: receipts
+  n: 80
+  seed: 3
+policies: [confidence, document-escalation]
+reviewer: {seconds_per_item: 8, seconds_per_document: 25}
+costs: {hourly_rate: 30, per_residual_error: 1.5, currency: EUR}
+thresholds: linspace:0:1:21
+targets: [0.9]
+"""
+OPERATIONS = """\
+operations:
+  arrivals: {hourly: [0, 0, 0, 0, 0, 0, 0, 0, 60, 80, 80, 70, 50, 60, 70, 60, 40, 0, 0, 0, 0, 0, 0, 0]}
+  reviewers:
+    shifts: [{start_hour: 8, end_hour: 12, reviewers: 2}, {start_hour: 12, end_hour: 17, reviewers: 2}]
+  service_level: {share: 0.9, within_hours: 2}
+  days: 2
+"""
+
+
+def scenario_file(tmp_path, text: str) -> str:
+    path = tmp_path / "ops.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+async def ready(app, pilot, *, timeout: float = 60.0) -> None:
+    start = time.monotonic()
+    while not (app.model is not None and app.model.summarised):
+        assert app.error is None and time.monotonic() - start < timeout, "the dashboard did not load"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def shown(view: OperationsView, pilot, *, timeout: float = 60.0) -> None:
+    start = time.monotonic()
+    while view.shown_key != view.key():
+        assert time.monotonic() - start < timeout, "the view did not compute"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+def note(app) -> str:
+    return str(app.query_one("#operations-note").render())
+
+
+def test_w_shows_the_study_figures_and_r_changes_the_team(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("plus", "plus", "w")
+            assert app.query_one("#views").active == "operations"
+            view = app.query_one(OperationsView)
+            await shown(view, pilot)
+            operation = operation_of(app.model.summary, app.model.table)
+            work = Workload.from_point(app.model.sweepers[0].at(app.threshold), documents=operation.documents)
+            expected = operation.at(work)
+            assert view.results[view.key()] == expected
+            assert f"confidence at τ = {app.threshold:.4f} · the scenario's team (08-12 h 2, 12-17 h 2" in note(app)
+            rows = view.rows()
+            assert [row["scheduled_needed"] for row in rows] == expected["scheduled_needed_per_hour"]
+            assert [row["team_scheduled"] for row in rows] == [0] * 8 + [2] * 9 + [0] * 7
+            await pilot.press("r")
+            assert view.extra == 1
+            await shown(view, pilot)
+            assert view.results[view.key()] == operation.at(work, extra=1)
+            assert "the team +1 a shift (08-12 h 3, 12-17 h 3" in note(app)
+            await pilot.press("R", "R", "R")  # never below one reviewer a shift
+            assert view.extra == -1
+            await shown(view, pilot)
+            assert "08-12 h 1, 12-17 h 1" in note(app)
+
+    asyncio.run(run())
+
+
+def test_tau_moves_never_wait_and_come_back_from_the_cache(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("w")
+            view = app.query_one(OperationsView)
+            await shown(view, pilot)
+            first = view.key()
+            start = time.monotonic()
+            await pilot.press(*["plus"] * 8)
+            assert time.monotonic() - start < 5.0
+            await shown(view, pilot)
+            await pilot.press(*["minus"] * 8)
+            assert view.key() == first and view.shown_key == first  # from the cache, no worker
+            assert "computing" not in note(app)
+
+    asyncio.run(run())
+
+
+def test_hidden_without_the_section(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("w")
+            assert app.query_one("#views").active != "operations"
+            assert app.check_action("show", ("operations",)) is False
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_operations_view(snap_compare, tmp_path, size):
+    async def run_before(pilot) -> None:
+        await ready(pilot.app, pilot)
+        await pilot.press("plus", "plus", "w")
+        await shown(pilot.app.query_one(OperationsView), pilot)
+
+    assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS)), terminal_size=size,
+                        run_before=run_before)
