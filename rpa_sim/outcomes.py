@@ -45,6 +45,40 @@ _STRINGS = np.dtypes.StringDType()
 ScoreRows = list[tuple[str, float | int | None]]
 
 
+class DeferredColumn:
+    """A text column that may be given as a loader: a zero-argument callable, called on first access.
+
+    Stage 2 reads numbers, not the values' text, so a table read from a file
+    (:mod:`rpa_sim.tablefile`) converts its text columns only when something
+    asks for them (a production log, an export, a file written again). A
+    dataclass field whose default is this descriptor has no default
+    (``__get__`` on the class raises AttributeError), and the dataclass's
+    ``__init__`` stores through :meth:`__set__`, frozen or not.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Texts:
+    ...     text: np.ndarray = DeferredColumn()
+    >>> Texts(lambda: np.array(["a", "b"])).text.tolist(), Texts(np.array(["c"])).text.tolist()
+    (['a', 'b'], ['c'])
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}_column"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> np.ndarray:
+        if instance is None:
+            raise AttributeError(self.slot)  # no default: the field stays required
+        value = instance.__dict__[self.slot]
+        if callable(value):
+            value = value()
+            instance.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, instance: Any, value: np.ndarray | Any) -> None:
+        instance.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True, eq=False)
 class FieldGrouping:
     """One way of grouping a table's rows into fields, with the per-field figures that do not depend on τ.
@@ -231,8 +265,8 @@ class KIEOutcomes:
     grounding: np.ndarray
     outcome: np.ndarray
     similarity: np.ndarray
-    value: np.ndarray
-    correction: np.ndarray
+    value: np.ndarray = DeferredColumn()
+    correction: np.ndarray = DeferredColumn()
     addition_document: np.ndarray
     addition_key: np.ndarray
     document_counts: np.ndarray
@@ -567,8 +601,8 @@ class VQAOutcomes:
     distance: np.ndarray
     evidence_iou: np.ndarray
     absolute_deviation: np.ndarray
-    prediction: np.ndarray
-    answer: np.ndarray
+    prediction: np.ndarray = DeferredColumn()
+    answer: np.ndarray = DeferredColumn()
     document_types: tuple[str, ...]
     document_type: np.ndarray
     received_at: np.ndarray

@@ -557,7 +557,12 @@ class _Rows:
         return np.concatenate(parts)
 
     def strings(self, name: str, *kinds: str) -> np.ndarray:
-        return np.array(self.column(name, *kinds).to_pylist(), dtype=_STRINGS)
+        return _Text(self.column(name, *kinds))()
+
+    def deferred_strings(self, name: str, *kinds: str) -> _Text:
+        """A text column to convert when first read (:class:`~rpa_sim.outcomes.DeferredColumn`)."""
+        return _Text(self.column(name, *kinds))
+
 
     def optional_numbers(self, name: str, kind: str) -> np.ndarray:
         """:meth:`numbers` of one kind of rows; all NaN for an optional column the file lacks (an older file)."""
@@ -575,6 +580,17 @@ class _Rows:
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
         return tuple(names[order].tolist()), rank[codes]
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A text column's Arrow data, as numpy strings when called; picklable, so a table read on a Dask worker
+    ships its text unconverted."""
+
+    column: pa.ChunkedArray
+
+    def __call__(self) -> np.ndarray:
+        return np.array(self.column.to_pylist(), dtype=_STRINGS)
 
 
 def _values(chunk: pa.Array, dtype: type) -> np.ndarray:
@@ -628,8 +644,8 @@ def _kie_table(rows: _Rows) -> KIEOutcomes:
         grounding=rows.numbers("grounding", "predicted"),
         outcome=outcome[:predicted].astype(np.int8),
         similarity=rows.numbers("similarity", "predicted"),
-        value=rows.strings("value", "predicted"),
-        correction=rows.strings("correction", "predicted"),
+        value=rows.deferred_strings("value", "predicted"),
+        correction=rows.deferred_strings("correction", "predicted"),
         addition_document=addition_document,
         addition_key=key[predicted:],
         document_counts=counts,
@@ -650,8 +666,8 @@ def _vqa_table(rows: _Rows) -> VQAOutcomes:
         question_types=rows.metadata.fields,
         question_type=rows.codes("question_type", rows.metadata.fields),
         answer_type=rows.codes("answer_type", ANSWER_TYPES).astype(np.int8),
-        prediction=rows.strings("prediction", "question"),
-        answer=rows.strings("answer", "question"),
+        prediction=rows.deferred_strings("prediction", "question"),
+        answer=rows.deferred_strings("answer", "question"),
         **dict(zip(("document_types", "document_type"), rows.document_types("question"))),
         alpha=float(settings["alpha"]), weight=float(settings["weight"]), threshold=float(settings["threshold"]),
         **scores,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -13,44 +12,9 @@ pytest.importorskip("textual_plotext")
 from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.monitoring_view import MonitoringView  # noqa: E402
+from tests.tui_support import SCENARIO, ready, scenario_file, shown  # noqa: E402
 
-SCENARIO = """\
-name: tui-monitoring
-data:
-  generate: receipts
-  n: 60
-  seed: 3
-policies: [confidence, document-escalation]
-costs:
-  hourly_rate: 30
-  per_residual_error: 1.5
-  currency: EUR
-targets: [0.85, 0.9]
-"""
 QUICK = "monitoring:\n  days: 40\n  width_days: 10\n"
-
-
-def scenario_file(tmp_path, text: str) -> str:
-    path = tmp_path / "monitored.yaml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-async def ready(app, pilot, *, timeout: float = 60.0) -> None:
-    start = time.monotonic()
-    while not (app.model is not None and app.model.summarised):
-        assert app.error is None and time.monotonic() - start < timeout, "the dashboard did not load"
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
-async def shown(view: MonitoringView, pilot, *, timeout: float = 60.0) -> None:
-    """Wait until the view shows its policy at the current τ."""
-    start = time.monotonic()
-    while view.shown_key != view.key():
-        assert time.monotonic() - start < timeout, "the view did not compute"
-        await pilot.pause(0.02)
-    await pilot.pause()
 
 
 def note(app) -> str:
@@ -59,7 +23,7 @@ def note(app) -> str:
 
 def test_m_computes_the_policy_at_tau_with_the_default_settings(tmp_path):
     async def run() -> None:
-        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO, "monitored.yaml"))
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(app, pilot)
             await pilot.press("plus", "plus", "m")
@@ -84,7 +48,7 @@ def test_m_computes_the_policy_at_tau_with_the_default_settings(tmp_path):
 
 def test_tau_moves_never_wait_for_the_computation(tmp_path):
     async def run() -> None:
-        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO, "monitored.yaml"))
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(app, pilot)
             await pilot.press("m")
@@ -106,7 +70,7 @@ def test_tau_moves_never_wait_for_the_computation(tmp_path):
 
 def test_the_scenarios_section_is_shown_from_the_summary_and_n_cycles_the_methods(tmp_path):
     async def run() -> None:
-        app = DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK))
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK, "monitored.yaml"))
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(app, pilot)
             await pilot.press("o", "m")  # the least cost: the section's threshold for every policy
@@ -135,5 +99,5 @@ def test_snapshot_monitoring_view(snap_compare, tmp_path, size):
         await pilot.press("plus", "plus", "m")
         await shown(pilot.app.query_one(MonitoringView), pilot)
 
-    assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK)), terminal_size=size,
+    assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK, "monitored.yaml")), terminal_size=size,
                         run_before=run_before)

@@ -14,6 +14,7 @@ pytest.importorskip("textual_plotext")
 from rpa_sim.operations.study import Workload  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.operations_view import OperationsView, operation_of  # noqa: E402
+from tests.tui_support import ready, scenario_file, shown  # noqa: E402
 
 SCENARIO = """\
 name: tui-operations
@@ -37,35 +38,13 @@ operations:
 """
 
 
-def scenario_file(tmp_path, text: str) -> str:
-    path = tmp_path / "ops.yaml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-async def ready(app, pilot, *, timeout: float = 60.0) -> None:
-    start = time.monotonic()
-    while not (app.model is not None and app.model.summarised):
-        assert app.error is None and time.monotonic() - start < timeout, "the dashboard did not load"
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
-async def shown(view: OperationsView, pilot, *, timeout: float = 60.0) -> None:
-    start = time.monotonic()
-    while view.shown_key != view.key():
-        assert time.monotonic() - start < timeout, "the view did not compute"
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
 def note(app) -> str:
     return str(app.query_one("#operations-note").render())
 
 
 def test_w_shows_the_study_figures_and_r_changes_the_team(tmp_path):
     async def run() -> None:
-        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS))
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS, "ops.yaml"))
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(app, pilot)
             await pilot.press("plus", "plus", "w")
@@ -95,7 +74,7 @@ def test_w_shows_the_study_figures_and_r_changes_the_team(tmp_path):
 
 def test_tau_moves_never_wait_and_come_back_from_the_cache(tmp_path):
     async def run() -> None:
-        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS))
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS, "ops.yaml"))
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(app, pilot)
             await pilot.press("w")
@@ -115,7 +94,7 @@ def test_tau_moves_never_wait_and_come_back_from_the_cache(tmp_path):
 
 def test_hidden_without_the_section(tmp_path):
     async def run() -> None:
-        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO, "ops.yaml"))
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(app, pilot)
             await pilot.press("w")
@@ -132,5 +111,5 @@ def test_snapshot_operations_view(snap_compare, tmp_path, size):
         await pilot.press("plus", "plus", "w")
         await shown(pilot.app.query_one(OperationsView), pilot)
 
-    assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS)), terminal_size=size,
+    assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS, "ops.yaml")), terminal_size=size,
                         run_before=run_before)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import pickle
 
 import numpy as np
 import pyarrow as pa
@@ -101,6 +102,18 @@ def test_hand_made_tables_round_trip_exactly(tmp_path, make):
     table = make()
     write_table(table, tmp_path / "t.parquet")
     assert_same_table(read_table(tmp_path / "t.parquet"), table)
+
+
+@pytest.mark.parametrize("make", [kie_table, vqa_table])
+def test_a_read_table_pickles_before_and_after_its_text_is_read(tmp_path, make):
+    # a table read on a Dask worker travels to the driver with its text columns not yet converted
+    table = make()
+    write_table(table, tmp_path / "t.parquet")
+    unread = pickle.loads(pickle.dumps(read_table(tmp_path / "t.parquet")))
+    assert_same_table(unread, table)
+    read = read_table(tmp_path / "t.parquet")
+    assert_same_table(read, table)
+    assert_same_table(pickle.loads(pickle.dumps(read)), table)
 
 
 def test_the_hand_made_kie_table_has_every_kind_of_row():

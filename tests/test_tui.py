@@ -27,21 +27,9 @@ from rpa_sim.tui.model import Progress  # noqa: E402
 from rpa_sim.tui.plot import MarkedPlot  # noqa: E402
 from rpa_sim.tui.scale import ThresholdScale  # noqa: E402
 from rpa_sim.tui.views import FiguresPanel, Legend, Readout, TextTable, policy_marker  # noqa: E402
+from tests.tui_support import SCENARIO  # noqa: E402
 
 SIZE = (120, 40)
-SCENARIO = """\
-name: tui-small
-data:
-  generate: receipts
-  n: 60
-  seed: 3
-policies: [confidence, document-escalation]
-costs:
-  hourly_rate: 30
-  per_residual_error: 1.5
-  currency: EUR
-targets: [0.85, 0.9]
-"""
 VQA_SCENARIO = """\
 name: tui-vqa
 data:

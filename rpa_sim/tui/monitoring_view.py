@@ -14,19 +14,20 @@ width against the audit rate.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.timer import Timer
 from textual_plotext import PlotextPlot
 
 from rpa_sim.errors import InputError
 from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring, spec_of_summary
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.plot import Marker
-from rpa_sim.tui.views import Legend, Readout, TextTable, View
+from rpa_sim.tui.computed import ComputedView
+from rpa_sim.tui.views import Legend, Readout, TextTable
 
 __all__ = ["MonitoringView", "SETTLE_SECONDS"]
 
@@ -40,7 +41,7 @@ ASSUMPTION = ("audits: a second, careful check (exact); naive: reviewed items as
               "reports them")
 
 
-class MonitoringView(View):
+class MonitoringView(ComputedView):
     """Coverage, intervals against the truth and widths against the audit rate, for the policy at τ."""
 
     stem = "monitoring"
@@ -51,18 +52,14 @@ class MonitoringView(View):
     MonitoringView #monitoring-plots { height: 1fr; min-height: 8; }
     MonitoringView #monitoring-plots PlotextPlot { width: 1fr; }
     """
+    settle_seconds = SETTLE_SECONDS
     #: computed entries (``policy_monitoring``'s) by (policy, τ, model version)
     results: dict[tuple[int, float, int], dict[str, Any]]
-    #: the key the view shows, and the key being computed (None: nothing)
-    shown_key: tuple[int, float, int] | None = None
-    computing: tuple[int, float, int] | None = None
     method_index = 0
     #: the method whose intervals the plot shows
     shown_method: str | None = None
-    _settle: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        self.results = {}
         yield Readout(id="monitoring-note")
         yield TextTable(id="monitoring-table")
         with Horizontal(id="monitoring-plots"):
@@ -97,42 +94,25 @@ class MonitoringView(View):
         key = self.key()
         if key not in self.results and (entry := self.from_summary(key[0], key[1])) is not None:
             self.results[key] = entry
-        if key in self.results:
-            self.show(key)
-            return
-        if self._settle is not None:
-            self._settle.stop()
-        self._settle = self.set_timer(SETTLE_SECONDS, self.compute)
-        self.show_note(self.status_text(key, computing=True))
+        self.request()
 
-    def compute(self) -> None:
-        """Start computing for the current policy and τ on a worker thread (a newer request replaces it)."""
-        key = self.key()
-        if key in self.results or key == self.computing:
-            return
-        self.computing = key
+    def calculation(self, key: tuple[int, float, int]) -> Callable[[], dict[str, Any]]:
         policy, threshold = key[0], key[1]
         model, spec = self.model, self.spec()
-        sweeper = model.sweepers[policy]
+        name, sweeper = model.policy_names[policy], model.sweepers[policy]
 
-        def work() -> None:
+        def work() -> dict[str, Any]:
             try:
                 entry = policy_monitoring(spec, model.table, model.policies[policy], threshold=threshold,
                                           reviewer=sweeper.reviewer)
             except (InputError, ValueError) as problem:
                 entry = {"note": str(problem), "methods": None}
-            self.app.call_from_thread(self.computed, key, entry)
+            return {"policy": name, "threshold": threshold, **entry}
 
-        self.run_worker(work, thread=True, exclusive=True, group="monitoring", name="monitoring")
+        return work
 
-    def computed(self, key: tuple[int, float, int], entry: dict[str, Any]) -> None:
-        self.results[key] = {"policy": self.model.policy_names[key[0]], "threshold": key[1], **entry}
-        if self.computing == key:
-            self.computing = None
-        if key == self.key():
-            self.show(key)
-        elif self.computing is None:
-            self.redraw()  # τ moved while this was computed: compute for where it is now
+    def show_pending(self, key: tuple[int, float, int]) -> None:
+        self.show_note(self.status_text(key, computing=True))
 
     # -- drawing --------------------------------------------------------------------------------------
 

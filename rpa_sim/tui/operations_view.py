@@ -13,11 +13,11 @@ and kept: moving back is instant, and moving never waits for a computation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.timer import Timer
 from textual_plotext import PlotextPlot
 
 from rpa_sim.costs import CostModel
@@ -25,8 +25,9 @@ from rpa_sim.operations.spec import OperationsSpec
 from rpa_sim.operations.study import OperationModel, Workload
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.tui.export import export_stem
+from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.plot import Marker
-from rpa_sim.tui.views import Legend, Readout, View, figure_columns
+from rpa_sim.tui.views import Legend, Readout, figure_columns
 
 __all__ = ["OperationsView", "SETTLE_SECONDS"]
 
@@ -50,7 +51,7 @@ class TeamFigures(Readout, can_focus=True):
     """The team's figures at τ; it takes the focus when the view is shown, so that r and R reach the view."""
 
 
-class OperationsView(View):
+class OperationsView(ComputedView):
     """Reviewers needed, service level, turnaround and the backlog over the day, for the policy at τ."""
 
     stem = "operations"
@@ -62,15 +63,12 @@ class OperationsView(View):
     """
     #: computed figures (``OperationModel.at``) by (policy, τ, extra reviewers, model version)
     results: dict[Key, dict[str, Any]]
-    shown_key: Key | None = None
-    computing: Key | None = None
+    settle_seconds = SETTLE_SECONDS
     #: reviewers added to (or, negative, taken from) every shift of the scenario's team
     extra = 0
     _operation: tuple[int, OperationModel] | None = None
-    _settle: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        self.results = {}
         yield Readout(id="operations-note")
         yield TeamFigures(id="operations-figures")
         yield PlotextPlot(id="operations-backlog")
@@ -94,39 +92,16 @@ class OperationsView(View):
                            "operations settings)…" if not model.summarised else
                            "This scenario has no operations: section (docs/operations.md).")
             return
-        key = self.key()
-        if key in self.results:
-            self.show(key)
-            return
-        if self._settle is not None:
-            self._settle.stop()
-        self._settle = self.set_timer(SETTLE_SECONDS, self.compute)
+        self.request()
+
+    def calculation(self, key: Key) -> Callable[[], dict[str, Any]]:
+        operation, sweeper = self.operation(), self.model.sweepers[key[0]]
+        return lambda: operation.at(Workload.from_point(sweeper.at(key[1]), documents=operation.documents),
+                                    extra=key[2])
+
+    def show_pending(self, key: Key) -> None:
         self.show_note(f"{self.head(key)}: computing the reviewers needed and {self.operation().days} simulated "
                        f"day(s)…")
-
-    def compute(self) -> None:
-        """Start computing for the current key on a worker thread (a newer request replaces it)."""
-        key = self.key()
-        if key in self.results or key == self.computing:
-            return
-        self.computing = key
-        operation, sweeper = self.operation(), self.model.sweepers[key[0]]
-
-        def work() -> None:
-            figures = operation.at(Workload.from_point(sweeper.at(key[1]), documents=operation.documents),
-                                   extra=key[2])
-            self.app.call_from_thread(self.computed, key, figures)
-
-        self.run_worker(work, thread=True, exclusive=True, group="operations", name="operations")
-
-    def computed(self, key: Key, figures: dict[str, Any]) -> None:
-        self.results[key] = figures
-        if self.computing == key:
-            self.computing = None
-        if key == self.key():
-            self.show(key)
-        elif self.computing is None:
-            self.redraw()  # τ or the team moved meanwhile: compute for where they are now
 
     def action_reviewers(self, change: int) -> None:
         """One reviewer more (or fewer) on every shift; never below one on a shift."""

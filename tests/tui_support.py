@@ -1,0 +1,45 @@
+"""What the dashboard's Pilot tests share: a small scenario, and waiting for the app and for computed views."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+#: a KIE scenario that loads in about a second: two policies, costs, two targets
+SCENARIO = """\
+name: tui-small
+data:
+  generate: receipts
+  n: 60
+  seed: 3
+policies: [confidence, document-escalation]
+costs:
+  hourly_rate: 30
+  per_residual_error: 1.5
+  currency: EUR
+targets: [0.85, 0.9]
+"""
+
+
+def scenario_file(folder: Path, text: str, name: str = "scenario.yaml") -> str:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+async def ready(app, pilot, *, timeout: float = 60.0) -> None:
+    """Wait until the app has loaded its source and the comparison of its policies."""
+    start = time.monotonic()
+    while not (app.model is not None and app.model.summarised):
+        assert app.error is None and time.monotonic() - start < timeout, "the dashboard did not load"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def shown(view, pilot, *, timeout: float = 60.0) -> None:
+    """Wait until a computed view (:class:`rpa_sim.tui.computed.ComputedView`) shows its current key."""
+    start = time.monotonic()
+    while view.shown_key != view.key():
+        assert time.monotonic() - start < timeout, "the view did not compute"
+        await pilot.pause(0.02)
+    await pilot.pause()
