@@ -120,12 +120,15 @@ def operations_section(summary: dict[str, Any], figures: dict[str, Figure]) -> l
         "patience) gives the fewest reviewers meeting it, and the reviewers to schedule once shrinkage "
         f"({settings['reviewers']['shrinkage']:g}) is taken out; the scenario's own team is then simulated for "
         f"{operations['days']} day(s) (seed {settings['seed']}) for the service level it reaches, the turnaround "
-        "of the reviewed documents and the backlog."
+        "of the reviewed documents and the backlog. A document the team releases unreviewed when its patience "
+        "runs out goes through as the model gave it: the last column is the quality after review with those "
+        "documents counted so."
         + ("" if team_cost is None else f" The team costs {team_cost:,.2f}{_esc(unit)} a day.") + "</p>",
     ]
     header = ["policy", "point", "τ", "opened a day", "peak load (erlangs)", "peak reviewers to schedule",
               f"staffing cost a day{unit}", "service level (team)", "turnaround p50 h", "p90 h", "p99 h",
-              "backlog at last day's end", "utilisation"]
+              "backlog at last day's end", "utilisation", "released unreviewed",
+              f"{summary['metric']} with releases"]
     rows = []
     for entry in operations["policies"]:
         for point in entry["points"]:
@@ -135,7 +138,8 @@ def operations_section(summary: dict[str, Any], figures: dict[str, Figure]) -> l
                          str(point["peak_scheduled_needed"]), num(point["staffing_cost_per_day"], 2),
                          num(simulated["service_level"], 3), _hours(simulated["turnaround_p50_seconds"]),
                          _hours(simulated["turnaround_p90_seconds"]), _hours(simulated["turnaround_p99_seconds"]),
-                         str(simulated["backlog_at_day_end"][-1]), num(simulated["utilisation"], 3)])
+                         str(simulated["backlog_at_day_end"][-1]), num(simulated["utilisation"], 3),
+                         num(point["released_share"], 3), num(point["quality_with_releases"], 4)])
     parts.append(_table(header, rows, table_id="operations-staffing-table"))
     overloaded = sorted({f"{entry['policy']} ({point['point']})" for entry in operations["policies"]
                          for point in entry["points"] if point["overloaded_hours"]})

@@ -134,6 +134,29 @@ def test_overload_is_reported_not_refused():
     assert backlog[0] < backlog[1] < backlog[2]
 
 
+def test_released_documents_go_through_unreviewed_in_the_quality(result):
+    # one reviewer, an hour's patience and release: many opened documents leave the queue unreviewed
+    short = run_scenario(scenario(operations={**OPERATIONS, "arrivals": {"per_hour": 120},
+                                              "reviewers": {"count": 1},
+                                              "patience": {"seconds": 3600, "on_expiry": "release"}}), base=None)
+    unreviewed = short.table.counts.kieval_aligned
+    for policy, sweeper_policy in zip(short.summary["operations"]["policies"], short.policies):
+        sweeper = Sweeper(short.table, sweeper_policy, reviewer=short.scenario.reviewer, costs=short.scenario.costs)
+        for point in policy["points"] + policy["grid"]:
+            simulated = point["simulated"]
+            share = simulated["released"] / simulated["tasks"] if simulated["tasks"] else 0.0
+            quality = sweeper.at(point["threshold"])["kieval_aligned"]
+            assert point["quality"] == pytest.approx(quality, abs=1e-12)
+            assert point["released_share"] == share
+            assert point["quality_with_releases"] == pytest.approx(quality - share * (quality - unreviewed), abs=1e-12)
+        released = [point["released_share"] for point in policy["points"]]
+        assert max(released) > 0.3  # the team is far too small: the figure is tested where it matters
+    # without patience nothing is released and the quality is the curve's
+    for policy in result.summary["operations"]["policies"]:
+        for point in policy["points"]:
+            assert point["released_share"] == 0.0 and point["quality_with_releases"] == point["quality"]
+
+
 def _records(n: int, *, times: bool = True, seconds: bool = True) -> list[dict]:
     records = []
     for i, record in enumerate(generate_receipts(n, seed=2)):
@@ -265,7 +288,7 @@ def test_run_prints_the_operations_table(capsys):
     assert status == 0
     table = out[out.index("Operations\n"):].splitlines()
     assert table[1].split() == ["policy", "point", "τ", "opened/day", "peak", "need", "staff", "cost/day", "SL",
-                                "(team)", "p90", "h", "backlog", "end", "util"]
+                                "(team)", "p90", "h", "backlog", "end", "util", "quality"]
     assert [line.split()[0] for line in table[3:9]] == ["confidence", "confidence", "document-escalation",
                                                         "document-escalation", "per-field", "per-field"]
 

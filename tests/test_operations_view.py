@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.operations.study import Workload  # noqa: E402
+from rpa_sim.operations.study import Workload, with_releases  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.operations_view import OperationsView, operation_of  # noqa: E402
 from tests.tui_support import ready, scenario_file, shown  # noqa: E402
@@ -52,9 +52,12 @@ def test_w_shows_the_study_figures_and_r_changes_the_team(tmp_path):
             view = app.query_one(OperationsView)
             await shown(view, pilot)
             operation = operation_of(app.model.summary, app.model.table)
-            work = Workload.from_point(app.model.sweepers[0].at(app.threshold), documents=operation.documents)
-            expected = operation.at(work)
+            at = app.model.sweepers[0].at(app.threshold)
+            work = Workload.from_point(at, documents=operation.documents)
+            quality = {"quality": at["kieval_aligned"], "unreviewed": app.model.table.counts.kieval_aligned}
+            expected = with_releases(operation.at(work), **quality)
             assert view.results[view.key()] == expected
+            assert expected["released_share"] == 0.0 and expected["quality_with_releases"] == at["kieval_aligned"]
             assert f"confidence at τ = {app.threshold:.4f} · the scenario's team (08-12 h 2, 12-17 h 2" in note(app)
             rows = view.rows()
             assert [row["scheduled_needed"] for row in rows] == expected["scheduled_needed_per_hour"]
@@ -62,7 +65,7 @@ def test_w_shows_the_study_figures_and_r_changes_the_team(tmp_path):
             await pilot.press("r")
             assert view.extra == 1
             await shown(view, pilot)
-            assert view.results[view.key()] == operation.at(work, extra=1)
+            assert view.results[view.key()] == with_releases(operation.at(work, extra=1), **quality)
             assert "the team +1 a shift (08-12 h 3, 12-17 h 3" in note(app)
             await pilot.press("R", "R", "R")  # never below one reviewer a shift
             assert view.extra == -1

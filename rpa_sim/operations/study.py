@@ -493,6 +493,28 @@ def _operating_thresholds(policy: dict[str, Any]) -> list[tuple[str, float]]:
     return points
 
 
+def with_releases(figures: dict[str, Any], *, quality: float, unreviewed: float) -> dict[str, Any]:
+    """The figures of :meth:`OperationModel.at` with the post-correction quality once releases are counted.
+
+    A document released unreviewed (patience ``release``) goes through as the
+    model gave it. The simulation releases documents whatever they hold (its
+    confidences are drawn apart from the records'), so the released ones are a
+    random share ``r`` of the opened ones, and in expectation the review at τ
+    fixes ``1 - r`` of what it fixes when every opened document is reviewed:
+    ``quality - r (quality - unreviewed)``, where ``unreviewed`` is the quality
+    with nothing reviewed. (For ANLS, a mean over questions, this is exact in
+    expectation; for KIEval_Aligned, a ratio of counts, it is to first order.)
+
+    >>> figures = {"simulated": {"tasks": 200, "released": 50}}
+    >>> with_releases(figures, quality=0.75, unreviewed=0.5)["quality_with_releases"]
+    0.6875
+    """
+    simulated = figures["simulated"]
+    share = simulated["released"] / simulated["tasks"] if simulated["tasks"] else 0.0
+    return {**figures, "quality": quality, "released_share": share,
+            "quality_with_releases": quality - share * (quality - unreviewed)}
+
+
 def operations_summary(model: OperationModel, sweepers: Sequence[Sweeper],
                        policies: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The summary's ``operations``: the team, and per policy its operating points and a τ grid.
@@ -502,16 +524,21 @@ def operations_summary(model: OperationModel, sweepers: Sequence[Sweeper],
     grid = np.linspace(0.0, 1.0, GRID_POINTS)
     entries = []
     for sweeper, policy in zip(sweepers, policies):
+        metric = sweeper.table.metric_name
+        unreviewed = sweeper.table.summary()[metric]
         points = []
         for label, threshold in _operating_thresholds(policy):
-            work = Workload.from_point(sweeper.at(threshold), documents=model.documents)
-            points.append({"point": label, "threshold": threshold, **model.at(work)})
+            at = sweeper.at(threshold)
+            figures = model.at(Workload.from_point(at, documents=model.documents))
+            points.append({"point": label, "threshold": threshold,
+                           **with_releases(figures, quality=at[metric], unreviewed=unreviewed)})
         curve = sweeper.curve(grid)
         rows = []
         for index, threshold in enumerate(grid.tolist()):
             point = {name: float(values[index]) for name, values in curve.columns.items()}
-            work = Workload.from_point(point, documents=model.documents)
-            rows.append({"threshold": threshold, **model.at(work, hourly=False)})
+            figures = model.at(Workload.from_point(point, documents=model.documents), hourly=False)
+            rows.append({"threshold": threshold,
+                         **with_releases(figures, quality=point[metric], unreviewed=unreviewed)})
         entries.append({"policy": policy["policy"], "points": points, "grid": rows})
     spec = model.spec
     return {
@@ -537,7 +564,7 @@ def _share(value: float | None) -> str:
 def operations_table(operations: dict[str, Any], *, currency: str | None = None) -> str:
     """The operating points of every policy as text: work, reviewers needed, cost, and the team's figures."""
     header = ["policy", "point", "τ", "opened/day", "peak need", "staff cost/day", "SL (team)", "p90 h",
-              "backlog end", "util"]
+              "backlog end", "util", "quality"]
     rows = []
     for policy in operations["policies"]:
         for point in policy["points"]:
@@ -547,7 +574,7 @@ def operations_table(operations: dict[str, Any], *, currency: str | None = None)
                          f"{point['documents_opened_per_day']:.1f}", str(point["peak_scheduled_needed"]),
                          "-" if cost is None else f"{cost:.2f}", _share(simulated["service_level"]),
                          _hours(simulated["turnaround_p90_seconds"]), str(simulated["backlog_at_day_end"][-1]),
-                         _share(simulated["utilisation"])])
+                         _share(simulated["utilisation"]), _share(point["quality_with_releases"])])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)
                        for i, (cell, width) in enumerate(zip(row, widths))) for row in [header, *rows]]
@@ -560,7 +587,8 @@ def operations_table(operations: dict[str, Any], *, currency: str | None = None)
              f"day(s); service level {level['share']:g} within {level['within_hours']:g} h (all documents); "
              f"team costs {'-' if team_cost is None else f'{team_cost:.2f}'}{unit} a day",
              "peak need = most reviewers to schedule in an hour for the service level (Erlang); SL (team), p90 h, "
-             "backlog end and util are simulated with the scenario's team"]
+             "backlog end and util are simulated with the scenario's team; quality = the metric after review, "
+             "documents the team released unreviewed counted as they came"]
     return "\n".join(["Operations", *lines, "", *notes])
 
 

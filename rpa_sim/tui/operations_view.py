@@ -22,7 +22,7 @@ from textual_plotext import PlotextPlot
 
 from rpa_sim.costs import CostModel
 from rpa_sim.operations.spec import OperationsSpec
-from rpa_sim.operations.study import OperationModel, Workload
+from rpa_sim.operations.study import OperationModel, Workload, with_releases
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.computed import ComputedView
@@ -95,9 +95,14 @@ class OperationsView(ComputedView):
         self.request()
 
     def calculation(self, key: Key) -> Callable[[], dict[str, Any]]:
-        operation, sweeper = self.operation(), self.model.sweepers[key[0]]
-        return lambda: operation.at(Workload.from_point(sweeper.at(key[1]), documents=operation.documents),
-                                    extra=key[2])
+        operation, sweeper, table = self.operation(), self.model.sweepers[key[0]], self.model.table
+
+        def work() -> dict[str, Any]:
+            at = sweeper.at(key[1])
+            figures = operation.at(Workload.from_point(at, documents=operation.documents), extra=key[2])
+            return with_releases(figures, quality=at[table.metric_name], unreviewed=table.summary()[table.metric_name])
+
+        return work
 
     def show_pending(self, key: Key) -> None:
         self.show_note(f"{self.head(key)}: computing the reviewers needed and {self.operation().days} simulated "
@@ -146,7 +151,9 @@ class OperationsView(ComputedView):
                    ("backlog at day ends", " · ".join(map(str, simulated["backlog_at_day_end"]))),
                    ("utilisation", cell(simulated["utilisation"], ".3f")),
                    ("reviewers needed", f"{figures['peak_scheduled_needed']} at peak"),
-                   ("their cost a day", cell(figures["staffing_cost_per_day"], ",.2f") + unit)]
+                   ("their cost a day", cell(figures["staffing_cost_per_day"], ",.2f") + unit),
+                   ("released unreviewed", f"{figures['released_share']:.1%}"),
+                   (f"{self.model.metric_label} then", cell(figures["quality_with_releases"], ".4f"))]
         for columns in (2, 1):  # side by side where they fit
             lines = figure_columns(entries, columns=columns)
             if max(map(len, lines)) <= self.size.width:
