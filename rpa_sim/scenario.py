@@ -94,6 +94,8 @@ class Scenario(_Strict):
     replicates: Annotated[int, Field(ge=0)] = 0
     seed: Annotated[int, Field(ge=0)] = 0
     alpha: Annotated[float, Field(ge=0.0, le=1.0)] = 0.25
+    #: what rejected items hold in the output, for the policies that do not say (docs/replay.md)
+    rejected_quality: Literal["correct", "as_predicted"] | None = None
     #: production monitoring: replayed days, audits and the estimators' coverage (docs/monitoring.md)
     monitoring: MonitoringSpec | None = None
     #: the review operation: arrivals, reviewers, service level (docs/operations.md)

@@ -61,7 +61,8 @@ class ScenarioResult:
 
 
 def scenario_policies(scenario: Scenario, base: Path) -> list[Policy]:
-    """The scenario's policies, loaded (names relative to ``base``); their names must differ. Raises InputError."""
+    """The scenario's policies, loaded (names relative to ``base``); their names must differ. The scenario's
+    ``rejected_quality`` applies to those that do not set their own. Raises InputError."""
     policies = []
     for entry in scenario.policies:
         if isinstance(entry, dict):
@@ -71,7 +72,11 @@ def scenario_policies(scenario: Scenario, base: Path) -> list[Policy]:
     names = [p.name for p in policies]
     if len(set(names)) != len(names):
         raise InputError(f"policy names must differ within a scenario, got {names}")
-    return policies
+    if scenario.rejected_quality is None:
+        return policies
+    # the scenario says what rejected items hold, for every policy that does not say it itself
+    return [policy if "rejected_quality" in policy.model_fields_set
+            else policy.model_copy(update={"rejected_quality": scenario.rejected_quality}) for policy in policies]
 
 
 def evaluate_scenario_data(scenario: Scenario, base: Path, source: str, *,

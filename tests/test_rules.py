@@ -22,6 +22,8 @@ from rpa_sim.metrics.anls import anls_scores
 from rpa_sim.metrics.kieval import DELETION, SUBSTITUTION, evaluate_document
 from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.policies import Policy, load_policy
+from rpa_sim.scenario import Scenario
+from rpa_sim.study import scenario_policies
 from rpa_sim.sweep import Sweeper, curves_to_csv
 
 THRESHOLDS = (0.3, 0.55, 0.7, 0.85, 0.93, 0.97)
@@ -606,3 +608,18 @@ def test_dashboard_model_shows_rejections_and_calibration_per_group():
     groups = dict(model.calibration_groups())
     assert [row["name"] for row in groups["document type"]] == list(TYPED_TABLE.document_types)
     assert [row["name"] for row in groups["field"]] == list(TYPED_TABLE.keys)
+
+
+def test_a_scenario_says_what_rejected_items_hold_unless_a_policy_does():
+    own = {"name": "own", "review_if": {"confidence": "sweep"}, "reject_if": {"confidence": 0.2},
+           "rejected_quality": "correct"}
+    scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
+                                        "policies": ["reject-band", own], "rejected_quality": "as_predicted"})
+    bundled, kept = scenario_policies(scenario, base=None)
+    assert (bundled.rejected_quality, kept.rejected_quality) == ("as_predicted", "correct")
+    explicit = load_policy("reject-band").model_copy(update={"rejected_quality": "as_predicted"})
+    for tau in (0.0, 0.3, 0.6, 0.9, 1.0):
+        assert Sweeper(TABLE, bundled).at(tau) == Sweeper(TABLE, explicit).at(tau)
+    assert Sweeper(TABLE, bundled).at(0.5) != Sweeper(TABLE, load_policy("reject-band")).at(0.5)
+    assert scenario_policies(scenario.model_copy(update={"rejected_quality": None}), base=None)[0] \
+        .rejected_quality == "correct"
