@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rpa_sim.errors import InputError
 from rpa_sim.metrics.kieval import ValueMatch
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes
+from rpa_sim.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes
 from rpa_sim.distributed import current_scheduler
 from rpa_sim.sources import is_one_file, load_shards, resolve_shards
 from rpa_sim.tablefile import is_table_file, read_table
@@ -116,7 +116,7 @@ def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[s
 
 
 def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", alpha: float = 0.25,
-                    workers: int | None = None) -> Loaded:
+                    workers: int | None = None, grounding: GroundingMode = "auto") -> Loaded:
     """Evaluate an opened record stream (the second half of :func:`load_table`).
 
     For callers that look at the stream first (its :attr:`~RecordStream.task`,
@@ -134,9 +134,13 @@ def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", 
         (:mod:`rpa_sim.parallel`); every available core by default, 1 for
         none but this one. The table, the skipped records and the first error
         are the same for any number.
+    grounding : {"auto", "given", "compute"}, default="auto"
+        The routing grounding's source (:func:`~rpa_sim.outcomes.evaluate_kie`):
+        ``"given"`` locates nothing, for a caller that reads no grounding
+        (``score``: its figures do not depend on it).
     """
     from rpa_sim import parallel  # noqa: PLC0415
 
-    evaluation = parallel.evaluation(stream.task, value_match=value_match, alpha=alpha)
+    evaluation = parallel.evaluation(stream.task, value_match=value_match, alpha=alpha, grounding=grounding)
     table = parallel.evaluate_stream(stream, evaluation, workers=parallel.resolve_workers(workers))
     return Loaded(table, list(stream.skipped), stream.skipped_summary())

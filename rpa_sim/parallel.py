@@ -39,7 +39,7 @@ from itertools import islice
 from typing import Any, TypeVar
 
 from rpa_sim.metrics.kieval import ValueMatch
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
 from rpa_sim.progress import stage
 from rpa_sim.readers import Problem, RecordBatch, RecordStream
 from rpa_sim.records import KIERecord, VQARecord, decode_fast
@@ -64,16 +64,19 @@ _AHEAD = 2
 _CONTEXT: Any = None
 
 
-def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0.25) -> Evaluation:
+def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0.25,
+               grounding: GroundingMode = "auto") -> Evaluation:
     """The evaluation of ``task`` with its option (``value_match`` for KIE, ``alpha`` for VQA), picklable.
 
+    ``grounding`` is the routing grounding's source (:func:`~rpa_sim.outcomes.evaluate_kie`).
+
     >>> evaluation("vqa", alpha=0.5).keywords
-    {'alpha': 0.5}
+    {'alpha': 0.5, 'grounding': 'auto'}
     """
     if task == "kie":
-        return partial(evaluate_kie, value_match=value_match)
+        return partial(evaluate_kie, value_match=value_match, grounding=grounding)
     if task == "vqa":
-        return partial(evaluate_vqa, alpha=alpha)
+        return partial(evaluate_vqa, alpha=alpha, grounding=grounding)
     raise ValueError(f"task must be 'kie' or 'vqa', got {task!r}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -12,8 +13,9 @@ from rpa_sim.metrics.anls import anls_question
 from rpa_sim.metrics.kieval import kieval
 from rpa_sim.outcomes import ANSWER_TYPES, OUTCOME_TABLES, OutcomeTable, evaluate_kie, evaluate_vqa, table_type
 from rpa_sim.records import KIERecord, VQARecord
-from rpa_sim.generators import generate_receipts
-from tests.conftest import shared_path
+from rpa_sim.generators import generate_docvqa, generate_receipts
+from rpa_sim.readers import write_records
+from tests.conftest import run_cli, shared_path
 
 PAGE = {"width": 1000, "height": 1000, "words": [
     {"text": "LATTE", "bbox": [100, 100, 160, 120]},
@@ -206,3 +208,18 @@ def test_vqa_protocol_members():
     assert accepted.tolist() == [[1.0, 0.5, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     # reviewed: ANLS 1 is broken with probability 0.5; the others take the truth unless missed (0.25)
     assert reviewed.tolist() == [[0.5, 0.875, 0.75], [0.5, 0.75, 0.75], [0.0, 0.0, 0.0], [0.5, 0.0, 0.25]]
+
+
+@pytest.mark.parametrize("task", ["kie", "vqa"])
+def test_the_corpus_figures_never_read_the_routing_grounding(tmp_path, capsys, task):
+    # why score evaluates without locating values: its figures are the same either way, byte for byte
+    records = list(generate_receipts(80, seed=9) if task == "kie" else generate_docvqa(80, seed=9))
+    evaluate = evaluate_kie if task == "kie" else evaluate_vqa
+    located, given = evaluate(records), evaluate(records, grounding="given")
+    assert np.isnan(given.grounding).all() and not np.isnan(located.grounding).all()  # nothing was located
+    assert given.summary() == located.summary()
+    path = tmp_path / "records.jsonl"
+    write_records(records, path)
+    status, out, _ = run_cli(capsys, "score", str(path), "--json", "--workers", "1")
+    assert status == 0
+    assert json.loads(out) == {**located.summary(), "skipped": 0}
