@@ -497,7 +497,8 @@ def _curve_table(curves: list[Curve]) -> str:
             else:
                 cells.extend(map(_number, curve.columns[name].tolist()))
     widths = [max(map(len, cells)) for cells in columns]
-    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in zip(*columns))
+    padded = [[cell.rjust(width) for cell in cells] for cells, width in zip(columns, widths)]
+    return "\n".join(map("  ".join, zip(*padded)))
 
 
 def _json_text(payload: Any) -> str:
