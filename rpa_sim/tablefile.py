@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import msgspec
 
 from rpa_sim import __version__
 from rpa_sim.errors import InputError
@@ -152,19 +152,16 @@ _OPTIONS = {"value_match": "--value-match", "alpha": "--alpha"}
 # --------------------------------------------------------------------------- metadata
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class SourceFile(_Strict):
+# msgspec structs rather than pydantic models: reading a table (score, sweep) then imports no pydantic
+class SourceFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A file a table was evaluated from: its name (without folders), size and SHA-256 of its bytes."""
 
     name: str
-    bytes: Annotated[int, Field(ge=0)]
-    sha256: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+    bytes: Annotated[int, msgspec.Meta(ge=0)]
+    sha256: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 
 
-class TableMetadata(_Strict):
+class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What an outcome table file says about itself besides its columns (the ``rpa_sim`` schema metadata).
 
     Attributes
@@ -193,13 +190,12 @@ class TableMetadata(_Strict):
     task: Literal["kie", "vqa"]
     settings: dict[str, str | float]
     fields: tuple[str, ...]
-    rows: dict[str, Annotated[int, Field(ge=0)]]
-    counts: dict[str, Annotated[int, Field(ge=0)]]
+    rows: dict[str, Annotated[int, msgspec.Meta(ge=0)]]
+    counts: dict[str, Annotated[int, msgspec.Meta(ge=0)]]
     sources: tuple[SourceFile, ...]
-    skipped: Annotated[int, Field(ge=0)]
+    skipped: Annotated[int, msgspec.Meta(ge=0)]
 
-    @model_validator(mode="after")
-    def _names_of_the_task(self) -> TableMetadata:
+    def __post_init__(self) -> None:
         for part, wanted in (("settings", _SETTINGS[self.task]), ("rows", _ROW_KINDS[self.task]),
                              ("counts", _COUNTS[self.task])):
             have = tuple(getattr(self, part))
@@ -210,7 +206,6 @@ class TableMetadata(_Strict):
                              f"{self.settings['value_match']!r}")
         if self.task == "vqa" and not all(isinstance(value, float) for value in self.settings.values()):
             raise ValueError(f"settings of a vqa table must be numbers, got {self.settings}")
-        return self
 
     def check(self, path: str | os.PathLike[str], *, task: str | None = None, **settings: Any) -> None:
         """Refuse the table unless it is of ``task`` (when given) and was evaluated with ``settings``.
@@ -311,7 +306,7 @@ def write_table(table: KIEOutcomes | VQAOutcomes, path: str | os.PathLike[str], 
     arrays = _kie_arrays(table) if isinstance(table, KIEOutcomes) else _vqa_arrays(table)
     columns = _COLUMNS[task]
     schema = pa.schema([pa.field(c.name, getattr(pa, _ARROW_TYPES[c.type])()) for c in columns],
-                       metadata={METADATA_KEY: json.dumps(metadata.model_dump(mode="json"), sort_keys=True)})
+                       metadata={METADATA_KEY: json.dumps(msgspec.to_builtins(metadata), sort_keys=True)})
     data = pa.Table.from_arrays([arrays[c.name] for c in columns], schema=schema)
     with atomic_output(Path(path), compress=False) as out:
         pq.write_table(data, out, row_group_size=_ROW_GROUP_ROWS,
@@ -434,11 +429,21 @@ def _parse_metadata(path: Path, schema_metadata: Mapping[bytes, bytes] | None) -
         raise InputError(f"written by rpa-sim {data.get('rpa_sim_version')!r}, and this is rpa-sim {__version__}; "
                          f"{rerun}", path=str(path))
     try:
-        return TableMetadata.model_validate_json(raw)
-    except ValidationError as error:
-        from rpa_sim.yamlfile import validation_message  # noqa: PLC0415 (YAML's wording, only for an error)
+        return msgspec.json.decode(raw, type=TableMetadata)
+    except msgspec.ValidationError as error:
+        raise InputError(f"bad rpa_sim metadata: {_where_first(str(error))}", path=str(path)) from None
 
-        raise InputError(f"bad rpa_sim metadata: {validation_message(error, data=data)}", path=str(path)) from None
+
+def _where_first(message: str) -> str:
+    """msgspec's ``problem - at `$.a.b` `` as ``a.b: problem`` (the form of every other validation message).
+
+    >>> _where_first("Expected `int` >= 0 - at `$.skipped`"), _where_first("settings must name ['alpha']")
+    ('skipped: Expected `int` >= 0', "settings must name ['alpha']")
+    """
+    problem, at, where = message.rpartition(" - at `$")
+    if not at:
+        return message
+    return f"{where.rstrip('`').lstrip('.')}: {problem}"
 
 
 def read_info(path: str | os.PathLike[str]) -> TableMetadata:

@@ -27,6 +27,7 @@ from rpa_sim.tablefile import (
     DOCUMENT_COUNTS,
     FORMAT_VERSION,
     METADATA_KEY,
+    SourceFile,
     is_table_file,
     read_info,
     read_table,
@@ -152,8 +153,8 @@ def test_equal_tables_and_sources_give_equal_bytes(tmp_path, receipts):
         write_table(evaluate_kie(receipts), tmp_path / "out" / name, source=[source], skipped=2)
     assert (tmp_path / "out" / "one.parquet").read_bytes() == (tmp_path / "out" / "two.parquet").read_bytes()
     info = read_info(tmp_path / "out" / "one.parquet")
-    assert [s.model_dump() for s in info.sources] == [
-        {"name": "records.jsonl", "bytes": 32, "sha256": hashlib.sha256(source.read_bytes()).hexdigest()}]
+    assert info.sources == (SourceFile(name="records.jsonl", bytes=32,
+                                       sha256=hashlib.sha256(source.read_bytes()).hexdigest()),)
     assert info.skipped == 2 and info.rpa_sim_version == __version__ and info.format_version == FORMAT_VERSION
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["one.parquet", "two.parquet"]  # no temporaries
 
