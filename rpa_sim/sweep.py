@@ -26,12 +26,38 @@ from rpa_sim.outcomes import OutcomeTable, table_type
 from rpa_sim.policies import Policy, compile_policy
 from rpa_sim.reviewer import Reviewer
 
-__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "aligned_curves", "COMMON_COLUMNS", "REJECTED"]
+__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "stable_order", "aligned_curves", "COMMON_COLUMNS", "REJECTED"]
 
 #: The columns of every sweep; a task's table class adds its ``sweep_columns`` (FORMATS.md).
 COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
 #: The column of the items a policy's ``reject_if`` takes out of the flow (after ``reviewed``; only when one does).
 REJECTED = "rejected"
+
+
+def stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")``, the same indices in about 60% of the time.
+
+    NumPy's stable sort of floats is a merge sort; its default sort is a
+    vectorised quicksort, several times faster but free to order equal values
+    any way. So: sort with it, give each value the rank of its run of equal
+    values (NaNs are one run, as the stable sort puts them last in index
+    order), and sort the ``rank << 32 | index`` keys, which puts equal values
+    in index order. Tested against ``np.argsort(kind="stable")`` (hypothesis).
+
+    >>> stable_order(np.array([0.5, 0.1, 0.5, np.inf, 0.1])).tolist()
+    [1, 4, 0, 2, 3]
+    """
+    if len(values) >= 1 << 32:
+        return np.argsort(values, kind="stable")
+    order = np.argsort(values)
+    ordered = values[order]
+    starts = np.empty(len(values), dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    starts[1:] &= ~(np.isnan(ordered[1:]) & np.isnan(ordered[:-1]))
+    keys = ((np.cumsum(starts, dtype=np.uint64) - np.uint64(1)) << np.uint64(32)) | order.astype(np.uint64)
+    keys.sort()
+    return (keys & np.uint64(0xFFFFFFFF)).astype(np.intp)
 
 
 def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndarray:
@@ -297,7 +323,7 @@ class Sweeper:
         self.n = len(table)
         self._rejected = self.compiled.rejected
         self._rejected_units = _rejected_units(table, self._rejected)
-        self._order = np.argsort(self.compiled.entry, kind="stable")
+        self._order = stable_order(self.compiled.entry)
         self._sorted_entry = self.compiled.entry[self._order]
         self._budget = None if policy.budget is None else policy.budget.limit(self.n)
         self._selection = _selection(self)

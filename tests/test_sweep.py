@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rpa_sim.costs import CostModel
 from rpa_sim.metrics.kieval import evaluate_document
@@ -11,7 +15,7 @@ from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.policies import Policy, load_policy
 from rpa_sim.records import KIERecord, VQARecord
 from rpa_sim.reviewer import Reviewer
-from rpa_sim.sweep import Sweeper, curves_to_csv, curves_to_json, parse_thresholds
+from rpa_sim.sweep import Sweeper, curves_to_csv, curves_to_json, parse_thresholds, stable_order
 from rpa_sim.generators import generate_receipts
 
 CONFIDENCES = [0.1, 0.3, 0.3, 0.5, 0.62, 0.8, 0.8, 0.9, 0.95, 1.0]  # ties on purpose
@@ -381,3 +385,10 @@ def test_dataframe_export():
     frame = Sweeper(table, policy("confidence")).curve("linspace:0:1:3").to_dataframe()
     assert isinstance(frame, pd.DataFrame) and list(frame.columns)[:3] == ["policy", "threshold", "auto_rate"]
     assert frame["threshold"].tolist() == [0.0, 0.5, 1.0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 0.1, 0.25, 0.9, 1.0, math.inf, -math.inf, math.nan]), max_size=60))
+def test_stable_order_is_numpys_stable_argsort(values):
+    entries = np.array(values, dtype=np.float64)
+    assert stable_order(entries).tolist() == np.argsort(entries, kind="stable").tolist()
