@@ -17,19 +17,18 @@ from array import array
 from collections.abc import Iterable
 import math
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from rpa_sim.grounding import locatability_many
-from rpa_sim.metrics.anls import absolute_deviation, accuracy_scores, anls_scores
-from rpa_sim.metrics.evidence import evidence_iou
 from rpa_sim.metrics.kieval import OUTCOME_NAMES, KIEvalCounts, ValueMatch, evaluate_document
-from rpa_sim.metrics.smudge import AnswerType, Normalization, evaluate_question, smudge_scores
-from rpa_sim.text import nls_pairs
 
 if TYPE_CHECKING:
     from datetime import datetime
+
+    # evaluation's metrics (grounding, ANLS, SMuDGE; rapidfuzz underneath) are imported by the functions that
+    # evaluate: stage 2 on a table read from a file never needs them
+    from rpa_sim.metrics.smudge import Normalization
 
     # the records' models (pydantic) are only named here: reading an outcome table file never imports them
     from rpa_sim.records import Document, KIERecord, VQARecord
@@ -38,7 +37,8 @@ __all__ = ["OutcomeTable", "FieldGrouping", "ReviewValues", "KIEOutcomes", "VQAO
            "concat_tables", "evaluate_kie", "evaluate_vqa", "GroundingMode", "RIGHT_ANLS"]
 
 GroundingMode = Literal["auto", "given", "compute"]
-ANSWER_TYPES: tuple[str, ...] = get_args(AnswerType)
+#: :data:`rpa_sim.metrics.smudge.AnswerType`'s values, in its order (tested)
+ANSWER_TYPES: tuple[str, ...] = ("numeric", "textual", "hybrid")
 #: A question is right iff its ANLS is at least this (METRICS.md §7); below it, it is an error.
 RIGHT_ANLS = 0.5
 _STRINGS = np.dtypes.StringDType()
@@ -466,6 +466,8 @@ def _grounding(values: list[str], given: list[float | None], document: Document 
                mode: GroundingMode) -> list[float]:
     if mode == "given" or document is None:
         return [math.nan if g is None or mode == "compute" else g for g in given]
+    from rpa_sim.grounding import locatability_many  # noqa: PLC0415
+
     missing = [i for i, g in enumerate(given) if g is None or mode == "compute"]
     grounding = list(given)
     for i, score in zip(missing, locatability_many([values[i] for i in missing], document).tolist()):
@@ -536,6 +538,8 @@ def _finish(c: _KIEColumns, value_match: ValueMatch) -> KIEOutcomes:
     similarity = np.where(outcome == 0, 1.0, 0.0)
     substituted = np.flatnonzero(outcome == 1)
     if len(substituted):
+        from rpa_sim.text import nls_pairs  # noqa: PLC0415
+
         similarity[substituted] = nls_pairs(value[substituted].tolist(), correction[substituted].tolist())
     return KIEOutcomes(
         document_ids=np.array(c.document_ids, dtype=_STRINGS),
@@ -762,6 +766,8 @@ class VQAOutcomes:
 
     def smudge(self, *, alpha: float | None = None) -> np.ndarray:
         """Per-question SMuDGE composite at ``alpha`` (default: the table's), NaN without OCR."""
+        from rpa_sim.metrics.smudge import smudge_scores  # noqa: PLC0415
+
         return smudge_scores(self.match, self.smudge_grounding, alpha=self.alpha if alpha is None else alpha)
 
     def summary(self) -> dict[str, float | int | None]:
@@ -926,6 +932,10 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         raise ValueError(f"grounding must be 'auto', 'given' or 'compute', got {grounding!r}")
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
+    from rpa_sim.metrics.anls import absolute_deviation, accuracy_scores, anls_scores  # noqa: PLC0415
+    from rpa_sim.metrics.evidence import evidence_iou  # noqa: PLC0415
+    from rpa_sim.metrics.smudge import evaluate_question  # noqa: PLC0415
+
     ids, answers, predictions = [], [], []
     question_types, document_types = _Vocabulary(), _Vocabulary()
     kind_code = {name: code for code, name in enumerate(ANSWER_TYPES)}

@@ -223,3 +223,12 @@ def test_the_corpus_figures_never_read_the_routing_grounding(tmp_path, capsys, t
     status, out, _ = run_cli(capsys, "score", str(path), "--json", "--workers", "1")
     assert status == 0
     assert json.loads(out) == {**located.summary(), "skipped": 0}
+
+
+def test_the_answer_types_are_smudges():
+    # outcomes names them without importing SMuDGE's module (reading a table file never evaluates)
+    from typing import get_args
+
+    from rpa_sim.metrics.smudge import AnswerType
+
+    assert ANSWER_TYPES == get_args(AnswerType)

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from rpa_sim.text import nls_bounded, nls_matrix
-
 if TYPE_CHECKING:
     # the records' models (pydantic) are only named here: reading an outcome table file never imports them
     from rpa_sim.records import Entity, Extraction, PredictedExtraction
@@ -492,6 +490,9 @@ def _substitution_pairs(truth: list[str], predicted: list[str]) -> list[tuple[in
     """
     if len(truth) == 1 and len(predicted) == 1:
         return [(0, 0)]
+    # string distances (rapidfuzz) are imported where values are compared: reading a table never compares any
+    from rpa_sim.text import nls_bounded, nls_matrix  # noqa: PLC0415
+
     if len(truth) == 1:
         scores = [nls_bounded(truth[0], value) for value in predicted]
         return [(0, scores.index(max(scores)))]
