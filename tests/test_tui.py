@@ -27,7 +27,7 @@ from rpa_sim.tui.model import Progress  # noqa: E402
 from rpa_sim.tui.plot import MarkedPlot  # noqa: E402
 from rpa_sim.tui.scale import ThresholdScale  # noqa: E402
 from rpa_sim.tui.views import FiguresPanel, Legend, Readout, TextTable, policy_marker  # noqa: E402
-from tests.tui_support import SCENARIO  # noqa: E402
+from tests.tui_support import SCENARIO, loaded, ready  # noqa: E402
 
 SIZE = (120, 40)
 VQA_SCENARIO = """\
@@ -63,15 +63,6 @@ def vqa_scenario(tmp_path: Path) -> str:
     return str(path)
 
 
-async def _ready(app, pilot, *, timeout: float = 60.0) -> None:
-    """Wait until the app has loaded and summarised its source, or failed."""
-    start = time.monotonic()
-    while app.error is None and not (app.model is not None and app.model.summarised):
-        assert time.monotonic() - start < timeout, "the dashboard did not load"
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
 def _panel_numbers(app) -> dict[str, str]:
     """The figures panel as shown: label -> the number's text, whatever the number of columns."""
     text = str(app.query_one(FiguresPanel).render())
@@ -99,7 +90,7 @@ def _status(app) -> str:
 async def test_keys_move_threshold_and_figures_match_sweeper(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         assert app.error is None and app.threshold == 0.5
         assert _panel_numbers(app) == _expected(app, 0.5)
         await pilot.press("plus", "plus")
@@ -122,7 +113,7 @@ async def test_keys_move_threshold_and_figures_match_sweeper(scenario):
 async def test_steps_are_ten_times_finer_from_0_9_and_take_half_the_slider(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         app.set_threshold(0.89)
         await pilot.press("plus")
         assert app.threshold == 0.9
@@ -152,7 +143,7 @@ async def test_steps_are_ten_times_finer_from_0_9_and_take_half_the_slider(scena
 async def test_slider_keys_and_click(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         assert app.focused.id == "threshold-slider"
         await pilot.press("right")
         assert app.threshold == 0.51
@@ -174,7 +165,7 @@ async def test_slider_keys_and_click(scenario):
 async def test_typed_threshold_then_the_keys_are_the_apps_again(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("equals_sign")
         box = app.query_one("#threshold-input")
         assert app.focused is box
@@ -191,7 +182,7 @@ async def test_typed_threshold_then_the_keys_are_the_apps_again(scenario):
         assert not app.is_running
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("equals_sign", *"0.6", "escape")
         assert app.focused.id == "threshold-slider" and app.query_one("#threshold-input").value == ""
         assert app.threshold == 0.5
@@ -209,7 +200,7 @@ async def test_typed_threshold_then_the_keys_are_the_apps_again(scenario):
 async def test_o_goes_to_the_cheapest_threshold(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         for policy in (0, 1):
             await pilot.press(str(policy + 1), "o")
             best = next(p["cost_optimum"] for p in app.model.summary["policies"]
@@ -227,7 +218,7 @@ async def test_o_goes_to_the_cheapest_threshold(scenario):
 async def test_g_goes_to_each_target_in_turn(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         model = app.model
         seen = []
         for _ in range(3):
@@ -245,7 +236,7 @@ async def test_g_goes_to_each_target_in_turn(scenario):
 async def test_o_and_g_are_in_the_command_palette(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         for command, expected in (("Go to the least cost", ("optimum", 0)), ("Go to the first target", ("target", 0))):
             await pilot.press("ctrl+p")
             await pilot.pause()
@@ -263,7 +254,7 @@ async def test_o_and_g_explain_when_there_is_nothing_to_go_to(tmp_path):
     path.write_text("name: bare\ndata: {generate: receipts, n: 20, seed: 1}\npolicies: [confidence]\n")
     app = DashboardApp(str(path))
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("o", "g")
         await pilot.pause()
         assert app.threshold == 0.5
@@ -277,7 +268,7 @@ async def test_o_and_g_explain_when_there_is_nothing_to_go_to(tmp_path):
 async def test_switch_views_and_smudge_is_hidden_for_kie(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         tabs = app.query_one(TabbedContent)
         for key, view in [("c", "compare"), ("f", "fields"), ("l", "calibration"), ("dollar_sign", "costs"),
                           ("t", "tradeoff")]:
@@ -294,7 +285,7 @@ async def test_switch_views_and_smudge_is_hidden_for_kie(scenario):
 async def test_plot_marks_follow_the_threshold_and_the_policy(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         plot = app.query_one("#tradeoff-plot", MarkedPlot)
         for keys in [(), ("plus", "plus"), ("right_square_bracket", "2"), ("left_square_bracket",) * 12]:
             await pilot.press(*keys)
@@ -319,7 +310,7 @@ async def test_plot_marks_follow_the_threshold_and_the_policy(scenario):
 async def test_tradeoff_plot_legend_targets_and_limits(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         model, plot = app.model, app.query_one("#tradeoff-plot", MarkedPlot)
         lines = [plot.render_line(y).text for y in range(plot.size.height)]
         assert not any(name in line for line in lines for name in model.policy_names)  # the legend is outside
@@ -339,7 +330,7 @@ async def test_tradeoff_plot_legend_targets_and_limits(scenario):
 async def test_compare_sorts_from_the_keyboard_and_enter_selects(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("c")
         await pilot.pause()
         view, table = app.query_one("#compare-view"), app.query_one("#compare-table", DataTable)
@@ -374,7 +365,7 @@ async def test_compare_sorts_from_the_keyboard_and_enter_selects(scenario):
 async def test_fields_view_header_stays_rates_and_target_in_full(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("f", "plus", "2")
         await pilot.pause()
         table = app.query_one(TextTable)
@@ -402,7 +393,7 @@ async def test_fields_view_header_stays_rates_and_target_in_full(scenario):
 async def test_calibration_plots_accuracy_against_mean_confidence_with_counts(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("l")
         await pilot.pause()
         rows = app.model.calibration_rows()
@@ -424,7 +415,7 @@ async def test_calibration_plots_accuracy_against_mean_confidence_with_counts(sc
 async def test_costs_zoom_on_the_optimum_with_the_review_all_line(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("dollar_sign")
         await pilot.pause()
         model, plot = app.model, app.query_one("#costs-plot", MarkedPlot)
@@ -452,7 +443,7 @@ async def test_costs_of_plain_records_say_how_to_add_them(tmp_path):
     write_records(generate_receipts(20, seed=2), path)
     app = DashboardApp(str(path))
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("dollar_sign")
         await pilot.pause()
         note = str(app.query_one("#costs-note").render())
@@ -464,7 +455,7 @@ async def test_costs_of_plain_records_say_how_to_add_them(tmp_path):
 async def test_vqa_smudge_view(vqa_scenario):
     app = DashboardApp(vqa_scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         assert app.error is None and app.model.task == "vqa"
         at = app.model.sweepers[0].at(0.5)
         assert _panel_numbers(app)["ANLS"] == f"{at['anls']:.4f}"
@@ -485,7 +476,7 @@ async def test_vqa_smudge_view(vqa_scenario):
 async def test_layout_at_every_size(scenario, size):
     app = DashboardApp(scenario)
     async with app.run_test(size=size) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.pause()
         narrow = size[0] < 100
         plot, side = app.query_one("#tradeoff-plot"), app.query_one("#tradeoff-side")
@@ -509,7 +500,7 @@ async def test_layout_at_every_size(scenario, size):
 async def test_threshold_moves_repaint_text_without_a_layout_pass(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         layouts: list[str] = []
         for widget in app.query(Readout):
             def refresh(*regions, layout=False, _original=widget.refresh, _id=widget.id, **kwargs):
@@ -593,7 +584,7 @@ async def test_loading_shows_each_stage_and_how_far(scenario, monkeypatch):
         assert app.screen.__class__.__name__ == "HelpScreen"
         await pilot.press("escape")
         step.set()
-        await _ready(app, pilot)
+        await ready(app, pilot)
         assert app.model is not None and not app.query_one("#loading").display and app.query_one("#views").display
         assert app.sub_title == f"small.yaml ({app.model.task.upper()}, {len(app.model.table):,} predictions)"
 
@@ -622,7 +613,7 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
         assert app.threshold == 0.51 and any("still comparing" in n.message for n in app._notifications)
         assert "comparing them" in str(app.query_one("#compare-title").render())
         release.set()
-        await _ready(app, pilot)
+        await ready(app, pilot)
         assert app.query_one(DataTable).row_count == 2  # the view fills in when the summary arrives
 
 
@@ -630,7 +621,7 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
 async def test_missing_file_shows_error(tmp_path):
     app = DashboardApp(str(tmp_path / "nope.yaml"))
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await loaded(app, pilot)
         assert app.error is not None and "nope.yaml" in app.error
         assert app.query_one("#error-box").display
         await pilot.press("plus", "c", "e")  # nothing loaded: no crash
@@ -644,7 +635,7 @@ def test_a_load_error_is_printed_after_the_app_exits(tmp_path, monkeypatch):
     from rpa_sim.tui import run_dashboard
 
     async def quit_once_failed(pilot) -> None:
-        await _ready(pilot.app, pilot)
+        await loaded(pilot.app, pilot)
         await pilot.press("q")
 
     monkeypatch.setattr(DashboardApp, "run", lambda self: App.run(self, headless=True, auto_pilot=quit_once_failed))
@@ -658,7 +649,7 @@ async def test_invalid_scenario_shows_error(tmp_path):
     path.write_text("name: bad\ndata: {generate: receipts}\n", encoding="utf-8")
     app = DashboardApp(str(path))
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await loaded(app, pilot)
         assert app.error is not None and "policies" in app.error
 
 
@@ -668,7 +659,7 @@ async def test_invalid_scenario_shows_error(tmp_path):
 async def test_help_defines_every_term_and_key(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("f1")
         assert app.screen.__class__.__name__ == "HelpScreen"
         await pilot.press("escape", "question_mark")
@@ -691,7 +682,7 @@ async def test_help_defines_every_term_and_key(scenario):
 async def test_command_palette_exports_the_current_view(scenario, tmp_path):
     app = DashboardApp(scenario, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Show Costs view")
@@ -714,7 +705,7 @@ async def test_exports_are_named_by_view_policy_and_threshold_and_round_floats(s
     out = tmp_path / "exports"
     app = DashboardApp(scenario, export_dir=out)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press("plus", "e", "j")
         await pilot.pause()
         rows = json.loads((out / "rpa-sim-tradeoff-tau0.51.json").read_text())
@@ -753,7 +744,7 @@ async def test_records_without_predictions_open_in_every_view(tmp_path):
     out = tmp_path / "exports"
     app = DashboardApp(str(path), export_dir=out)
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(app, pilot)
+        await ready(app, pilot)
         assert app.error is None and len(app.model.table) == 0
         numbers = _panel_numbers(app)
         # no prediction: no auto-rate; the four missed values stay, so KIEval_Aligned^τ = 1 - 4 / 4
@@ -786,7 +777,7 @@ SNAPSHOT_SIZES = [(80, 24), (100, 30)]
                          ids=["tradeoff", "compare", "fields", "calibration", "costs", "help"])
 def test_snapshot_kie_views(snap_compare, tmp_path, keys, size):
     async def run_before(pilot) -> None:
-        await _ready(pilot.app, pilot)
+        await ready(pilot.app, pilot)
         await pilot.press("plus", "plus", *keys)
         await pilot.pause()
 
@@ -797,7 +788,7 @@ def test_snapshot_kie_views(snap_compare, tmp_path, keys, size):
 @pytest.mark.parametrize("keys", [(), ("f",), ("s",)], ids=["tradeoff", "fields", "smudge"])
 def test_snapshot_vqa_views(snap_compare, tmp_path, keys, size):
     async def run_before(pilot) -> None:
-        await _ready(pilot.app, pilot)
+        await ready(pilot.app, pilot)
         await pilot.press(*keys)
         await pilot.pause()
 
@@ -807,7 +798,7 @@ def test_snapshot_vqa_views(snap_compare, tmp_path, keys, size):
 
 def test_snapshot_wide_tradeoff(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
-        await _ready(pilot.app, pilot)
+        await ready(pilot.app, pilot)
         await pilot.press("g")
         await pilot.pause()
 
@@ -816,7 +807,7 @@ def test_snapshot_wide_tradeoff(snap_compare, tmp_path):
 
 def test_snapshot_error(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
-        await _ready(pilot.app, pilot)
+        await loaded(pilot.app, pilot)
 
     assert snap_compare(DashboardApp("missing-scenario.yaml"), terminal_size=(80, 24), run_before=run_before)
 
