@@ -8,7 +8,10 @@ reading, the command, printing), on generated CORD-like receipts with OCR pages
 ``--repeat`` runs (a shared machine adds time, never takes it away), as wall-clock seconds and as CPU
 seconds (user + system of the command and its worker processes, steadier on a busy machine). The outputs from the
 table and from the records are checked to be identical before any figure is printed. The records run
-with ``--workers`` at its default (every usable core).
+with ``--workers`` at its default (every usable core). Each command runs once untimed first, with Python
+free to cache bytecode as an installed package has it: an environment that sets
+``PYTHONDONTWRITEBYTECODE`` would otherwise compile rpa-sim's modules at every start of an editable install
+(about 60 ms, which the table's commands would feel most).
 
 The million-row figure reads a table made by concatenating copies of the receipts' table
 (:func:`rpa_sim.outcomes.concat_tables`) until its file has at least 1,000,000 rows: ``read_table`` in
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -44,12 +48,14 @@ class Timing:
 
 
 def best_run(argv: list[str], repeat: int) -> tuple[Timing, bytes]:
-    """The best times of ``rpa-sim ARGV`` over ``repeat`` runs, and its standard output."""
+    """The best times of ``rpa-sim ARGV`` over ``repeat`` runs after an untimed one, and its standard output."""
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(["rpa-sim", *argv], capture_output=True, check=True, env=environment)
     walls, cpus, output = [], [], b""
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        completed = subprocess.run(["rpa-sim", *argv], capture_output=True, check=True)
+        completed = subprocess.run(["rpa-sim", *argv], capture_output=True, check=True, env=environment)
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)

@@ -13,6 +13,7 @@ instead, through the same sums.
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -202,7 +203,7 @@ def curves_to_csv(curves: Sequence[Curve]) -> str:
     for curve in curves:
         if curve.column_names() != names:
             raise ValueError("curves of different tasks or cost settings cannot share one CSV")
-        writer.writerows([_csv_cell(row[name]) for name in names] for row in curve.rows())
+        writer.writerows(zip(itertools.repeat(curve.policy), *(_csv_cells(curve.columns[name]) for name in names[1:])))
     return text.getvalue()
 
 
@@ -218,13 +219,13 @@ def aligned_curves(curves: Sequence[Curve]) -> list[Curve]:
     return list(curves)
 
 
-def _csv_cell(value: str | float | None) -> str:
-    """A CSV cell before quoting: empty for a missing value, a float written exactly."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return repr(float(value))
+def _csv_cells(values: np.ndarray) -> list[float | None]:
+    """A column's cells for :mod:`csv`, which writes a float exactly (its ``repr``) and None as an empty cell."""
+    numbers = values.astype(np.float64, copy=False)
+    cells = numbers.tolist()
+    if np.isnan(numbers).any():
+        return [None if math.isnan(cell) else cell for cell in cells]
+    return cells
 
 
 @dataclass(frozen=True)
@@ -390,7 +391,9 @@ class Sweeper:
                 return np.asarray(parse_thresholds(grid))
             finite = self._sorted_entry[np.isfinite(self._sorted_entry)]
             top = np.nextafter(finite[-1], np.inf) if len(finite) else 1.0
-            return np.unique(np.concatenate([[0.0], finite, [top]]))
+            # the entries are sorted already: a stable sort only places 0, and runs of equal values collapse
+            candidates = np.sort(np.concatenate([[0.0], finite, [top]]), kind="stable")
+            return candidates[np.r_[True, candidates[1:] != candidates[:-1]]]
         return np.sort(np.asarray(grid, dtype=np.float64))
 
     def _state(self, thresholds: np.ndarray) -> np.ndarray:
@@ -543,8 +546,10 @@ class _Selection:
         """Column k: the summed gain (one row per quantity) of the reviewed set after k steps."""
         prefix = np.zeros((gain.shape[0], self.steps + 1))
         if removed is None and (not len(added) or added.min() >= 0):
-            # every step adds an item: a plain cumulative sum in entry order
-            np.cumsum(gain[:, added], axis=1, out=prefix[:, 1:])
+            # every step adds an item: a plain cumulative sum in entry order, a row at a time in place
+            for quantity, sums in zip(gain, prefix):
+                np.take(quantity, added, out=sums[1:])
+                np.cumsum(sums[1:], out=sums[1:])
             return prefix
         steps = np.zeros((gain.shape[0], self.steps))
         joins = added >= 0

@@ -372,6 +372,33 @@ def test_exports_follow_formats():
     assert [r["threshold"] for r in rows] == [0.0, 0.5, 1.0] and rows[0]["policy"] == "confidence"
 
 
+@pytest.mark.parametrize("name", sorted(POLICIES))
+def test_exact_grid_is_zero_every_distinct_finite_entry_and_one_above(name):
+    sweeper = Sweeper(evaluate_kie(kie_records(), grounding="given"), policy(name))
+    entry = sweeper.compiled.entry
+    finite = entry[np.isfinite(entry)]
+    expected = np.unique(np.concatenate([[0.0], finite, [np.nextafter(finite.max(), np.inf)]]))
+    assert sweeper.thresholds().tolist() == expected.tolist()
+
+
+def test_csv_reads_back_as_the_rows():
+    import csv
+    import io
+    table = evaluate_kie(kie_records(8), grounding="given")
+    costs = CostModel(per_review=1.0, per_document=0.5, per_residual_error=3.0)
+    curves = [Sweeper(table, policy(name), costs=costs).curve() for name in ("confidence", "escalate-fix")]
+    curves[0].columns["kieval_aligned"][0] = np.nan  # an undefined ratio: an empty cell
+    header, *lines = list(csv.reader(io.StringIO(curves_to_csv(curves))))
+    rows = [row for curve in curves for row in curve.rows()]
+    assert len(lines) == len(rows) and header == list(rows[0])
+    for line, row in zip(lines, rows):
+        assert line[0] == row["policy"]
+        assert [None if cell == "" else float(cell) for cell in line[1:]] == list(row.values())[1:]
+    assert lines[0][header.index("kieval_aligned")] == ""
+    # every number as the repr of a float (counts too: "5.0"), so it reads back exactly
+    assert all(cell == "" or cell == repr(float(cell)) for line in lines for cell in line[1:])
+
+
 def test_parse_thresholds_rejects_garbage():
     with pytest.raises(ValueError, match="'linspace:0:1'"):
         parse_thresholds("linspace:0:1")
