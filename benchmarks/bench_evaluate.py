@@ -35,6 +35,7 @@ import rpa_sim.outcomes
 from rpa_sim.generators import generate_receipts
 from rpa_sim.grounding import locatability_many
 from rpa_sim.metrics.anls import anls_question
+from rpa_sim.metrics.anls_star import anls_star
 from rpa_sim.metrics.kieval import evaluate_document
 from rpa_sim.metrics.smudge import evaluate_question
 from rpa_sim.outcomes import evaluate_kie
@@ -95,7 +96,7 @@ def receipts(count: int, repeat: int, old_smudge: types.ModuleType, old_kieval: 
 
     def baseline_table():
         with mock.patch.object(rpa_sim.outcomes, "evaluate_document", old_kieval.evaluate_document), \
-                mock.patch.object(rpa_sim.outcomes, "locatability_many", old_locatability_many):
+                mock.patch.object(rpa_sim.grounding, "locatability_many", old_locatability_many):
             return evaluate_kie(records)
 
     new_seconds, table = cpu_seconds(lambda: evaluate_kie(records), repeat)
@@ -166,6 +167,10 @@ def long_values(run_baseline: bool, old: dict[str, types.ModuleType]) -> None:
              lambda: old["anls"].anls_question(["12.50 eur"], first)),
             (f"{label} values: substitution similarity", lambda: nls_pairs([first], [second]).tolist(),
              lambda: old["text"].nls_pairs([first], [second]).tolist()),
+            (f"{label} list leaves, no common character: ANLS*", lambda: anls_star([first], [second]),
+             lambda: old["anls_star"].anls_star([first], [second])),
+            (f"{label} leaf, 10 edits apart: ANLS*", lambda: anls_star(first, copy),
+             lambda: old["anls_star"].anls_star(first, copy)),
         ]
         for name, new, baseline in cases:
             timed(name, new, baseline if run_baseline else None)
@@ -196,7 +201,7 @@ def main() -> None:
     options = parser.parse_args()
     BASELINES.update((name, previous(path)) for name, path in (
         ("text", "rpa_sim/text.py"), ("anls", "rpa_sim/metrics/anls.py"), ("smudge", "rpa_sim/metrics/smudge.py"),
-        ("kieval", "rpa_sim/metrics/kieval.py")))
+        ("kieval", "rpa_sim/metrics/kieval.py"), ("anls_star", "rpa_sim/metrics/anls_star.py")))
     receipts(options.receipts, options.repeat, BASELINES["smudge"], BASELINES["kieval"])
     long_values(options.long_baseline, BASELINES)
 

@@ -199,17 +199,34 @@ def nls_pairs(a: Sequence[str], b: Sequence[str], *, threshold: float | None = N
     return np.where(distance <= threshold, 1.0 - distance, 0.0)
 
 
-def nls_matrix(a: Sequence[str], b: Sequence[str], *, workers: int = 1) -> np.ndarray:
+def nls_matrix(a: Sequence[str], b: Sequence[str], *, threshold: float | None = None,
+               workers: int = 1) -> np.ndarray:
     """:func:`nls_bounded` of every string of ``a`` with every string of ``b``, shape ``(len(a), len(b))``.
+
+    Parameters
+    ----------
+    a, b : sequence of str
+    threshold : float, optional
+        The largest ``NL`` that still scores; a pair past it scores 0.
+    workers : int, default=1
+        Threads rapidfuzz may use; ``-1`` uses every core.
 
     Examples
     --------
     >>> nls_matrix(["abc", "xy"], ["abd", "xy", ""]).round(4).tolist()
     [[0.6667, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    >>> nls_matrix(["abc", "xy"], ["abd", "xy", ""], threshold=0.3).tolist()
+    [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
     if np.any(np.multiply.outer(_lengths(a), _lengths(b)) > EDIT_BUDGET):
-        return np.array([[nls_bounded(x, y) for y in b] for x in a], dtype=np.float64).reshape(len(a), len(b))
-    return cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=workers)
+        return np.array([[nls_bounded(x, y, threshold=threshold) for y in b] for x in a],
+                        dtype=np.float64).reshape(len(a), len(b))
+    if threshold is None:
+        return cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=workers)
+    # thresholded on the distance, as nls_pairs does, so that NL == threshold is kept
+    distance = cdist(a, b, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers,
+                     score_cutoff=threshold)
+    return np.where(distance <= threshold, 1.0 - distance, 0.0)
 
 
 _IGNORED_IN_NUMBERS = str.maketrans("", "", ",$€£¥₹ \t\n")

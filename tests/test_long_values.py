@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 from rpa_sim import text
 from rpa_sim.grounding import locatability, locate
 from rpa_sim.metrics.anls import anls_question, anls_scores
+from rpa_sim.metrics.anls_star import anls_star
 from rpa_sim.metrics.kieval import OUTCOME_NAMES, evaluate_document
 from rpa_sim.metrics.smudge import evaluate_question, match_score
 from rpa_sim.outcomes import evaluate_kie
 from rpa_sim.records import Document, Extraction, KIERecord, PredictedExtraction
-from rpa_sim.text import EDIT_BUDGET, nl, nls, nls_bounded, nls_matrix, nls_pairs
+from rpa_sim.text import EDIT_BUDGET, nl, nls, nls_bounded, nls_matrix, nls_pairs, normalize
 from tests.test_grounding import page_of
 
 TWO_MB = 2_000_000
@@ -96,6 +97,8 @@ def test_beyond_the_budget_pairs_are_exact_within_the_band_and_zero_past_it(monk
     assert nls_pairs([base, base, "ab"], [five, six, "ac"]).tolist() == [0.75, 0.0, 0.5]
     assert nls_pairs([base, base], [five, six], threshold=0.3).tolist() == [0.75, 0.0]
     assert nls_matrix([base, "ab"], [five, six]).tolist() == [[0.75, 0.0], [0.0, 0.0]]
+    assert nls_matrix([base, "ab"], [five, "ac"], threshold=0.5).tolist() == [[0.75, 0.0], [0.0, 0.5]]
+    assert anls_star([base, "ab"], [six, five]) == 0.75 / 2  # six is past the band: a leaf of 0
     assert anls_scores([[base], [base, six]], [five, six]).tolist() == [0.75, 1.0]
     # A subsequence (here a truncated copy, then one with characters dropped inside) needs no band.
     # (20 x 11 and 20 x 13 cells exceed the budget, and the length differences the band.)
@@ -120,6 +123,24 @@ def test_bounded_forms_equal_the_definition_within_the_budget(a, b, threshold):
     assert nls_pairs([a, b], [b, a]).tolist() == [nls(a, b), nls(b, a)]
     assert nls_pairs([a], [b], threshold=threshold).tolist() == [nls_bounded(a, b, threshold=threshold)]
     assert nls_matrix([a, b], [b]).tolist() == [[nls(a, b)], [nls(b, b)]]
+    assert nls_matrix([a, b], [b], threshold=threshold).tolist() == [
+        [nls_bounded(a, b, threshold=threshold)], [nls_bounded(b, b, threshold=threshold)]]
+    assert anls_star(a, b, threshold=threshold) == nls_bounded(normalize(a), normalize(b), threshold=threshold)
+
+
+def test_anls_star_of_2mb_leaves():
+    copy = near_copy(FIRST_HALF, 10)
+    assert anls_star(FIRST_HALF, SECOND_HALF) == 0.0
+    assert anls_star(FIRST_HALF, copy) == 1.0 - 10 / TWO_MB
+    assert anls_star({"notes": (FIRST_HALF, "n/a")}, {"notes": copy}) == 1.0 - 10 / TWO_MB
+    # a list: every leaf against every leaf (one matrix), then the matching
+    assert anls_star([FIRST_HALF, SECOND_HALF], [SECOND_HALF, copy]) == (1.0 + 1.0 - 10 / TWO_MB) / 2
+    assert anls_star(["total", FIRST_HALF[:500_000]], [FIRST_HALF, "total"]) == 0.5  # the length bound
+
+
+def test_anls_star_refuses_a_threshold_outside_0_1():
+    with pytest.raises(ValueError, match=r"threshold must be a normalised distance in \[0, 1\], got 1.5"):
+        anls_star("a", "b", threshold=1.5)
 
 
 # --------------------------------------------------------------------------- evaluation of long values

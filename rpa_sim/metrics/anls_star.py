@@ -34,13 +34,11 @@ from fractions import Fraction
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cdist
 from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import bellman_ford
 
-from rpa_sim.text import normalize
+from rpa_sim.text import nls_bounded, nls_matrix, normalize
 
 __all__ = ["anls_star"]
 
@@ -172,8 +170,7 @@ class _Scorer:
         return self.dicts(g, p) if p.kind == _DICT else ([0.0], max(g.size, p.size), False)
 
     def similarity(self, gt_text: str, pred_text: str) -> float:
-        distance = Levenshtein.normalized_distance(gt_text, pred_text)
-        return 1.0 - distance if distance <= self.threshold else 0.0
+        return nls_bounded(gt_text, pred_text, threshold=self.threshold)
 
     def best_option(self, g: _Node, p: _Node) -> tuple[_Node, _Result]:
         """The first option with the best mean, preferring on a tie one equal to the prediction."""
@@ -295,9 +292,8 @@ class _Scorer:
         p_leaves = [j for j, c in enumerate(ps) if c.kind == _LEAF]
         leaf_scores: dict[tuple[int, int], float] = {}
         if g_leaves and p_leaves:
-            distance = cdist([_text(gs[i]) for i in g_leaves], [_text(ps[j]) for j in p_leaves],
-                             scorer=Levenshtein.normalized_distance, dtype=np.float64)
-            scores = np.where(distance <= self.threshold, 1.0 - distance, 0.0).tolist()
+            scores = nls_matrix([_text(gs[i]) for i in g_leaves], [_text(ps[j]) for j in p_leaves],
+                                threshold=self.threshold).tolist()
             leaf_scores = {(i, j): scores[a][b] for a, i in enumerate(g_leaves) for b, j in enumerate(p_leaves)}
         rows = []
         for i, gi in enumerate(gs):
@@ -482,7 +478,8 @@ def anls_star(
         The predicted value (no tuples).
     threshold : float, default=0.5
         The largest normalised distance that still scores (kept at equality,
-        as in the package).
+        as in the package). Leaves are compared as ANLS compares answers,
+        within a bounded amount of work (``docs/metrics/long-values.md``).
     none_hallucinations : {"ignore", "count"}, default="ignore"
         A key the prediction adds with a value of None, "", [] or {}:
         ``"ignore"`` leaves it out entirely (the package's README);
@@ -498,7 +495,7 @@ def anls_star(
     ------
     ValueError
         On an empty tuple, a tuple in the prediction, a value of another type,
-        or an unknown ``none_hallucinations``.
+        a ``threshold`` outside [0, 1] or an unknown ``none_hallucinations``.
 
     Examples
     --------
@@ -518,6 +515,8 @@ def anls_star(
     >>> anls_star([{"a": "x"}, {"a": "x", "b": "y"}], [{"a": "x", "b": "q"}])
     0.3333333333333333
     """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be a normalised distance in [0, 1], got {threshold!r}")
     if none_hallucinations not in ("ignore", "count"):
         raise ValueError(f'none_hallucinations must be "ignore" or "count", got {none_hallucinations!r}')
     if isinstance(prediction, str) and isinstance(ground_truth, list) and all(isinstance(x, str) for x in ground_truth):
