@@ -2,7 +2,7 @@
 
 1. Moving the threshold updates every panel within 50 ms for 1M predictions.
 
-   A generated receipts table is tiled (``dataclasses.replace``) up to the
+   A generated receipts table is tiled (``concat_tables``) up to the
    requested number of entity predictions; the dashboard opens it with four
    bundled policies and a cost model. Each press of ``+``/``-`` (20 up, 20 down,
    ...) is posted to the app as a key event and timed until the screen has been
@@ -35,7 +35,6 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +44,7 @@ from textual import events
 from rpa_sim.costs import CostModel
 from rpa_sim.data import load_table
 from rpa_sim.generators import generate_receipts, write_dataset
-from rpa_sim.metrics.kieval import KIEvalCounts
-from rpa_sim.outcomes import KIEOutcomes, evaluate_kie
+from rpa_sim.outcomes import KIEOutcomes, concat_tables, evaluate_kie
 from rpa_sim.policies import load_policy
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.scenario import DataSpec, Scenario
@@ -66,25 +64,8 @@ VIEWS = [("trade-off", "t"), ("fields", "f"), ("costs", "dollar_sign")]
 
 
 def tiled(table: KIEOutcomes, entities: int) -> KIEOutcomes:
-    """``table`` repeated until it holds at least ``entities`` predictions, documents renumbered."""
-    copies = -(-entities // len(table))
-    docs = table.documents
-    offsets = np.repeat(np.arange(copies) * docs, len(table))
-    add_offsets = np.repeat(np.arange(copies) * docs, len(table.addition_document))
-    document_counts = np.tile(table.document_counts, (copies, 1))
-    return replace(
-        table,
-        document_ids=np.array([f"{d}-{c}" for c in range(copies) for d in table.document_ids.tolist()]),
-        document=np.tile(table.document, copies) + offsets,
-        group=np.tile(table.group, copies), key=np.tile(table.key, copies),
-        confidence=np.tile(table.confidence, copies), grounding=np.tile(table.grounding, copies),
-        outcome=np.tile(table.outcome, copies), similarity=np.tile(table.similarity, copies),
-        value=np.tile(table.value, copies), correction=np.tile(table.correction, copies),
-        addition_document=np.tile(table.addition_document, copies) + add_offsets,
-        addition_key=np.tile(table.addition_key, copies),
-        document_counts=document_counts,
-        counts=KIEvalCounts(*(int(v) for v in document_counts.sum(axis=0))),
-    )
+    """``table`` repeated until it holds at least ``entities`` predictions (:func:`~rpa_sim.outcomes.concat_tables`)."""
+    return concat_tables([table] * -(-entities // len(table)))
 
 
 def shown(app: DashboardApp) -> str:

@@ -155,15 +155,37 @@ def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     return replace(result, base=base)
 
 
-def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy]) -> ScenarioResult:
+def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *,
+              sweepers: list[Sweeper] | None = None) -> ScenarioResult:
     """Sweep, compare and summarise ``policies`` on an evaluated table, with the scenario's other settings.
 
     The scenario's data is not read: ``table`` stands for it. Figures that are
     undefined (a ratio over no item, e.g. the auto-rate of a table without
     rows) are None in the summary, which is therefore always valid JSON.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    table : OutcomeTable
+    policies : list of Policy
+    sweepers : list of Sweeper, optional
+        The policies' sweepers on ``table`` with the scenario's reviewer and
+        costs, when the caller has built them already (the dashboard has);
+        otherwise they are built here.
+
+    Raises
+    ------
+    ValueError
+        When ``sweepers`` are not those of ``policies`` on ``table`` with the scenario's reviewer and costs.
     """
     grid = parse_thresholds(scenario.thresholds)
-    sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
+    if sweepers is None:
+        sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
+    elif len(sweepers) != len(policies) or any(
+            sweeper.table is not table or sweeper.policy != policy or sweeper.reviewer != scenario.reviewer
+            or sweeper.costs != scenario.costs for sweeper, policy in zip(sweepers, policies)):
+        raise ValueError("sweepers must be those of the policies on this table, with the scenario's reviewer and "
+                         f"costs; got {len(sweepers)} sweepers for {len(policies)} policies")
     curves = [sweeper.curve(grid) for sweeper in sweepers]
     # Area, operating points and dominance are properties of a policy, not of the grid asked
     # for the output: they come from the exact curves (every threshold at which anything changes).

@@ -80,15 +80,20 @@ def optimized_policy(table: OutcomeTable, target: float, *, reviewer: Reviewer |
     if by_document_type:
         return _optimized_cells(table, target, accepted, reviewed, budget, known, missing)
     names = table.field_names
-    keys = np.array(names, dtype=object)[table.field_codes] if len(names) else np.array([], dtype=object)
-    result = optimize_thresholds(keys[known], table.confidence[known], accepted[known], reviewed[known],
-                                 budget=budget)
+    # The optimizer orders fields by key. Each field's rank among the sorted names orders them alike,
+    # without sorting a string per item (a third of a second on a million).
+    by_name = sorted(range(len(names)), key=names.__getitem__)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[by_name] = np.arange(len(names))
+    found = optimize_thresholds(rank[table.field_codes][known], table.confidence[known], accepted[known],
+                                reviewed[known], budget=budget)
+    thresholds = {names[by_name[code]]: value for code, value in found.thresholds.items()}
     policy = Policy.model_validate({
         "name": f"per-field-optimized@{target:g}",
         "description": f"Per-field thresholds fitted to reach {target:g} with the most automation.",
-        "review_if": {"confidence": {"below": "sweep", "fields": dict(result.thresholds)}}, **missing,
+        "review_if": {"confidence": {"below": "sweep", "fields": thresholds}}, **missing,
     })
-    return OptimizedPolicy(target, policy, result)
+    return OptimizedPolicy(target, policy, replace(found, thresholds=thresholds))
 
 
 def _optimized_cells(table: OutcomeTable, target: float, accepted: np.ndarray, reviewed: np.ndarray,

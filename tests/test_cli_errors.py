@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -334,17 +335,31 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def start_writing(tmp_path: Path, workers: int) -> tuple[subprocess.Popen, Path]:
-    """A generate command that has started writing its (large) output."""
-    out = tmp_path / "big.jsonl.gz"
-    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "generate", "receipts", "--n", "2000000",
-                                "--seed", "1", "--workers", str(workers), "--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not any(p.stat().st_size > 0 for p in tmp_path.glob(".big.jsonl.gz.*.tmp")):
-        assert process.poll() is None and time.monotonic() < deadline, "generate did not start writing"
-        time.sleep(0.05)
-    return process, out
+@pytest.fixture
+def start_writing(tmp_path: Path) -> Iterator[Callable[[int], subprocess.Popen]]:
+    """Starts a generate command and waits until it writes its (large) output; the test then signals it.
+
+    Whatever the test does, a process group still running at the end is killed: a test that fails
+    leaves no generator behind.
+    """
+    started: list[subprocess.Popen] = []
+
+    def start(workers: int) -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "generate", "receipts", "--n", "2000000",
+                                    "--seed", "1", "--workers", str(workers), "--out", str(tmp_path / "big.jsonl.gz")],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        started.append(process)
+        deadline = time.monotonic() + 120
+        while not any(p.stat().st_size > 0 for p in tmp_path.glob(".big.jsonl.gz.*.tmp")):
+            assert process.poll() is None and time.monotonic() < deadline, "generate did not start writing"
+            time.sleep(0.05)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
 
 
 @pytest.mark.parametrize(("how", "status", "line"), [
@@ -352,8 +367,8 @@ def start_writing(tmp_path: Path, workers: int) -> tuple[subprocess.Popen, Path]
     ("SIGINT to the process group", 130, "rpa-sim: interrupted\n"),
     ("SIGTERM to the process group", 143, "rpa-sim: terminated\n"),
 ])
-def test_a_signal_while_writing_leaves_nothing_behind(tmp_path, how, status, line):
-    process, out = start_writing(tmp_path, workers=2)
+def test_a_signal_while_writing_leaves_nothing_behind(tmp_path, start_writing, how, status, line):
+    process = start_writing(2)
     workers = children(process.pid)
     assert len(workers) >= 2
     signum = signal.SIGTERM if "SIGTERM" in how else signal.SIGINT
@@ -367,8 +382,8 @@ def test_a_signal_while_writing_leaves_nothing_behind(tmp_path, how, status, lin
     assert not any(alive(pid) for pid in workers)
 
 
-def test_a_signal_while_writing_in_one_process(tmp_path):
-    process, _ = start_writing(tmp_path, workers=1)
+def test_a_signal_while_writing_in_one_process(tmp_path, start_writing):
+    process = start_writing(1)
     process.send_signal(signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=120)
     assert (process.returncode, stdout, stderr) == (143, "", "rpa-sim: terminated\n")

@@ -11,7 +11,7 @@ from rpa_sim.certify import certify_threshold
 from rpa_sim.errors import InputError
 from rpa_sim.compare import area_under_curve
 from rpa_sim.scenario import bundled_scenarios, load_scenario
-from rpa_sim.study import run_scenario, write_outputs
+from rpa_sim.study import run_scenario, run_study, write_outputs
 from rpa_sim.sweep import Sweeper
 
 TINY = """
@@ -60,6 +60,16 @@ def test_summary_agrees_with_curves(tiny):
     assert summary["calibration"]["ece_equal_width"] == ece(tiny.table.confidence, correct)
     spread = summary["policies"][0]["monte_carlo"]
     assert spread["replicates"] == 50 and len(spread["mean_kieval_aligned"]) == len(spread["thresholds"])
+
+
+def test_a_study_on_sweepers_built_already_is_the_same_study(tiny):
+    scenario, table, policies = tiny.scenario, tiny.table, tiny.policies
+    sweepers = [Sweeper(table, p, reviewer=scenario.reviewer, costs=scenario.costs) for p in policies]
+    assert run_study(scenario, table, policies, sweepers=sweepers).summary == tiny.summary
+    other_reviewer = [Sweeper(table, p, costs=scenario.costs) for p in policies]
+    for wrong in (sweepers[:2], sweepers[::-1], other_reviewer):
+        with pytest.raises(ValueError, match="sweepers must be those of the policies on this table"):
+            run_study(scenario, table, policies, sweepers=wrong)
 
 
 def test_certified_threshold_of_the_plain_policy_equals_certify(tiny):

@@ -205,7 +205,7 @@ def test_staged_loading_reports_records_read_and_evaluated_then_sweeps(tmp_path)
     assert [(r.done, r.finished) for r in reports] == [(0, False), (1, False), (2, False), (3, False), (3, True)]
     assert reports[-1].text == "sweeping: 3 policies" and not model.summarised
     reports.clear()
-    model.summary = opened.summary(report=reports.append)
+    model.summary = opened.summary(model, report=reports.append)
     assert model.summarised and [r.finished for r in reports] == [False, True]
     assert model.summary == load_model(str(path)).summary
 

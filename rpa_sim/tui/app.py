@@ -194,7 +194,7 @@ class DashboardApp(App[int]):
             model = opened.model(report=self._report)
             self._to_app(self._loaded, model)
             model.field_entries  # noqa: B018 (the Fields view's binary searches, built before it is opened)
-            self._to_app(self._summarised, opened.summary(report=self._report))
+            self._to_app(self._summarised, opened.summary(model, report=self._report))
         except _Closed:
             return
         except Exception as error:  # noqa: BLE001 (every failure is shown in the app)

@@ -543,12 +543,15 @@ class Opened:
                                          costs=scenario.costs, targets=list(scenario.targets), source=self.source,
                                          data_file=self.data_file, report=report)
 
-    def summary(self, *, report: Reporter = _ignore) -> dict[str, Any]:
-        """The study's summary (stage ``comparing policies``): what ``rpa-sim run`` writes as ``summary.json``."""
+    def summary(self, model: DashboardModel, *, report: Reporter = _ignore) -> dict[str, Any]:
+        """The study's summary (stage ``comparing policies``): what ``rpa-sim run`` writes as ``summary.json``.
+
+        ``model`` is :meth:`model`'s result, whose sweepers the summary reuses.
+        """
         from rpa_sim.study import run_study  # noqa: PLC0415
 
         with _stage(report, "comparing policies, optimising per field"):
-            return run_study(self.scenario, self.table, self.policies).summary
+            return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).summary
 
 
 def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:
@@ -586,7 +589,7 @@ def load_model(source: str | None, *, report: Reporter = _ignore) -> DashboardMo
     """
     opened = open_source(source, report=report)
     model = opened.model(report=report)
-    model.summary = opened.summary(report=report)
+    model.summary = opened.summary(model, report=report)
     return model
 
 
