@@ -596,9 +596,9 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
     release = threading.Event()
     real_summary = model_module.Opened.summary
 
-    def slow_summary(self, *, report):
+    def slow_summary(self, model, *, report):
         release.wait(30)
-        return real_summary(self, report=report)
+        return real_summary(self, model, report=report)
 
     monkeypatch.setattr(model_module.Opened, "summary", slow_summary)
     app = DashboardApp(scenario)
@@ -615,6 +615,25 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
         release.set()
         await ready(app, pilot)
         assert app.query_one(DataTable).row_count == 2  # the view fills in when the summary arrives
+
+
+@run_async
+async def test_a_comparison_that_fails_leaves_the_views(scenario, monkeypatch):
+    from rpa_sim.tui import model as model_module
+
+    def failing_summary(self, model, *, report):
+        raise InputError("the comparison ran out of disk", path="summary.json")
+
+    monkeypatch.setattr(model_module.Opened, "summary", failing_summary)
+    app = DashboardApp(scenario)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.error is None and app.summary_error == "summary.json: the comparison ran out of disk"
+        assert app.query_one("#views").display and not app.model.summarised
+        assert [(n.title, n.message) for n in app._notifications] == [
+            ("Cannot compare the policies", "summary.json: the comparison ran out of disk")]
+        await pilot.press("plus")
+        assert _panel_numbers(app) == _expected(app, 0.51)  # τ still moves every figure
 
 
 @run_async

@@ -30,7 +30,7 @@ def scenario_file(folder: Path, text: str, name: str = "scenario.yaml") -> str:
 async def loaded(app, pilot, *, timeout: float = 60.0) -> None:
     """Wait until the app has loaded its source and the comparison of its policies, or failed to."""
     start = time.monotonic()
-    while app.error is None and not (app.model is not None and app.model.summarised):
+    while app.error is None and app.summary_error is None and not (app.model is not None and app.model.summarised):
         assert time.monotonic() - start < timeout, "the dashboard did not load"
         await pilot.pause(0.02)
     await pilot.pause()
@@ -40,6 +40,7 @@ async def ready(app, pilot, *, timeout: float = 60.0) -> None:
     """Wait until the app has loaded its source and the comparison of its policies, without an error."""
     await loaded(app, pilot, timeout=timeout)
     assert app.error is None, app.error
+    assert app.summary_error is None, app.summary_error
 
 
 async def shown(view, pilot, *, timeout: float = 60.0) -> None:

@@ -124,6 +124,8 @@ class DashboardApp(App[int]):
         #: what the load failed with, as the error panel shows it, and the error itself
         self.error: str | None = None
         self.load_error: BaseException | None = None
+        #: what the comparison of the policies failed with (the views stay, without it)
+        self.summary_error: str | None = None
         #: the last jump (o, g), shown in the status line until τ or the policy moves
         self._jump: Jump | None = None
         self._summarising: str | None = None
@@ -211,6 +213,7 @@ class DashboardApp(App[int]):
     def _failed(self, error: BaseException) -> None:
         message = str(error) if isinstance(error, InputError) else f"{type(error).__name__}: {error}"
         if self.model is not None:  # the summary failed: the views stay
+            self.summary_error = message
             self._stop_progress()
             self._summarising = None
             self._status()
