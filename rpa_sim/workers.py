@@ -36,13 +36,18 @@ def signals_held() -> Iterator[None]:
 
 
 def worker_signals() -> None:
-    """A worker leaves interrupts to the parent, which stops it; ``kill`` ends it quietly.
+    """A worker leaves Ctrl-C and SIGTERM to the parent, which stops it.
 
-    The signals held while the pool started are let through here: a SIGTERM
-    sent to the process group meanwhile ends the worker now.
+    A worker that a signal to the whole process group ended could die while
+    it sends a result: the pool's manager thread, which reads a result whole,
+    would then wait forever for the rest of it, and the command would hang
+    (one SIGTERM to the group in four did, while ``generate`` wrote). So the
+    worker ignores both; the parent, which gets them too, cancels the work
+    not started and shuts the pool down. The signals held while the pool
+    started are let through here, and ignored.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 

@@ -347,11 +347,27 @@ def test_a_signal_while_scoring_stops_every_worker(many_receipts: Path, how: str
     while len(process_group_members(process.pid)) < 3:  # the command and its two workers
         assert process.poll() is None and time.monotonic() < deadline, "the workers did not start"
         time.sleep(0.02)
-    signum = signal.SIGINT if "SIGINT" in how else signal.SIGTERM
-    if "group" in how:
-        os.killpg(process.pid, signum)  # what Ctrl-C does: the workers get it too
-    else:
-        os.kill(process.pid, signum)
-    stdout, stderr = process.communicate(timeout=60)
-    assert (process.returncode, stdout, stderr) == (status, "", line)
-    assert process_group_members(process.pid) == []
+    try:
+        signum = signal.SIGINT if "SIGINT" in how else signal.SIGTERM
+        if "group" in how:
+            os.killpg(process.pid, signum)  # what Ctrl-C does: the workers get it too
+        else:
+            os.kill(process.pid, signum)
+        stdout, stderr = process.communicate(timeout=60)
+        assert (process.returncode, stdout, stderr) == (status, "", line)
+        assert process_group_members(process.pid) == []
+    finally:  # a test that fails leaves no command behind
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+
+
+def terminate_myself(value: int) -> int:
+    """Sends SIGTERM to the process that runs it (as a ``kill`` of the whole process group does), then answers."""
+    os.kill(os.getpid(), signal.SIGTERM)
+    return value
+
+
+def test_a_worker_leaves_sigterm_to_the_parent() -> None:
+    # Ended by the signal, a worker could die while it sends a result, and the pool would wait forever for the rest.
+    assert list(parallel.map_in_order(terminate_myself, range(6), workers=2)) == list(range(6))
