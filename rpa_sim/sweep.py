@@ -324,6 +324,9 @@ class Sweeper:
         self.n = len(table)
         self._rejected = self.compiled.rejected
         self._rejected_units = _rejected_units(table, self._rejected)
+        # fixed whatever τ: counted once, not at every point query
+        self._rejected_count = float(np.count_nonzero(self._rejected))
+        self._rejected_unit_count = float(np.count_nonzero(self._rejected_units))
         self._order = stable_order(self.compiled.entry)
         self._sorted_entry = self.compiled.entry[self._order]
         self._budget = None if policy.budget is None else policy.budget.limit(self.n)
@@ -497,8 +500,7 @@ class Sweeper:
     def _metrics(self, sums: np.ndarray, unit_sums: np.ndarray) -> dict[str, np.ndarray]:
         n = self.n
         reviewed = sums[:, 0]
-        rejected = float(np.count_nonzero(self._rejected))
-        rejected_units = float(np.count_nonzero(self._rejected_units))
+        rejected, rejected_units = self._rejected_count, self._rejected_unit_count
         if self.table.review_units is None:  # every item is its own unit
             opened, added, touched = reviewed, np.zeros(len(sums)), reviewed + rejected
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import lru_cache
 from typing import NamedTuple
 
 from plotext import _utility as plotext_utility
@@ -51,14 +51,20 @@ class Marker:
         if not plotext_utility.is_color(self.color):
             raise ValueError(f"not a plotext colour: {self.color!r}")
 
-    @cached_property
+    @property
     def style(self) -> Style:
         """The colour plotext itself gives this marker, as a Rich style."""
-        ansi = plotext_utility.colors_to_ansi(self.color, plotext_utility.no_color, plotext_utility.no_color)
-        spans = Text.from_ansi(ansi + self.symbol).spans
-        style = spans[0].style if spans else Style()
-        style = style if isinstance(style, Style) else Style.parse(style)
-        return style + Style(reverse=True, bold=True) if self.highlight else style
+        return _marker_style(self.color, self.symbol, self.highlight)
+
+
+@lru_cache(maxsize=256)
+def _marker_style(color: str | int, symbol: str, highlight: bool) -> Style:
+    # views make new markers at every threshold move: the colour is worked out once per look, not per mark
+    ansi = plotext_utility.colors_to_ansi(color, plotext_utility.no_color, plotext_utility.no_color)
+    spans = Text.from_ansi(ansi + symbol).spans
+    style = spans[0].style if spans else Style()
+    style = style if isinstance(style, Style) else Style.parse(style)
+    return style + Style(reverse=True, bold=True) if highlight else style
 
 
 class _Canvas(NamedTuple):
