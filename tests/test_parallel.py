@@ -343,11 +343,11 @@ def many_receipts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_signal_while_scoring_stops_every_worker(many_receipts: Path, how: str, status: int, line: str) -> None:
     process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "score", str(many_receipts)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while len(process_group_members(process.pid)) < 3:  # the command and its two workers
-        assert process.poll() is None and time.monotonic() < deadline, "the workers did not start"
-        time.sleep(0.02)
     try:
+        deadline = time.monotonic() + 60
+        while len(process_group_members(process.pid)) < 3:  # the command and its two workers
+            assert process.poll() is None and time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.02)
         signum = signal.SIGINT if "SIGINT" in how else signal.SIGTERM
         if "group" in how:
             os.killpg(process.pid, signum)  # what Ctrl-C does: the workers get it too
