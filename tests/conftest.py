@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,3 +40,20 @@ def write_lines(path: Path, *records: dict | str) -> Path:
     """A JSON Lines file of ``records`` (dicts are dumped, strings written as they are)."""
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
     return path
+
+
+def send_signal(process: subprocess.Popen, how: str) -> None:
+    """Send SIGINT or SIGTERM (named in ``how``) to ``process``, or to its whole group when ``how`` says "group"
+    (what Ctrl-C does: the workers get it too). The process must lead its own session."""
+    signum = signal.SIGINT if "SIGINT" in how else signal.SIGTERM
+    if "group" in how:
+        os.killpg(process.pid, signum)
+    else:
+        os.kill(process.pid, signum)
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill the process group of ``process`` if it still runs: a test that fails leaves no command behind."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()

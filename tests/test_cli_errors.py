@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli as run
-from tests.conftest import shared_path, write_lines
+from tests.conftest import kill_group, send_signal, shared_path, write_lines
 
 KIE_LINE = {"id": "r1", "ground_truth": {"entities": [{"key": "a", "value": "x"}]},
             "prediction": {"entities": [{"key": "a", "value": "x", "confidence": 0.9}]}}
@@ -357,9 +357,7 @@ def start_writing(tmp_path: Path) -> Iterator[Callable[[int], subprocess.Popen]]
 
     yield start
     for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+        kill_group(process)
 
 
 @pytest.mark.parametrize(("how", "status", "line"), [
@@ -371,11 +369,7 @@ def test_a_signal_while_writing_leaves_nothing_behind(tmp_path, start_writing, h
     process = start_writing(2)
     workers = children(process.pid)
     assert len(workers) >= 2
-    signum = signal.SIGTERM if "SIGTERM" in how else signal.SIGINT
-    if "group" in how:
-        os.killpg(process.pid, signum)  # what Ctrl-C does: the workers get it too
-    else:
-        os.kill(process.pid, signum)
+    send_signal(process, how)
     stdout, stderr = process.communicate(timeout=120)
     assert (process.returncode, stdout, stderr) == (status, "", line)
     assert files_under(tmp_path) == []

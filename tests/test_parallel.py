@@ -24,6 +24,7 @@ from rpa_sim.errors import InputError
 from rpa_sim.generators import docvqa_dicts, generate_docvqa, generate_receipts, receipt_dicts, write_generated
 from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.readers import read_records
+from tests.conftest import kill_group, send_signal
 
 WORKERS = [1, 2, 3]
 
@@ -348,18 +349,12 @@ def test_a_signal_while_scoring_stops_every_worker(many_receipts: Path, how: str
         while len(process_group_members(process.pid)) < 3:  # the command and its two workers
             assert process.poll() is None and time.monotonic() < deadline, "the workers did not start"
             time.sleep(0.02)
-        signum = signal.SIGINT if "SIGINT" in how else signal.SIGTERM
-        if "group" in how:
-            os.killpg(process.pid, signum)  # what Ctrl-C does: the workers get it too
-        else:
-            os.kill(process.pid, signum)
+        send_signal(process, how)
         stdout, stderr = process.communicate(timeout=60)
         assert (process.returncode, stdout, stderr) == (status, "", line)
         assert process_group_members(process.pid) == []
-    finally:  # a test that fails leaves no command behind
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+    finally:
+        kill_group(process)
 
 
 def terminate_myself(value: int) -> int:
