@@ -88,12 +88,14 @@ class CertifiedThreshold:
         )
         if self.threshold is None:
             needed = minimum_accepted(eps, delta)
-            why = (f"they are fewer than the {needed} needed" if self.calibration_n < needed
+            # a tiny max_error needs a number of items with hundreds of digits: its magnitude says enough
+            count = str(needed) if needed < 10**15 else f"{float(needed):.3g}"
+            why = (f"they are fewer than the {count} needed" if self.calibration_n < needed
                    else "the first candidate tested already fails the binomial test, p > delta")
             return (
                 f"No threshold is certified: at max_error={eps:g} and delta={delta:g}, nothing can be "
                 f"auto-accepted with this guarantee using these {self.calibration_n} calibration items "
-                f"({why}). Even with no error at all, at least {needed} auto-accepted calibration items "
+                f"({why}). Even with no error at all, at least {count} auto-accepted calibration items "
                 f"are needed. Review everything, add calibration data, or relax max_error or delta. "
                 f"{assumption}"
             )
@@ -264,25 +266,35 @@ def clopper_pearson_upper(errors: int, n: int, delta: float) -> float:
     """
     if errors >= n:
         return 1.0
-    return float(beta.ppf(1 - delta, errors + 1, n - errors))
+    # the upper tail itself: 1 - delta rounds to 1 for a delta below 1e-16, where ppf would give 1
+    return float(beta.isf(delta, errors + 1, n - errors))
 
 
 def minimum_accepted(max_error: float, delta: float) -> int:
     """The fewest auto-accepted calibration items with which ``max_error`` can be certified at ``delta``.
 
-    That is with no error at all: the smallest ``n`` with ``(1 - max_error) ** n <= delta``.
+    That is with no error at all: the smallest ``n`` with ``(1 - max_error) ** n <= delta``, compared
+    as logarithms, ``n log(1 - max_error) <= log(delta)``. A tiny ``max_error`` needs more items
+    than any data holds (``3e20`` at ``1e-20``): a Python integer, exact up to 2**53 and the
+    nearest above.
 
     Examples
     --------
     >>> minimum_accepted(0.01, 0.05), minimum_accepted(0.1, 0.1)
     (299, 22)
+    >>> minimum_accepted(1e-20, 0.05)
+    299573227355399127040
     """
     eps = _open_unit(max_error, "max_error")
     risk = _open_unit(delta, "delta")
-    n = max(1, math.ceil(math.log(risk) / math.log1p(-eps)))
-    while n > 1 and binom.cdf(0, n - 1, eps) <= risk:
+    log_delta, log_right = math.log(risk), math.log1p(-eps)
+    n = max(1, math.ceil(log_delta / log_right))
+    if n > 2**53:  # beyond, n - 1 and n are the same float: the division is as exact as it gets
+        return n
+    # the division rounds: step to the smallest n (once or twice at most)
+    while n > 1 and (n - 1) * log_right <= log_delta:
         n -= 1
-    while binom.cdf(0, n, eps) > risk:
+    while n * log_right > log_delta:
         n += 1
     return n
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import math
 import os
 import signal
@@ -300,12 +299,13 @@ def _parser() -> argparse.ArgumentParser:
                       help="the widest interval wanted, in (0, 1]: the fewest audits whose normal-theory width at "
                            "the confidences' prior error rates is at most W (default: none; this or --budget is "
                            "required)")
-    size.add_argument("--budget", type=_NON_NEGATIVE, metavar="N",
-                      help="the audits to spread, an integer >= 0 (default: none; this or --target-width is "
+    size.add_argument("--budget", type=_POSITIVE, metavar="N",
+                      help="the audits to spread, an integer >= 1 (default: none; this or --target-width is "
                            "required)")
     _confidence_level_argument(plan)
     plan.add_argument("--bands", type=_POSITIVE, default=4, metavar="K",
-                      help="the most confidence bands, of about equal size (fewer with tied confidences) (default: 4)")
+                      help="the most confidence bands, of about equal size (fewer with tied confidences, and at most "
+                           "--budget) (default: 4)")
     plan.add_argument("--cost-per-audit", type=_bounded(float, low=0.0, high=math.inf, open_high=True), metavar="C",
                       help="what one audit costs, a number >= 0: gives the plan a cost (default: none)")
     plan.add_argument("--out", type=Path, metavar="FILE",
@@ -502,11 +502,13 @@ def _curve_table(curves: list[Curve]) -> str:
 
 
 def _json_text(payload: Any) -> str:
-    return json.dumps(payload, indent=2, allow_nan=False)
+    from rpa_sim.jsontext import dumps  # noqa: PLC0415
+
+    return dumps(payload, indent=2)
 
 
 def _csv_text(rows: list[dict[str, Any]]) -> str:
-    """Rows of one shape as CSV: a header line, then a line per row; ``None`` is an empty cell."""
+    """Rows of one shape as CSV: a header line, then a line per row; ``None`` (and NaN, infinity) is an empty cell."""
     import csv  # noqa: PLC0415
     import io  # noqa: PLC0415
 
@@ -514,8 +516,8 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(rows[0])
     for row in rows:
-        writer.writerow(["" if value is None else repr(value) if isinstance(value, float) else value
-                         for value in row.values()])
+        writer.writerow(["" if value is None or (isinstance(value, float) and not math.isfinite(value))
+                         else repr(value) if isinstance(value, float) else value for value in row.values()])
     return text.getvalue()
 
 
@@ -698,7 +700,10 @@ def _sweep(args: argparse.Namespace) -> int:
     _check_output(args.out)
     policies = [load_policy(p) for p in args.policy]
     args.missing_confidence = all(policy.missing_confidence is not None for policy in policies)
-    grid = parse_thresholds(args.thresholds)
+    try:
+        grid = parse_thresholds(args.thresholds)
+    except InputError as problem:  # the grid is part of the command line: a usage error
+        raise UsageError(str(problem)) from None
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
     table = _evaluate(args)
     curves = []
@@ -1085,9 +1090,14 @@ def _plan_audit(args: argparse.Namespace) -> int:
     policy = load_policy(args.policy)
     table = _evaluate(args)
     with stage("planning the audit"):
-        planned = plan_audit(table, policy, threshold=args.threshold, target_width=args.target_width,
-                             budget=args.budget, bands=args.bands, confidence_level=args.confidence_level,
-                             cost_per_audit=args.cost_per_audit)
+        try:
+            planned = plan_audit(table, policy, threshold=args.threshold, target_width=args.target_width,
+                                 budget=args.budget, bands=args.bands, confidence_level=args.confidence_level,
+                                 cost_per_audit=args.cost_per_audit)
+        except InputError:
+            raise
+        except ValueError as problem:  # the options' values, such as a cost per audit that overflows the cost
+            raise UsageError(f"plan-audit: {problem}") from None
     payload = planned.to_dict()
     text = {"table": lambda: _plan_table(payload), "csv": lambda: _csv_text(payload["bands"]),
             "json": lambda: _json_text(payload)}[args.format]()

@@ -572,7 +572,14 @@ def _epoch_seconds(moment: datetime | None) -> float:
 
 def _mean_or_none(values: np.ndarray) -> float | None:
     known = values[~np.isnan(values)]
-    return float(known.mean()) if len(known) else None
+    if not len(known):
+        return None
+    with np.errstate(over="ignore"):
+        mean = float(known.mean())
+    if math.isinf(mean) and np.isfinite(known).all():
+        # the sum of huge deviations (answers near 1e308) overflows where their mean does not
+        mean = float(np.sum(known / len(known)))
+    return mean
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,13 +6,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rpa_sim import jsontext
 from rpa_sim.certify import certify_threshold
 from rpa_sim.compare import (
     area_under_curve,
@@ -337,7 +337,7 @@ def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
     Both texts are made before either file is written, so a failure leaves neither behind.
     """
     texts = {out / "curves.csv": curves_to_csv(result.curves),
-             out / "summary.json": json.dumps(result.summary, indent=2, allow_nan=False) + "\n"}
+             out / "summary.json": jsontext.dumps(result.summary, indent=2) + "\n"}
     out.mkdir(parents=True, exist_ok=True)
     for path, text in texts.items():
         atomic_write_text(path, text)

@@ -66,7 +66,10 @@ def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndar
 
     ``exact`` (every distinct entry threshold, never capped),
     ``linspace:START:STOP:NUM`` or a comma-separated list, of finite numbers
-    and at most ``max_points`` points.
+    at least 0 and at most ``max_points`` points. A swept score (a confidence,
+    a grounding score, a document's aggregate confidence) is in [0, 1]: a
+    threshold routes the items whose score is below it, so any threshold
+    above 1 reviews everything, and none below 0 would differ from 0.
 
     Examples
     --------
@@ -80,6 +83,10 @@ def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndar
     Traceback (most recent call last):
     ...
     rpa_sim.errors.InputError: thresholds must be finite numbers, got 'linspace:nan:1:3'
+    >>> parse_thresholds("0.5,-1e308")
+    Traceback (most recent call last):
+    ...
+    rpa_sim.errors.InputError: thresholds must be at least 0 (every swept score ...), got '-1e308' in '0.5,-1e308'
     """
     spec = spec.strip()
     if spec == "exact":
@@ -101,6 +108,12 @@ def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndar
                          f"threshold), got {count:,} in {shown!r}")
     if not np.all(np.isfinite(numbers)):
         raise InputError(f"thresholds must be finite numbers, got {spec!r}")
+    if np.any(numbers < 0):
+        # no threshold reviews less than 0 does, and a linspace between huge numbers of both signs overflows
+        given = (parts[:2] if linspace else parts)[int(np.argmax(numbers < 0))].strip()
+        shown = spec if len(spec) <= 40 else spec[:40] + "..."
+        raise InputError(f"thresholds must be at least 0 (every swept score is in [0, 1]; above 1 reviews "
+                         f"everything), got {given!r} in {shown!r}")
     return np.linspace(numbers[0], numbers[1], count) if linspace else np.sort(numbers)
 
 
@@ -166,7 +179,7 @@ class Curve:
         """One dict per threshold, in the FORMATS.md column order."""
         names = self.column_names()[1:]
         data = [self.columns[name].tolist() for name in names]
-        return [{"policy": self.policy, **{n: (None if isinstance(v, float) and math.isnan(v) else v)
+        return [{"policy": self.policy, **{n: (None if isinstance(v, float) and not math.isfinite(v) else v)
                                            for n, v in zip(names, values)}}
                 for values in zip(*data)]
 
@@ -220,11 +233,12 @@ def aligned_curves(curves: Sequence[Curve]) -> list[Curve]:
 
 
 def _csv_cells(values: np.ndarray) -> list[float | None]:
-    """A column's cells for :mod:`csv`, which writes a float exactly (its ``repr``) and None as an empty cell."""
+    """A column's cells for :mod:`csv`, which writes a float exactly (its ``repr``) and None (a value that is not
+    finite) as an empty cell."""
     numbers = values.astype(np.float64, copy=False)
     cells = numbers.tolist()
-    if np.isnan(numbers).any():
-        return [None if math.isnan(cell) else cell for cell in cells]
+    if not np.isfinite(numbers).all():
+        return [None if not math.isfinite(cell) else cell for cell in cells]
     return cells
 
 

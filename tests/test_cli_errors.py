@@ -283,7 +283,7 @@ def test_one_validation_problem_is_located_like_a_record_problem(capsys, tmp_pat
 ])
 def test_bad_threshold_grids(capsys, kie, spec, message):
     status, out, err = run(capsys, "sweep", kie, "--policy", "confidence", f"--thresholds={spec}")
-    assert (status, out, one_error(err)) == (1, "", message)
+    assert (status, out, one_error(err)) == (2, "", message)
 
 
 def test_the_largest_grid_is_accepted(capsys, kie):

@@ -25,6 +25,10 @@ def box_iou(a: ArrayLike, b: ArrayLike) -> float | np.ndarray:
     """Intersection over union of ``[x0, y0, x1, y1]`` boxes, every box of ``a`` with every box of ``b``.
 
     Boxes that only touch, and boxes whose union has no area, have IoU 0.
+    Any finite coordinates work, up to ±1.7e308: IoU does not change when
+    both boxes are scaled alike, so each pair is first scaled by a power of
+    two (exact in binary) that brings its coordinates into [-1, 1], where no
+    width, area or sum overflows.
 
     Parameters
     ----------
@@ -43,13 +47,20 @@ def box_iou(a: ArrayLike, b: ArrayLike) -> float | np.ndarray:
     0.3333333333333333
     >>> box_iou([[0, 0, 10, 10], [0, 0, 5, 5]], [0, 0, 10, 10]).tolist()
     [1.0, 0.25]
+    >>> box_iou([-1e308, -1e308, 1e308, 1e308], [0, 0, 1e308, 1e308])
+    0.25
     """
     first, second = _boxes(a, "a"), _boxes(b, "b")
     left, right = first.reshape(-1, 1, 4), second.reshape(1, -1, 4)
+    _, exponent = np.frexp(np.maximum(np.abs(left).max(axis=-1), np.abs(right).max(axis=-1)))
+    left, right = np.ldexp(left, -exponent[..., None]), np.ldexp(right, -exponent[..., None])
     width = np.minimum(left[..., 2], right[..., 2]) - np.maximum(left[..., 0], right[..., 0])
     height = np.minimum(left[..., 3], right[..., 3]) - np.maximum(left[..., 1], right[..., 1])
     intersection = np.clip(width, 0, None) * np.clip(height, 0, None)
-    union = _area(left) + _area(right) - intersection
+    # the intersection is at most the smaller area, also once rounded: the union is never below the larger one
+    # (and a box inside another gets its exact IoU)
+    areas = _area(left), _area(right)
+    union = np.maximum(*areas) + (np.minimum(*areas) - intersection)
     iou = np.divide(intersection, union, out=np.zeros_like(union), where=union > 0)
     iou = iou.reshape(first.shape[:-1] + second.shape[:-1])
     return float(iou) if iou.ndim == 0 else iou

@@ -209,7 +209,10 @@ def centroid_distance(
     width and height (``"page"``, the paper's choice), the ground-truth box's
     width and height (``"gt_box"``) or the mean of the two boxes' widths and
     heights (``"mean_box"``). An offset along a zero-sized scale counts as the
-    full distance 1; no offset counts 0.
+    full distance 1; no offset counts 0. Any finite coordinates work, up to
+    ±1.7e308: the distance is a ratio of lengths, so every length is first
+    scaled by one power of two (exact in binary) that brings it into [-1, 1],
+    where no sum or difference of coordinates overflows.
 
     Parameters
     ----------
@@ -234,17 +237,21 @@ def centroid_distance(
     0.5
     >>> centroid_distance(a, b, normalization="mean_box")
     1.0
+    >>> centroid_distance((0, 0, 1e308, 10), (1e308, 0, 1e308, 10), page_size=(1e308, 1000))  # 1e308 + 1e308 overflows
+    0.5
     """
     if normalization not in _NORMALIZATIONS:
         raise ValueError(f"normalization must be one of {_NORMALIZATIONS}, got {normalization!r}")
-    tx0, ty0, tx1, ty1 = truth_box
-    px0, py0, px1, py1 = predicted_box
+    if normalization == "page" and (page_size is None or len(page_size) != 2 or not all(v > 0 for v in page_size)):
+        raise ValueError(f'normalization="page" needs page_size=(width, height) > 0, got {page_size!r}')
+    lengths = [*truth_box, *predicted_box, *(page_size if normalization == "page" else ())]
+    exponent = math.frexp(max(abs(v) for v in lengths))[1]
+    tx0, ty0, tx1, ty1 = (math.ldexp(v, -exponent) for v in truth_box)
+    px0, py0, px1, py1 = (math.ldexp(v, -exponent) for v in predicted_box)
     dx = abs((tx0 + tx1) / 2 - (px0 + px1) / 2)
     dy = abs((ty0 + ty1) / 2 - (py0 + py1) / 2)
     if normalization == "page":
-        if page_size is None or len(page_size) != 2 or not all(v > 0 for v in page_size):
-            raise ValueError(f'normalization="page" needs page_size=(width, height) > 0, got {page_size!r}')
-        scale_x, scale_y = page_size
+        scale_x, scale_y = (math.ldexp(v, -exponent) for v in page_size)
     elif normalization == "gt_box":
         scale_x, scale_y = tx1 - tx0, ty1 - ty0
     else:

@@ -47,9 +47,13 @@ import numpy as np
 from rpa_sim.errors import InputError
 from rpa_sim.monitoring.log import ProductionLog
 
-__all__ = ["METHODS", "Interval", "StratumEstimate", "Estimate", "clopper_pearson", "ppi_mean", "estimate"]
+__all__ = ["METHODS", "IMPLAUSIBLE", "Interval", "StratumEstimate", "Estimate", "clopper_pearson", "ppi_mean",
+           "estimate"]
 
 METHODS = ("classical", "stratified", "ppi")
+#: A stratum's audits are refused as impossible when Binomial(accepted rows, inclusion probability) gives a count
+#: as far from the expected one, on either side, a chance below this.
+IMPLAUSIBLE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -151,13 +155,22 @@ def clopper_pearson(errors: int, n: int, *, confidence_level: float) -> tuple[fl
     >>> low, round(high, 6), round(1 - 0.025 ** (1 / 10), 6)
     (0.0, 0.308497, 0.308497)
     """
+    return _exact_interval(errors, n, _alpha(confidence_level))
+
+
+def _exact_interval(errors: int, n: int, alpha: float) -> tuple[float, float]:
+    """:func:`clopper_pearson` at level ``1 - alpha``, given ``alpha`` itself.
+
+    Bonferroni's level ``1 - alpha / H``, written as a level, would round to exactly 1 (or 0) at
+    levels a hair from 1 (or 0).
+    """
     from scipy.stats import beta  # noqa: PLC0415
 
-    alpha = _alpha(confidence_level)
     if not 0 <= errors <= n:
         raise ValueError(f"errors must be in [0, n] = [0, {n}], got {errors!r}")
     low = 0.0 if errors == 0 else float(beta.ppf(alpha / 2, errors, n - errors + 1))
-    high = 1.0 if errors == n else float(beta.ppf(1 - alpha / 2, errors + 1, n - errors))
+    # the upper tail itself: 1 - alpha / 2 rounds to 1 for a level a hair below 1
+    high = 1.0 if errors == n else float(beta.isf(alpha / 2, errors + 1, n - errors))
     return low, high
 
 
@@ -210,8 +223,44 @@ def ppi_mean(labels: np.ndarray, labelled_proxies: np.ndarray, proxies: np.ndarr
     rectifier = w * (labels - lam * labelled_proxies)
     estimate = float(lam * proxies.mean() + rectifier.mean())
     std_error = math.sqrt(np.var(lam * proxies) / total + np.var(rectifier) / n)
-    half = float(norm.ppf(1 - alpha / 2)) * std_error
+    half = float(norm.isf(alpha / 2)) * std_error
     return estimate, estimate - half, estimate + half, lam
+
+
+def _share(value: float) -> float:
+    """A rate within [0, 1]: unbiased estimators (Horvitz-Thompson, PPI) can fall outside it, sums of shares round."""
+    return min(max(value, 0.0), 1.0)
+
+
+def _check_audits(log: ProductionLog, accepted: np.ndarray) -> None:
+    """Refuse a log whose audit counts cannot come from its inclusion probabilities.
+
+    Per stratum and inclusion probability ``π``, the ``k`` audited rows of ``N``
+    accepted ones are a draw from Binomial(N, π); a ``k`` that far from ``N π``
+    on either side has a chance below :data:`IMPLAUSIBLE`: the probabilities are
+    not the ones the audits were drawn with (10 of 645 at 1e-300 would make an
+    error rate of 1.5e297).
+    """
+    from scipy.stats import binom  # noqa: PLC0415
+
+    names, codes = _strata(log, accepted)
+    rows = np.flatnonzero(accepted)
+    rates = log.inclusion_probability[rows]
+    groups, group = np.unique(np.column_stack([codes.astype(np.float64), rates]), axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    size = np.bincount(group, minlength=len(groups))
+    audited = np.bincount(group, weights=log.audited[rows], minlength=len(groups)).round().astype(np.int64)
+    rate = groups[:, 1]
+    chance = np.minimum(binom.cdf(audited, size, rate), binom.sf(audited - 1, size, rate))
+    if not np.any(chance < IMPLAUSIBLE):
+        return
+    at = int(np.argmax(chance < IMPLAUSIBLE))
+    n, k, p = int(size[at]), int(audited[at]), float(rate[at])
+    where = f" of stratum {str(names[int(groups[at, 0])])!r}" if _given_strata(log, accepted) is not None else ""
+    raise InputError(f"{n:,} auto-accepted rows{where} at inclusion probability {p!r} have {k:,} audited (about "
+                     f"{n * p:.3g} expected), a count this {'high' if k > n * p else 'low'} has a chance below "
+                     f"{IMPLAUSIBLE:g} under Binomial({n}, {p!r}): the inclusion probabilities cannot be the ones "
+                     f"the audits were drawn with", path=log.source)
 
 
 def _located(log: ProductionLog, rows: np.ndarray, problem: str) -> InputError:
@@ -231,7 +280,7 @@ def _classical(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple[
     audited, errors = _audits(log, accepted)
     bounds = clopper_pearson(errors, audited, confidence_level=level)
     rate = float(rates[0]) if len(rates) else 0.0
-    horvitz_thompson = errors / (rate * len(rates)) if rate > 0 else None
+    horvitz_thompson = _share(errors / (rate * len(rates))) if rate > 0 else None
     return Interval(errors / audited if audited else None, *bounds), {"horvitz_thompson": horvitz_thompson}
 
 
@@ -241,10 +290,16 @@ def _audits(log: ProductionLog, rows: np.ndarray) -> tuple[int, int]:
     return int(np.count_nonzero(audited)), int(np.count_nonzero(log.correct[audited] == 0))
 
 
+def _given_strata(log: ProductionLog, accepted: np.ndarray) -> np.ndarray | None:
+    """The ``stratum`` of each accepted row when the log gives every one of them a stratum, else None."""
+    given = None if log.stratum is None else log.stratum[accepted]
+    return given if given is not None and not any(name is None for name in given.tolist()) else None
+
+
 def _strata(log: ProductionLog, accepted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The strata of the accepted rows (names in sorted order) and each accepted row's index among them."""
-    given = None if log.stratum is None else log.stratum[accepted]
-    if given is not None and not any(name is None for name in given.tolist()):
+    given = _given_strata(log, accepted)
+    if given is not None:
         names, codes = np.unique(given.astype(str), return_inverse=True)
         return names, codes
     rates, codes = np.unique(log.inclusion_probability[accepted], return_inverse=True)
@@ -258,7 +313,7 @@ def _stratified(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple
     total = len(rows)
     strata = []
     # Bonferroni: every stratum's interval at 1 - alpha / H holds together with the others at 1 - alpha or more
-    stratum_level = 1.0 - _alpha(level) / max(len(names), 1)
+    stratum_alpha = _alpha(level) / max(len(names), 1)
     for code, name in enumerate(names.tolist()):
         mine = rows[codes == code]
         rate = rates[codes == code]
@@ -271,13 +326,13 @@ def _stratified(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple
         audited, errors = _audits(log, mask)
         strata.append(StratumEstimate(name, float(rate[0]), len(mine), audited, errors,
                                       errors / audited if audited else None,
-                                      *clopper_pearson(errors, audited, confidence_level=stratum_level)))
+                                      *_exact_interval(errors, audited, stratum_alpha)))
     share = np.array([s.auto_accepted / total for s in strata])
-    point = (float(np.dot(share, [s.estimate for s in strata]))
+    point = (_share(float(np.dot(share, [s.estimate for s in strata])))
              if strata and all(s.estimate is not None for s in strata) else None)
-    low = float(np.dot(share, [s.low for s in strata])) if strata else None
-    high = float(np.dot(share, [s.high for s in strata])) if strata else None
-    horvitz_thompson = (sum(s.errors / s.inclusion_probability for s in strata) / total
+    low = _share(float(np.dot(share, [s.low for s in strata]))) if strata else None
+    high = _share(float(np.dot(share, [s.high for s in strata]))) if strata else None
+    horvitz_thompson = (_share(sum(s.errors / s.inclusion_probability for s in strata) / total)
                         if strata and all(s.inclusion_probability > 0 for s in strata) else None)
     return Interval(point, low, high), {"horvitz_thompson": horvitz_thompson, "strata": tuple(strata)}
 
@@ -300,7 +355,7 @@ def _ppi(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple[Interv
     estimate, low, high, lam = ppi_mean((log.correct[audited] == 0).astype(np.float64),
                                         1.0 - log.confidence[audited], 1.0 - log.confidence[rows],
                                         confidence_level=level, weights=weights)
-    return Interval(estimate, max(low, 0.0), min(high, 1.0)), {"power_tuning": lam}
+    return Interval(_share(estimate), max(low, 0.0), min(high, 1.0)), {"power_tuning": lam}
 
 
 _METHODS = {"classical": _classical, "stratified": _stratified, "ppi": _ppi}
@@ -319,9 +374,10 @@ def estimate(log: ProductionLog, *, method: str, confidence_level: float = 0.95)
     Raises
     ------
     InputError
-        When the log does not fit the method: several audit rates for
-        ``classical``; a missing confidence, or an accepted row that could
-        not be audited, for ``ppi``.
+        When the log's audit counts cannot come from its inclusion
+        probabilities (:data:`IMPLAUSIBLE`), and when the log does not fit
+        the method: several audit rates for ``classical``; a missing
+        confidence, or an accepted row that could not be audited, for ``ppi``.
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -329,6 +385,7 @@ def estimate(log: ProductionLog, *, method: str, confidence_level: float = 0.95)
     accepted = log.auto_accepted
     counts = log.counts()
     if counts["auto_accepted"]:
+        _check_audits(log, accepted)
         auto_error, extra = _METHODS[method](log, accepted, confidence_level)
     else:
         auto_error, extra = Interval(None, None, None), {}

@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -201,7 +202,9 @@ def expected_width(sizes: np.ndarray, priors: np.ndarray, audits: np.ndarray, *,
     ``2 z sqrt(Σ W_h² p_h (1 - p_h) / n_h (1 - n_h / N_h))`` with ``W_h = N_h / N``
     (Cochran's stratified variance, finite-population correction included):
     the variance Neyman allocation makes smallest. Infinite when a band has
-    no audit; 0 when every item is audited.
+    no audit; 0 when every item is audited. ``z`` is the upper ``α / 2``
+    quantile, taken from the tail so that a level a hair below 1 (0.9999999999999999)
+    still gives a finite ``z``.
 
     Examples
     --------
@@ -221,7 +224,7 @@ def expected_width(sizes: np.ndarray, priors: np.ndarray, audits: np.ndarray, *,
     mine = sizes > 0
     variance = np.sum(share[mine] ** 2 * priors[mine] * (1 - priors[mine]) / audits[mine]
                       * (1 - audits[mine] / sizes[mine]))
-    return float(2 * norm.ppf(0.5 + confidence_level / 2) * math.sqrt(variance))
+    return float(2 * norm.isf((1.0 - confidence_level) / 2) * math.sqrt(variance))
 
 
 def exact_width(sizes: np.ndarray, priors: np.ndarray, audits: np.ndarray, *, confidence_level: float) -> float:
@@ -247,7 +250,7 @@ def exact_width(sizes: np.ndarray, priors: np.ndarray, audits: np.ndarray, *, co
     tiny = 1e-12  # beta's shape parameters must be positive where np.where evaluates the branch not taken
     with np.errstate(invalid="ignore", divide="ignore"):
         low = np.where(errors > 0, beta.ppf(alpha / 2, np.maximum(errors, tiny), audits - errors + 1), 0.0)
-        high = np.where(audits > errors, beta.ppf(1 - alpha / 2, errors + 1, np.maximum(audits - errors, tiny)), 1.0)
+        high = np.where(audits > errors, beta.isf(alpha / 2, errors + 1, np.maximum(audits - errors, tiny)), 1.0)
     width = np.where(audits > 0, high - low, 1.0)
     return float(np.dot(sizes / sizes.sum(), width))
 
@@ -266,24 +269,31 @@ def plan_audit(table: OutcomeTable, policy: Policy, *, threshold: float, target_
         The widest interval wanted, as :func:`expected_width` computes it: the
         plan has the fewest audits that reach it. Exactly one of this and ``budget``.
     budget : int, optional
-        The audits to spread (at most every auto-accepted item).
+        The audits to spread, at least 1 (at most every auto-accepted item is audited).
     bands : int, default=4
-        The most confidence bands (fewer with tied confidences).
+        The most confidence bands: fewer with tied confidences, and at most
+        ``budget``, since a band without an audit would leave the error rate
+        unbounded (the expected width infinite).
     confidence_level : float, default=0.95
     cost_per_audit : float, optional
-        Gives the plan a cost.
+        Gives the plan a cost: a number >= 0.
 
     Raises
     ------
     InputError
         When the policy auto-accepts nothing at ``threshold``.
+    ValueError
+        For a setting out of its range, and a cost per audit that makes the
+        plan's cost overflow.
     """
     if (target_width is None) == (budget is None):
         raise ValueError("give exactly one of target_width and budget")
     if target_width is not None and not 0.0 < target_width <= 1.0:
         raise ValueError(f"target_width must be in (0, 1], got {target_width!r}")
-    if budget is not None and budget < 0:
-        raise ValueError(f"budget must be at least 0, got {budget!r}")
+    if budget is not None and budget < 1:
+        raise ValueError(f"budget must be at least 1, got {budget!r}")
+    if cost_per_audit is not None and not (math.isfinite(cost_per_audit) and cost_per_audit >= 0):
+        raise ValueError(f"cost_per_audit must be a finite number >= 0, got {cost_per_audit!r}")
     if not 0.0 < confidence_level < 1.0:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     accepted = ~reviewed_items(table, policy, threshold=threshold)
@@ -291,7 +301,7 @@ def plan_audit(table: OutcomeTable, policy: Policy, *, threshold: float, target_
     if not len(confidence):
         raise InputError(f"policy {policy.name!r} auto-accepts nothing at threshold {threshold!r}: there is nothing "
                          f"to audit")
-    cut = confidence_bands(confidence, bands)
+    cut = confidence_bands(confidence, bands if budget is None else min(bands, budget))
     member = np.searchsorted([band.at_least for band in cut[1:]], confidence, side="right")
     sizes = np.bincount(member, minlength=len(cut))
     priors = np.maximum(np.bincount(member, weights=1.0 - confidence, minlength=len(cut)) / sizes, PRIOR_FLOOR)
@@ -310,6 +320,9 @@ def plan_audit(table: OutcomeTable, policy: Policy, *, threshold: float, target_
             middle = (fewest + total) // 2
             fewest, total = (fewest, middle) if width(middle) <= target_width else (middle, total)
     audits = neyman_allocation(sizes, deviations, total)
+    if cost_per_audit is not None and not math.isfinite(total * cost_per_audit):
+        raise ValueError(f"a cost per audit of {cost_per_audit:g} makes {total:,} audits cost more than the largest "
+                         f"number (about {sys.float_info.max:.2g})")
     overall = np.array([float(np.dot(sizes, priors) / sizes.sum())])
     everything = np.array([len(confidence)])
     return PlannedAudit(
