@@ -32,6 +32,7 @@ from rpa_sim.errors import InputError
 from rpa_sim.progress import reporting, stage, track
 
 if TYPE_CHECKING:
+    from rpa_sim.bundled import Kind
     from rpa_sim.outcomes import OutcomeTable
     from rpa_sim.study import ScenarioResult
     from rpa_sim.sweep import Curve
@@ -1147,6 +1148,90 @@ def _check_output_folder(path: Path | None) -> None:
         check_output_folder(path)
 
 
+# --------------------------------------------------------------------------- an output never replaces an input
+
+
+def _named_outputs(args: argparse.Namespace) -> list[tuple[str, str | Path]]:
+    """The files the command line asks to write (evaluate's ``--out DIR/``: a folder replaced whole)."""
+    outputs: list[tuple[str, str | Path]] = []
+    if args.command == "replay":
+        outputs.append(("--log", args.log))
+    elif args.command in ("evaluate", "sweep", "plan-audit", "generate", "import", "report") and args.out is not None:
+        outputs.append(("--out", args.out))
+    # only a folder that exists can hold a file to replace; the modules that name the files are heavy to import
+    if args.command == "run" and args.out_dir is not None and args.out_dir.is_dir():
+        from rpa_sim.study import OUTPUT_FILES  # noqa: PLC0415
+
+        outputs += [("--out-dir file", args.out_dir / name) for name in OUTPUT_FILES]
+    if args.command == "report" and args.png_dir is not None and args.png_dir.is_dir():
+        from rpa_sim.report import PLOT_NAMES  # noqa: PLC0415
+
+        outputs += [("--png-dir file", args.png_dir / f"{name}.png") for name in PLOT_NAMES]
+    return outputs
+
+
+def _shards(data: Path) -> tuple[Path, ...]:
+    from rpa_sim.sources import resolve_shards  # noqa: PLC0415
+
+    try:
+        return resolve_shards(data)
+    except InputError:  # the command says why when it reads DATA
+        return ()
+
+
+def _yaml_file(kind: Kind, name: str, base: Path | None = None) -> tuple[Path, ...]:
+    """The file a policy or scenario name stands for (a bundled one too), or none when there is none."""
+    from rpa_sim.bundled import resolve  # noqa: PLC0415
+
+    try:
+        return (Path(str(resolve(kind, name, relative_to=base))),)
+    except InputError:  # the command says why when it reads it
+        return ()
+
+
+def _scenario_inputs(name: str) -> Iterator[tuple[str, Path]]:
+    """The scenario file and every file it names: its data's shards, predictions and policy files."""
+    from rpa_sim.scenario import load_scenario  # noqa: PLC0415
+
+    yield from (("SCENARIO", file) for file in _yaml_file("scenario", name))
+    try:
+        scenario, base = load_scenario(name)
+    except InputError:  # the command says why when it loads it
+        return
+    if scenario.data.file is not None:
+        yield from (("the scenario's data", shard) for shard in _shards(base / scenario.data.file))
+    if scenario.data.predictions is not None:
+        yield "the scenario's predictions", base / scenario.data.predictions
+    for entry in scenario.policies:
+        if isinstance(entry, str):
+            yield from (("the scenario's policy", file) for file in _yaml_file("policy", entry, base))
+
+
+def _named_inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
+    """Every file the command line reads; found only when asked for, that is when an output exists already."""
+    if getattr(args, "data", None) is not None:
+        yield from (("DATA", shard) for shard in _shards(args.data))
+    for dest, label in (("predictions", "--predictions"), ("audit_plan", "--audit-plan"), ("settings", "--settings"),
+                        ("source", "SRC")):
+        if getattr(args, dest, None) is not None:
+            yield label, Path(getattr(args, dest))
+    policies = getattr(args, "policy", None)
+    for policy in [policies] if isinstance(policies, str) else policies or ():
+        yield from (("--policy", file) for file in _yaml_file("policy", policy))
+    if getattr(args, "scenario", None) is not None:
+        yield from _scenario_inputs(args.scenario)
+
+
+def _refuse_replacing_inputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output that is one of the command's inputs: bad usage (docs/cli.md)."""
+    from rpa_sim.files import OutputIsInputError, refuse_overwriting_inputs  # noqa: PLC0415
+
+    try:
+        refuse_overwriting_inputs(_named_outputs(args), _named_inputs(args))
+    except OutputIsInputError as clash:
+        raise UsageError(str(clash)) from None
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "demo": _demo, "evaluate": _evaluate_to_file, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run,
     "import": _import, "generate": _generate, "report": _report, "dashboard": _dashboard, "staff": _staff,
@@ -1186,6 +1271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = _parser().parse_args(argv)
             except SystemExit as done:  # --help, --version, or a usage error already printed
                 return int(done.code or 0)
+            _refuse_replacing_inputs(args)
             return _COMMANDS[args.command](args)
         except InputError as error:
             return _fail(f"error: {error}", EXIT_INPUT)

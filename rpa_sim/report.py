@@ -33,7 +33,7 @@ from matplotlib.patches import Rectangle
 
 from rpa_sim import __version__
 from rpa_sim.bundled import is_path
-from rpa_sim.files import atomic_write_bytes, atomic_write_text, check_output, check_output_folder
+from rpa_sim.files import atomic_write_files, check_output, check_output_folder
 from rpa_sim.metrics.smudge import alpha_curve
 from rpa_sim.outcomes import VQAOutcomes
 from rpa_sim.recommend import TOLERANCE, recommend, spans_all_auto_rates
@@ -115,11 +115,12 @@ def amount(value: float | None, currency: str | None) -> str:
 
 def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = None,
                  scenario_source: str | None = None) -> Path:
-    """Write the HTML report of a scenario run, atomically, and optionally each plot as a PNG.
+    """Write the HTML report of a scenario run, and optionally each plot as a PNG, all or none.
 
     Everything is drawn and encoded first, then written: a failure or an
-    interrupt while drawing leaves no file behind, and each file is written
-    atomically (:mod:`rpa_sim.files`).
+    interrupt while drawing leaves no file behind, and the files are written
+    together (:func:`rpa_sim.files.atomic_write_files`): a failure while
+    writing any of them leaves every one as it was.
 
     Parameters
     ----------
@@ -158,9 +159,7 @@ def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = No
             # "Software" would write the matplotlib version into every PNG
             figure.savefig(image, format="png", dpi=150, metadata={"Software": None})
             pngs[png_dir / f"{name}.png"] = image.getvalue()
-    atomic_write_text(out, html_text)
-    for path, image_bytes in pngs.items():
-        atomic_write_bytes(path, image_bytes)
+    atomic_write_files({out: html_text.encode("utf-8"), **pngs})
     return out
 
 

@@ -40,8 +40,6 @@ import gzip
 import json
 import os
 import re
-import shutil
-import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -311,10 +309,12 @@ def write_partitions(results: Sequence[ShardResult], shards: Sequence[Path], fol
     """Write each shard's table as ``part-00000.parquet``, ... into ``folder``, all at once or none.
 
     The files are written into a hidden folder beside ``folder``, which is
-    renamed into place at the end: an interrupted or failed write leaves
-    ``folder`` as it was. An existing ``folder`` is replaced when it holds
-    partitions alone (an earlier run's), and refused when it holds anything
-    else. Each file's metadata names its shard (and the predictions file).
+    renamed into place at the end (:func:`rpa_sim.files.all_or_nothing`): an
+    interrupted or failed write leaves ``folder`` as it was, and a system
+    error names the file in ``folder``, never the hidden one. An existing
+    ``folder`` is replaced when it holds partitions alone (an earlier run's),
+    and refused when it holds anything else. Each file's metadata names its
+    shard (and the predictions file).
 
     Returns
     -------
@@ -326,30 +326,18 @@ def write_partitions(results: Sequence[ShardResult], shards: Sequence[Path], fol
     InputError
         When ``folder`` is a file, or a folder with other files in it.
     """
+    from rpa_sim.files import all_or_nothing  # noqa: PLC0415
     from rpa_sim.tablefile import write_table  # noqa: PLC0415
 
     folder = check_partitions_folder(folder)
     width = max(5, len(str(len(results) - 1)))
     names = [f"part-{index:0{width}d}.parquet" for index in range(len(results))]
-    place = folder.absolute()  # "." has no name to put the temporary folder beside
-    place.parent.mkdir(parents=True, exist_ok=True)
-    temporary = place.with_name(f".{place.name}.{uuid.uuid4().hex[:12]}.tmp")
-    replaced = place.with_name(f".{place.name}.{uuid.uuid4().hex[:12]}.old")
-    try:
-        temporary.mkdir()
+    with all_or_nothing([folder]) as (staged,):
+        staged.mkdir()
         for name, result, shard in zip(names, results, shards):
             sources = [shard] if predictions is None else [shard, predictions]
-            write_table(result.table, temporary / name, source=sources,
+            write_table(result.table, staged / name, source=sources,
                         skipped=len(result.skipped) + result.skipped_before)
-        if place.exists():
-            place.rename(replaced)
-        temporary.rename(place)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        if replaced.exists() and not place.exists():
-            replaced.rename(place)
-        raise
-    shutil.rmtree(replaced, ignore_errors=True)
     return [folder / name for name in names]
 
 

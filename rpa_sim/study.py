@@ -23,7 +23,7 @@ from rpa_sim.compare import (
 )
 from rpa_sim.data import evaluate_records, load_table
 from rpa_sim.errors import InputError
-from rpa_sim.files import atomic_write_text
+from rpa_sim.files import atomic_write_files
 from rpa_sim.generators import (
     DocVQASettings,
     ReceiptSettings,
@@ -40,7 +40,10 @@ from rpa_sim.tuning import optimized_policy
 from rpa_sim.yamlfile import validated
 
 __all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data", "write_outputs",
-           "comparison_table", "certify_policy"]
+           "comparison_table", "certify_policy", "OUTPUT_FILES"]
+
+#: The files :func:`write_outputs` writes into its folder (``rpa-sim run --out-dir``).
+OUTPUT_FILES = ("curves.csv", "summary.json")
 
 
 @dataclass(frozen=True)
@@ -332,16 +335,15 @@ def _range(values: np.ndarray) -> list[float | None]:
 
 
 def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
-    """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), each atomically.
+    """Write ``curves.csv`` and ``summary.json`` into ``out`` (created if needed), both or neither.
 
-    Both texts are made before either file is written, so a failure leaves neither behind.
+    Both texts are made before either file is written, and the files are
+    written together (:func:`rpa_sim.files.atomic_write_files`): a failure
+    leaves the folder as it was, an earlier run's files untouched.
     """
-    texts = {out / "curves.csv": curves_to_csv(result.curves),
-             out / "summary.json": jsontext.dumps(result.summary, indent=2) + "\n"}
-    out.mkdir(parents=True, exist_ok=True)
-    for path, text in texts.items():
-        atomic_write_text(path, text)
-    return list(texts)
+    curves, summary = (out / name for name in OUTPUT_FILES)
+    return atomic_write_files({curves: curves_to_csv(result.curves).encode("utf-8"),
+                               summary: (jsontext.dumps(result.summary, indent=2) + "\n").encode("utf-8")})
 
 
 def _cell(value: float | None, digits: int = 4) -> str:
