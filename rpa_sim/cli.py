@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from rpa_sim import __version__
-from rpa_sim.errors import InputError
+from rpa_sim import __version__, limits
+from rpa_sim.errors import InputError, UsageError
 from rpa_sim.progress import reporting, stage, track
 
 if TYPE_CHECKING:
@@ -51,10 +51,6 @@ EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 2, 128 + signal.S
 # Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole.
 _COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through", "residual_substitutions",
                             "residual_deletions", "additions"})
-
-
-class UsageError(Exception):
-    """A command line that cannot work as written (exit status 2), found after parsing."""
 
 
 class _Terminated(BaseException):
@@ -117,6 +113,30 @@ _NON_NEGATIVE = _bounded(int, low=0)
 _POSITIVE = _bounded(int, low=1)
 
 
+def _size(unit: str, *, most: int, limited_by: str, bytes_each: float | None = None,
+          least: int = 0) -> Callable[[str], int]:
+    """An argparse type: a whole number of ``unit`` (``1e6`` too) within :func:`rpa_sim.limits.check_size`'s range."""
+    def parse(text: str) -> int:
+        try:
+            value = limits.check_size(text, unit=unit, most=most, limited_by=limited_by, bytes_each=bytes_each,
+                                      least=least)
+        except limits.SizeError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        if not isinstance(value, int):
+            raise argparse.ArgumentTypeError(f"expected a whole number of {unit}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _simulated_hours(text: str) -> float:
+    hours = _bounded(float, low=0.0, open_low=True)(text)
+    if hours > limits.MOST_SIMULATED_HOURS:
+        raise argparse.ArgumentTypeError(f"{text} hours is more than the {limits.MOST_SIMULATED_HOURS:,} allowed "
+                                         f"(a year, as a scenario's operations: days)")
+    return hours
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rpa-sim", description="Replay document-AI predictions through human-review policies.",
                      epilog=NAMES_HELP)
@@ -167,9 +187,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
     sweep.add_argument("--false-correction-rate", type=_SHARE, default=0.0, metavar="RATE",
                        help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
-    sweep.add_argument("--replicates", type=_NON_NEGATIVE, default=0, metavar="N",
-                       help="add Monte Carlo spread columns from N seeded replays (audits, misses, false "
-                            "corrections); 0 = none (default: 0)")
+    sweep.add_argument("--replicates", type=_size("replicates", most=limits.MOST_REPLICATES,
+                                                  limited_by="a fixed ceiling: each replicate draws every item"),
+                       default=0, metavar="N",
+                       help=f"add Monte Carlo spread columns from N seeded replays (audits, misses, false "
+                            f"corrections), at most {limits.MOST_REPLICATES:,}; 0 = none (default: 0)")
     sweep.add_argument("--seed", type=_NON_NEGATIVE, default=0, metavar="S",
                        help="seed of the Monte Carlo replays, an integer >= 0 (default: 0)")
 
@@ -211,8 +233,11 @@ def _parser() -> argparse.ArgumentParser:
 
     generate = commands.add_parser("generate", help="realistic synthetic data: receipts (KIE) or document questions")
     generate.add_argument("kind", choices=("receipts", "docvqa"), help="what to generate")
-    generate.add_argument("--n", type=_NON_NEGATIVE, required=True, metavar="N",
-                          help="how many documents (docvqa: questions) (required)")
+    generate.add_argument("--n", type=_size("records", most=limits.MOST_GENERATED_RECORDS,
+                                            limited_by="a fixed ceiling for time",
+                                            bytes_each=limits.GENERATE_BYTES_PER_RECORD), required=True,
+                          metavar="N", help=f"how many documents (docvqa: questions), at most "
+                                            f"{limits.MOST_GENERATED_RECORDS:,} (required)")
     generate.add_argument("--seed", type=_NON_NEGATIVE, required=True, metavar="S",
                           help="an integer >= 0; the same seed gives the same bytes (required)")
     generate.add_argument("--out", type=Path, required=True, metavar="FILE",
@@ -253,8 +278,9 @@ def _parser() -> argparse.ArgumentParser:
     staff.add_argument("--simulate", action="store_true",
                        help="simulate the queue (one run, same assumptions) instead of the exact formulas; with "
                             "--service-level, the team the formulas size (default: the exact formulas)")
-    staff.add_argument("--hours", type=positive_number, metavar="H",
-                       help="with --simulate: hours simulated (default: 168)")
+    staff.add_argument("--hours", type=_simulated_hours, metavar="H",
+                       help=f"with --simulate: hours simulated, > 0 and at most {limits.MOST_SIMULATED_HOURS:,} "
+                            f"(a year) (default: 168)")
     staff.add_argument("--seed", type=_NON_NEGATIVE, metavar="N",
                        help="with --simulate: seed, an integer >= 0; the same seed gives the same bytes (default: 0)")
     _format_arguments(staff, what="the figures")
@@ -304,7 +330,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="the audits to spread, an integer >= 1 (default: none; this or --target-width is "
                            "required)")
     _confidence_level_argument(plan)
-    plan.add_argument("--bands", type=_POSITIVE, default=4, metavar="K",
+    plan.add_argument("--bands", type=_size("bands", most=limits.MOST_BANDS, least=1, limited_by="a fixed ceiling",
+                                            bytes_each=limits.BAND_BYTES), default=4, metavar="K",
                       help="the most confidence bands, of about equal size (fewer with tied confidences, and at most "
                            "--budget) (default: 4)")
     plan.add_argument("--cost-per-audit", type=_bounded(float, low=0.0, high=math.inf, open_high=True), metavar="C",
@@ -796,10 +823,11 @@ def _scenario_scheduler(args: argparse.Namespace, scenario: Any) -> contextlib.A
 @_shows_progress
 def _run(args: argparse.Namespace) -> int:
     from rpa_sim.scenario import load_scenario  # noqa: PLC0415
-    from rpa_sim.study import comparison_table, run_scenario, write_outputs  # noqa: PLC0415
 
     _check_output_folder(args.out_dir)
     scenario, base = load_scenario(args.scenario)
+    # the study's modules take seconds to import: a scenario refused (a size too large) is refused before
+    from rpa_sim.study import comparison_table, run_scenario, write_outputs  # noqa: PLC0415
     with _scenario_scheduler(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     # everything computed before anything is written
@@ -853,13 +881,13 @@ def _import(args: argparse.Namespace) -> int:
 
 @_shows_progress
 def _report(args: argparse.Namespace) -> int:
-    from rpa_sim.report import write_report  # noqa: PLC0415
     from rpa_sim.scenario import load_scenario  # noqa: PLC0415
-    from rpa_sim.study import run_scenario  # noqa: PLC0415
 
     _check_output(args.out)
     _check_output_folder(args.png_dir)
     scenario, base = load_scenario(args.scenario)
+    from rpa_sim.report import write_report  # noqa: PLC0415
+    from rpa_sim.study import run_scenario  # noqa: PLC0415
     with _scenario_scheduler(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     with stage("drawing the report"):
@@ -884,10 +912,6 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
-# the largest team and the most simulated tasks `rpa-sim staff` takes on: the Erlang B recursion runs once per
-# reviewer, and a simulated task holds memory until the figures are out
-_STAFF_MOST_REVIEWERS = 1_000_000
-_STAFF_MOST_TASKS = 5_000_000
 _STAFF_TABLE_ROWS = ("reviewers", "target_service_level", "offered_load", "tasks", "p_wait", "service_level",
                      "mean_wait_seconds", "occupancy", "p_abandon", "backlog_at_end")
 
@@ -898,9 +922,12 @@ def _simulated_staff(args: argparse.Namespace, reviewers: int) -> dict[str, Any]
 
     hours = 168.0 if args.hours is None else args.hours
     seed = 0 if args.seed is None else args.seed
-    if args.arrivals_per_hour * hours > _STAFF_MOST_TASKS:
-        raise UsageError(f"staff: --simulate would draw about {args.arrivals_per_hour * hours:,.0f} tasks "
-                         f"(--arrivals-per-hour x --hours), more than {_STAFF_MOST_TASKS:,}; shorten --hours")
+    tasks = args.arrivals_per_hour * hours
+    if tasks > limits.MOST_SIMULATED_TASKS:
+        raise UsageError(f"staff: --simulate would draw about {tasks:,.0f} tasks (--arrivals-per-hour x --hours), "
+                         f"more than {limits.MOST_SIMULATED_TASKS:,} (a fixed ceiling for time); shorten --hours")
+    limits.require_memory(tasks * limits.SIMULATED_TASK_BYTES,
+                          what=f"staff: --simulate's {tasks:,.0f} tasks (--arrivals-per-hour x --hours)")
     patience = None if args.patience is None else {"seconds": args.patience, "distribution": "exponential",
                                                    "on_expiry": "release"}
     settings = QueueSettings(arrivals={"per_hour": args.arrivals_per_hour},
@@ -923,9 +950,7 @@ def _simulated_staff(args: argparse.Namespace, reviewers: int) -> dict[str, Any]
 
 
 def _staff_scenario(args: argparse.Namespace) -> int:
-    from rpa_sim.operations.study import staffing_rows, staffing_table  # noqa: PLC0415
     from rpa_sim.scenario import load_scenario  # noqa: PLC0415
-    from rpa_sim.study import run_scenario  # noqa: PLC0415
 
     given = [flag for flag, value in (("--arrivals-per-hour", args.arrivals_per_hour),
                                       ("--handle-seconds", args.handle_seconds),
@@ -940,6 +965,8 @@ def _staff_scenario(args: argparse.Namespace) -> int:
     if scenario.operations is None:
         raise InputError(f"staff: scenario {args.scenario} has no operations: section (arrivals, reviewers, "
                          f"service level); see docs/operations.md")
+    from rpa_sim.operations.study import staffing_rows, staffing_table  # noqa: PLC0415
+    from rpa_sim.study import run_scenario  # noqa: PLC0415
     with stage(f"running {scenario.name}"):
         operations = run_scenario(scenario, base).summary["operations"]
     _print({"table": lambda: staffing_table(operations), "csv": lambda: _csv_text(staffing_rows(operations)),
@@ -973,12 +1000,12 @@ def _staff(args: argparse.Namespace) -> int:
     if not args.simulate and (args.hours is not None or args.seed is not None):
         raise UsageError("staff: --hours and --seed go with --simulate")
     load = args.arrivals_per_hour * args.handle_seconds / 3600.0
-    if (args.reviewers or 0) > _STAFF_MOST_REVIEWERS:
-        raise UsageError(f"staff: --reviewers {args.reviewers:,} is more than the {_STAFF_MOST_REVIEWERS:,} this "
+    if (args.reviewers or 0) > limits.MOST_REVIEWERS:
+        raise UsageError(f"staff: --reviewers {args.reviewers:,} is more than the {limits.MOST_REVIEWERS:,} this "
                          f"command takes")
-    if load > _STAFF_MOST_REVIEWERS:
+    if load > limits.MOST_REVIEWERS:
         raise UsageError(f"staff: {load:,.6g} erlangs of work (--arrivals-per-hour x --handle-seconds / 3600) need "
-                         f"more than the {_STAFF_MOST_REVIEWERS:,} reviewers this command takes")
+                         f"more than the {limits.MOST_REVIEWERS:,} reviewers this command takes")
     queue = {"arrivals_per_hour": args.arrivals_per_hour, "handle_seconds": args.handle_seconds,
              "answer_within_seconds": args.answer_within, "patience_seconds": args.patience}
     reviewers, figures = args.reviewers, None

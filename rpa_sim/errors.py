@@ -51,3 +51,27 @@ class InputError(ValueError):
         self.location = Location(path, line, record_id, field)
         where = str(self.location)
         super().__init__(f"{where}: {problem}" if where else problem)
+
+
+__all__ += ["UsageError"]
+
+
+class UsageError(Exception):
+    """A request that cannot work as written (exit status 2): options that do not go together, a size too large.
+
+    Worded as :class:`InputError`, ``FILE: line N: FIELD: problem`` with the
+    parts known (a size in a YAML file names the file, the line and the field).
+
+    Examples
+    --------
+    >>> str(UsageError("1e9 days is more than the 100,000 allowed", path="s.yaml", line=7,
+    ...                field="monitoring.width_days"))
+    's.yaml: line 7: monitoring.width_days: 1e9 days is more than the 100,000 allowed'
+    """
+
+    def __init__(self, problem: str, *, path: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.problem = problem
+        self.location = Location(path, line, None, field)
+        where = str(self.location)
+        super().__init__(f"{where}: {problem}" if where else problem)

@@ -11,15 +11,17 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from rpa_sim import limits
 from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.costs import CostModel
+from rpa_sim.errors import UsageError
 from rpa_sim.monitoring.study import MonitoringSpec
 from rpa_sim.operations.spec import OperationsSpec
 from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import parse_thresholds
-from rpa_sim.yamlfile import read_yaml, validated
+from rpa_sim.yamlfile import field_line, read_yaml, validated
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -46,7 +48,10 @@ class DataSpec(_Strict):
     file: Path | None = None
     predictions: Path | None = None
     generate: Literal["receipts", "docvqa"] | None = None
-    n: Annotated[int, Field(ge=1)] = 500
+    n: Annotated[int, BeforeValidator(limits.size_check("documents", most=limits.MOST_GENERATED_RECORDS,
+                                                        limited_by="a fixed ceiling for time",
+                                                        bytes_each=limits.RUN_BYTES_PER_DOCUMENT)),
+                 Field(ge=1)] = 500
     seed: Annotated[int, Field(ge=0)] = 0
     settings: dict[str, Any] = {}
     #: a Dask scheduler whose workers evaluate the file's shards (rpa_sim.distributed; docs/scale.md)
@@ -91,7 +96,9 @@ class Scenario(_Strict):
     thresholds: str = "exact"
     targets: list[Annotated[float, Field(gt=0.0, le=1.0)]] = []
     certify: CertifySpec | None = None
-    replicates: Annotated[int, Field(ge=0)] = 0
+    replicates: Annotated[int, BeforeValidator(limits.size_check(
+        "replicates", most=limits.MOST_REPLICATES, limited_by="a fixed ceiling: each replicate draws every item")),
+        Field(ge=0)] = 0
     seed: Annotated[int, Field(ge=0)] = 0
     alpha: Annotated[float, Field(ge=0.0, le=1.0)] = 0.25
     #: what rejected items hold in the output, for the policies that do not say (docs/replay.md)
@@ -121,6 +128,10 @@ def load_scenario(name_or_path: str | os.PathLike[str]) -> tuple[Scenario, Path]
     """
     file = resolve("scenario", name_or_path)
     scenario = validated(Scenario, read_yaml(file), source=str(file))
-    parse_thresholds(scenario.thresholds)
+    try:
+        parse_thresholds(scenario.thresholds)
+    except limits.SizeError as error:
+        raise UsageError(str(error), path=str(file), line=field_line(str(file), ["thresholds"]),
+                         field="thresholds") from None
     # a Traversable has no parent; pip installs a package as plain files, where a bundled file's text is its path
     return scenario, Path(str(file)).parent

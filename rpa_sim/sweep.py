@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rpa_sim import limits
 from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
 from rpa_sim.outcomes import OutcomeTable, table_type
@@ -61,7 +62,7 @@ def stable_order(values: np.ndarray) -> np.ndarray:
     return (keys & np.uint64(0xFFFFFFFF)).astype(np.intp)
 
 
-def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndarray:
+def parse_thresholds(spec: str, *, max_points: int = limits.MOST_THRESHOLDS) -> str | np.ndarray:
     """A threshold grid from its command-line form.
 
     ``exact`` (every distinct entry threshold, never capped),
@@ -104,8 +105,8 @@ def parse_thresholds(spec: str, *, max_points: int = 1_000_000) -> str | np.ndar
         raise InputError(f"thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, got {spec!r}") from None
     if count > max_points:
         shown = spec if len(spec) <= 40 else spec[:40] + "..."
-        raise InputError(f"a threshold grid has at most {max_points:,} points ('exact' has every distinct "
-                         f"threshold), got {count:,} in {shown!r}")
+        raise limits.SizeError(f"a threshold grid has at most {max_points:,} points (a fixed ceiling; 'exact' has "
+                               f"every distinct threshold), got {count:,} in {shown!r}")
     if not np.all(np.isfinite(numbers)):
         raise InputError(f"thresholds must be finite numbers, got {spec!r}")
     if np.any(numbers < 0):
@@ -482,6 +483,7 @@ class Sweeper:
         if replicates < 1:
             raise ValueError(f"replicates must be at least 1, got {replicates!r}")
         thresholds = self.thresholds(grid)
+        _check_replicates(replicates, items=self.n, thresholds=len(thresholds))
         state = self._state(thresholds)
         rng = np.random.default_rng(seed)
         runs: dict[str, list[np.ndarray]] = {}
@@ -531,6 +533,23 @@ class Sweeper:
                                + residual_errors * self.costs.per_residual_error
                                + rejected * self.costs.per_rejected + rejected_units * self.costs.per_rejected_document)
         return columns
+
+
+def _check_replicates(replicates: int, *, items: int, thresholds: int) -> None:
+    """Refuse Monte Carlo replays that would run for hours or hold more than the memory available.
+
+    >>> _check_replicates(100, items=1_000, thresholds=50)
+    >>> _check_replicates(100_000, items=1_000_000, thresholds=50)
+    Traceback (most recent call last):
+    ...
+    rpa_sim.limits.SizeError: 100,000 replicates x 1,000,000 items = 100,000,000,000 item draws, more than the 1,000,000,000 allowed (a fixed ceiling for time: some 450 ns a draw)
+    """
+    draws = replicates * items
+    if draws > limits.MOST_REPLAYED_ITEMS:
+        raise limits.SizeError(f"{replicates:,} replicates x {items:,} items = {draws:,} item draws, more than the "
+                               f"{limits.MOST_REPLAYED_ITEMS:,} allowed (a fixed ceiling for time: some 450 ns a draw)")
+    limits.require_memory(replicates * thresholds * limits.REPLICATE_BYTES_PER_THRESHOLD,
+                          what=f"{replicates:,} replicates x {thresholds:,} thresholds")
 
 
 def _rejected_units(table: OutcomeTable, rejected: np.ndarray) -> np.ndarray:

@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from rpa_sim.errors import InputError
+from rpa_sim.errors import InputError, UsageError
+from rpa_sim.limits import SizeError
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-__all__ = ["read_yaml", "validation_message", "validated"]
+__all__ = ["read_yaml", "validation_message", "validated", "field_line"]
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -243,15 +244,41 @@ def validation_message(error: ValidationError, *, data: Any = None, root: yaml.N
     return "; ".join(text for _, text in sorted(parts, key=lambda part: part[0]))
 
 
+def field_line(source: str, steps: list[str | int]) -> int | None:
+    """The line of the field at ``steps`` (or of its nearest parent written) in the YAML file ``source``.
+
+    None when ``source`` is not a readable YAML file.
+    """
+    root = _composed(source)
+    return None if root is None else _line_of(root, steps)
+
+
+def _size_problem(error: ValidationError, data: Any, source: str) -> UsageError | None:
+    """The first size out of range among the problems (:class:`~rpa_sim.limits.SizeError`), as a usage error."""
+    for problem in error.errors(include_url=False):
+        size = problem.get("ctx", {}).get("error")
+        if isinstance(size, SizeError):
+            steps = _raw_steps((*problem["loc"], *size.field), data)
+            return UsageError(str(size), path=source, line=field_line(source, steps),
+                              field=_field_path(steps) or None)
+    return None
+
+
 def validated(model: type[Model], data: Any, *, source: str) -> Model:
     """``data`` validated as ``model``; problems become an :class:`InputError` naming ``source``.
 
     When ``source`` is the path of the YAML file the data was read from, each
-    problem gives its line there.
+    problem gives its line there. A size out of range
+    (:class:`~rpa_sim.limits.SizeError`) is a :class:`~rpa_sim.errors.UsageError`
+    instead (exit status 2), before any other problem: it is what would run
+    away.
     """
     try:
         return model.model_validate(data)
     except ValidationError as error:
+        size = _size_problem(error, data, source)
+        if size is not None:
+            raise size from None
         root = _composed(source)
         located = _located(error, data)
         if len(located) == 1:

@@ -105,8 +105,8 @@ def test_simulation_same_seed_same_bytes(capsys):
      "argument --patience: expected a number > 0, got '-5' (see 'rpa-sim staff --help')"),
     (["--reviewers", 3, "--hours", 5], 2, "--hours and --seed go with --simulate"),
     (["--reviewers", 3, "--simulate", "--hours", 100_000], 2,
-     "--simulate would draw about 20,000,000 tasks (--arrivals-per-hour x --hours), more than 5,000,000; "
-     "shorten --hours"),
+     "argument --hours: 100000 hours is more than the 8,784 allowed (a year, as a scenario's operations: days) "
+     "(see 'rpa-sim staff --help')"),
     (["--reviewers", 9, "--patience", 1e12], 1,
      "patience_seconds 1e+12 is so long for this load that the Erlang A chain needs more than 4,194,304 states; "
      "with patience that long, Erlang C (no patience) gives the figures"),

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rpa_sim import limits
 from rpa_sim.generators._draws import (
     BLOCK,
     RECEIPTS_STREAM,
@@ -266,6 +267,13 @@ class ReceiptSettings(_Settings):
     @classmethod
     def _positive_weights(cls, value: list[float], info: Any) -> list[float]:
         return _check_weights(value, info.field_name)
+
+    @field_validator("menu_items")
+    @classmethod
+    def _receipt_size(cls, value: list[float]) -> list[float]:
+        limits.check_size(len(value), unit="weights (menu items a receipt may have)", most=limits.MOST_MENU_ITEMS,
+                          limited_by="a fixed ceiling on the size of a record")
+        return value
 
     @field_validator("money_formats", "count_formats")
     @classmethod

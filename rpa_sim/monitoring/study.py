@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from rpa_sim import limits
 from rpa_sim.errors import InputError
 from rpa_sim.monitoring.audit_plan import AuditPlan
 
@@ -46,6 +47,8 @@ ASSUMPTIONS = ("Audits are a second, careful check of auto-accepted items, drawn
                "report, so their misses and false corrections bias the naive figure and the post-correction quality, "
                "not the audited error rate.")
 _Share = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
+_Days = BeforeValidator(limits.size_check("days", most=limits.MOST_MONITORED_DAYS,
+                                          limited_by="a fixed ceiling: each day replays every item"))
 
 
 class MonitoringSpec(BaseModel):
@@ -84,13 +87,13 @@ class MonitoringSpec(BaseModel):
     threshold: Union[Annotated[float, Field(ge=0.0, allow_inf_nan=False)], Literal["cost_optimum", "target"], None] = None
     audit_rate: _Share | None = None
     audit_plan: AuditPlan | None = None
-    days: Annotated[int, Field(ge=1, le=100_000)] = 200
+    days: Annotated[int, _Days, Field(ge=1)] = 200
     methods: list[Method] | None = Field(default=None, min_length=1)
     confidence_level: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.95
     seed: Annotated[int, Field(ge=0)] = 0
-    days_shown: Annotated[int, Field(ge=0)] = 30
+    days_shown: Annotated[int, _Days, Field(ge=0)] = 30
     audit_rates: list[_Share] = [0.01, 0.02, 0.05, 0.1, 0.2]
-    width_days: Annotated[int, Field(ge=1)] = 50
+    width_days: Annotated[int, _Days, Field(ge=1)] = 50
 
     @model_validator(mode="after")
     def _consistent(self) -> MonitoringSpec:

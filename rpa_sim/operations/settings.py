@@ -24,8 +24,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
+from rpa_sim import limits
 from rpa_sim.operations.staffing import reviewers_on_floor
 
 __all__ = ["Distribution", "Handling", "Shift", "Reviewers", "Arrivals", "Patience", "QueueSettings",
@@ -38,6 +46,8 @@ _Seconds = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
 _Rate = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 _Hour = Annotated[float, Field(ge=0.0, le=24.0, allow_inf_nan=False)]
 _HOURS_IN_DAY = 24
+_Team = Annotated[int, BeforeValidator(limits.size_check(
+    "reviewers", most=limits.MOST_REVIEWERS, limited_by="the Erlang recursion runs once per reviewer")), Field(ge=1)]
 
 
 def _clock(hour: float) -> str:
@@ -119,7 +129,7 @@ class Shift(_Strict):
 
     start_hour: _Hour
     end_hour: _Hour
-    reviewers: Annotated[int, Field(ge=1)]
+    reviewers: _Team
 
     @model_validator(mode="after")
     def _ordered(self) -> Shift:
@@ -146,7 +156,7 @@ class Reviewers(_Strict):
     least one in every shift.
     """
 
-    count: Annotated[int, Field(ge=1)] | None = None
+    count: _Team | None = None
     shifts: list[Shift] | None = Field(default=None, min_length=1)
     shrinkage: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
 

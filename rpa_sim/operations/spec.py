@@ -25,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from rpa_sim import limits
 from rpa_sim.operations.settings import Arrivals, Distribution, Patience, Reviewers
 
 __all__ = ["OperationsSpec", "OperationsArrivals", "OperationsHandling", "ServiceLevel", "ArrivalProfile",
@@ -130,7 +131,8 @@ class OperationsSpec(_Strict):
     discipline: Literal["fcfs", "edf", "lowest_confidence"] = "fcfs"
     patience: Patience | None = None
     service_level: ServiceLevel
-    days: Annotated[int, Field(ge=1, le=366)] = 5
+    days: Annotated[int, BeforeValidator(limits.size_check("days", most=limits.MOST_OPERATIONS_DAYS,
+                                                           limited_by="a year")), Field(ge=1)] = 5
     seed: Annotated[int, Field(ge=0)] = 0
     hourly_cost: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | None = None
 
@@ -138,4 +140,17 @@ class OperationsSpec(_Strict):
     def _consistent(self) -> OperationsSpec:
         if self.discipline == "edf" and self.patience is None:
             raise ValueError("discipline edf orders documents by deadline: it needs patience (the deadlines)")
+        if self.arrivals.from_records is None:
+            self._check_tasks()
         return self
+
+    def _check_tasks(self) -> None:
+        """Refuse more documents than one simulation takes: every one may be opened for review, and is a task."""
+        per_day = self.arrivals.profile().documents_per_day
+        tasks = per_day * self.days
+        what = (f"{limits.count_text(per_day)} documents a day x {self.days} days = {limits.count_text(tasks)} "
+                f"tasks simulated")
+        if tasks > limits.MOST_SIMULATED_TASKS:
+            raise limits.SizeError(f"{what}, more than the {limits.MOST_SIMULATED_TASKS:,} allowed (a fixed "
+                                   f"ceiling for time)", field=("arrivals",))
+        limits.require_memory(tasks * limits.SIMULATED_TASK_BYTES, what=what, field=("arrivals",))
