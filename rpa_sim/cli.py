@@ -66,7 +66,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("rpa-sim").strip()
         where = f"{command}: " if command else ""
-        self.exit(EXIT_USAGE, f"rpa-sim: error: {where}{message} (see '{self.prog} --help')\n")
+        self.exit(EXIT_USAGE, _one_line(f"rpa-sim: error: {where}{message} (see '{self.prog} --help')") + "\n")
 
 
 class _DeprecatedAlias(argparse.Action):
@@ -643,7 +643,7 @@ def _report_skipped(skipped: list[InputError], summary: str) -> None:
     if skipped:
         print(f"rpa-sim: {summary}", file=sys.stderr)
         for error in skipped[:20]:
-            print(f"  {error}", file=sys.stderr)
+            print(f"  {_one_line(str(error))}", file=sys.stderr)
         if len(skipped) > 20:
             print(f"  ... and {len(skipped) - 20} more", file=sys.stderr)
 
@@ -1285,8 +1285,27 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+#: The longest message printed; a longer one (a YAML file with dozens of mistakes) is cut, its length given.
+MESSAGE_LIMIT = 2_000
+
+
+def _one_line(message: str) -> str:
+    """``message`` as one line of bounded length, whatever it holds: the last guard before the terminal.
+
+    What a message quotes is escaped and shortened where it is quoted
+    (:func:`rpa_sim.errors.shown`); this catches what was not, such as a
+    library's own text about a corrupt file.
+
+    >>> print(_one_line("x.jsonl: bad \\x1b[2J\\nvalue"))
+    x.jsonl: bad \\x1b[2J\\nvalue
+    """
+    from rpa_sim.errors import escaped  # noqa: PLC0415
+
+    return escaped(message, MESSAGE_LIMIT)
+
+
 def _fail(message: str, status: int) -> int:
-    print(f"rpa-sim: {message}", file=sys.stderr)
+    print(f"rpa-sim: {_one_line(message)}", file=sys.stderr)
     return status
 
 

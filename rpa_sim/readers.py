@@ -39,7 +39,6 @@ import codecs
 import contextlib
 import gzip
 import json
-import math
 import os
 import sqlite3
 import stat
@@ -55,7 +54,7 @@ from typing import IO, Any, Literal, NamedTuple, cast
 import msgspec
 from pydantic import ValidationError
 
-from rpa_sim.errors import InputError
+from rpa_sim.errors import InputError, shown
 from rpa_sim.files import atomic_output
 from rpa_sim.records import KIERecord, Record, VQARecord, decode_fast, has_missing_confidence, task_of
 
@@ -75,7 +74,6 @@ _UNIT_FIELDS = frozenset({"confidence", "grounding"})
 _GZIP_MAGIC = b"\x1f\x8b"
 # Lines with OCR are several KiB: the default 8 KiB buffer would be refilled every line or two.
 _READ_BUFFER = 1 << 16
-_SHOW_LIMIT = 60
 _TOO_DEEP = "nested too deeply"
 
 
@@ -457,12 +455,12 @@ def _parse_slowly(path: str, number: int, text: str) -> _Line | Problem:
     except ValueError as exc:  # an integer beyond Python's limit on digits
         return Problem(InputError(f"invalid JSON: {exc}", path=path, line=number), "invalid JSON")
     if not isinstance(data, dict):
-        return Problem(InputError(f"expected a JSON object, got {_show(data)}", path=path, line=number),
+        return Problem(InputError(f"expected a JSON object, got {shown(data)}", path=path, line=number),
                        "not a JSON object")
     if "id" not in data:
         return Problem(InputError("missing", path=path, line=number, field="id"), "missing id")
     if not isinstance(data["id"], str) or not data["id"]:
-        problem = f"expected a non-empty string, got {_show(data['id'])}"
+        problem = f"expected a non-empty string, got {shown(data['id'])}"
         return Problem(InputError(problem, path=path, line=number, field="id"), "invalid id")
     return _Line(path, number, data["id"], frozenset(data), task_of(data), text)
 
@@ -772,7 +770,7 @@ def _describe(error: dict[str, Any], leaf: str, alternatives: list[str]) -> tupl
     kind, ctx = error["type"], error.get("ctx", {})
     if kind == "missing":
         return "missing", f"missing {leaf}"
-    value = _show(error["input"])
+    value = shown(error["input"])
     if leaf in _UNIT_FIELDS and kind in ("less_than_equal", "greater_than_equal", "finite_number"):
         return f"{value} is not in [0, 1]", f"{leaf} not in [0, 1]"
     if leaf == "bbox" and kind in ("tuple_type", "too_short", "too_long"):
@@ -801,31 +799,5 @@ def _value_error(text: str, raw: Any, leaf: str) -> tuple[str, str]:
         coerced = str([float(v) for v in raw])
         if text.startswith(coerced):
             reason = text[len(coerced):].strip()
-            return f"{_show(raw)} {reason}", f"{leaf} {reason}"
+            return f"{shown(raw)} {reason}", f"{leaf} {reason}"
     return text, f"invalid {leaf}"
-
-
-def _show(value: Any) -> str:
-    """A bad value as JSON would write it (but ``nan``, ``inf``), cut to a readable length.
-
-    >>> _show([10, 0.5, float("nan"), None, True, "é"])
-    '[10, 0.5, nan, null, true, "é"]'
-    >>> len(_show("x" * 500))
-    60
-    """
-    text = _render(value, depth=0)
-    return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
-
-
-def _render(value: Any, *, depth: int) -> str:
-    # each level writes at least one character, so what lies deeper than the limit is cut anyway
-    if depth > _SHOW_LIMIT:
-        return "..."
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_render(v, depth=depth + 1) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_render(k, depth=depth + 1)}: {_render(v, depth=depth + 1)}"
-                               for k, v in value.items()) + "}"
-    return json.dumps(value, ensure_ascii=False)

@@ -24,14 +24,13 @@ rpa_sim.errors.InputError: .../rates.yaml: line 2: miss_rate: expected a number 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from rpa_sim.errors import InputError, UsageError
+from rpa_sim.errors import InputError, UsageError, shown
 from rpa_sim.limits import SizeError
 
 if TYPE_CHECKING:
@@ -42,7 +41,8 @@ __all__ = ["read_yaml", "validation_message", "validated", "field_line"]
 Model = TypeVar("Model", bound=BaseModel)
 
 _TOO_DEEP = "nested too deeply"
-_SHOW_LIMIT = 60
+# values are quoted as YAML's flow style quotes them
+_QUOTE = "'"
 
 
 def _read_text(path: Path | Traversable) -> str:
@@ -69,13 +69,58 @@ def read_yaml(path: Path | Traversable) -> Any:
     """
     text = _read_text(path)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader: plain data only, no Python objects
+    except yaml.reader.ReaderError as error:
+        # a character YAML does not allow (a control character): its place, from its offset in the text
+        line = text.count("\n", 0, error.position) + 1
+        column = error.position - text.rfind("\n", 0, error.position)
+        character = shown(chr(error.character), quote=_QUOTE) if isinstance(error.character, int) else "?"
+        raise InputError(f"not valid YAML: the character {character} at column {column} is not allowed in YAML",
+                         path=str(path), line=line) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", path=str(path),
+        problem = getattr(error, "problem", None) or getattr(error, "context", None) or error
+        raise InputError(f"not valid YAML: {problem}", path=str(path),
                          line=None if mark is None else mark.line + 1) from None
     except RecursionError:
         raise InputError(f"not usable YAML: {_TOO_DEEP}", path=str(path)) from None
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.safe_load``'s loader, refusing what it would take silently or fail on without a place.
+
+    A key given twice in one mapping is refused, naming the line of the
+    second (``safe_load`` keeps the last value); keys a merge (``<<``)
+    brings in may still be overridden, as YAML means. A scalar its type
+    cannot hold (``!!float abc``, a date ``2021-13-45``, an integer of
+    thousands of digits) is a YAML error at its line, not a Python
+    ``ValueError``. Tags stay those of ``safe_load``: plain data only.
+    """
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            first_of: dict[Any, yaml.Node] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = first_of.setdefault(key, key_node)
+                except TypeError:
+                    continue  # an unhashable key: the base constructor refuses it, with its place
+                if first is not key_node:
+                    twice = f"the key {shown(key, quote=_QUOTE)} is given twice (first on line {first.start_mark.line + 1})"
+                    raise yaml.constructor.ConstructorError(None, None, twice, key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as error:
+            if not isinstance(node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(None, None, str(error), node.start_mark) from None
+            unreadable = f"cannot read {shown(node.value, quote=_QUOTE)} as {node.tag.rsplit(':', 1)[-1]}"
+            raise yaml.constructor.ConstructorError(None, None, unreadable, node.start_mark) from None
 
 
 # --------------------------------------------------------------------------- locating a field
@@ -149,22 +194,6 @@ def _composed(source: str) -> yaml.Node | None:
 # --------------------------------------------------------------------------- wording
 
 
-def _show(value: Any) -> str:
-    """A value quoted as in YAML flow style, cut short.
-
-    >>> _show("swep"), _show(1.5), _show(True), _show([1, 2])
-    ("'swep'", '1.5', 'true', '[1, 2]')
-    """
-    if isinstance(value, str):
-        text = repr(value)
-    else:
-        try:
-            text = json.dumps(value, ensure_ascii=False, default=str).replace('"', "'")
-        except (TypeError, ValueError, RecursionError):
-            text = str(value)
-    return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
-
-
 _KINDS = {
     "float_type": "a number", "float_parsing": "a number", "finite_number": "a finite number",
     "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
@@ -195,6 +224,7 @@ def _problem(errors: list[dict[str, Any]]) -> str:
     """The problem of one field, from the errors pydantic reports there (one per alternative of a union)."""
     first = errors[0]
     kind = first["type"]
+    got = shown(first.get("input"), quote=_QUOTE)
     if kind == "missing":
         return "missing (required)"
     if kind == "extra_forbidden":
@@ -202,7 +232,7 @@ def _problem(errors: list[dict[str, Any]]) -> str:
     if kind in ("too_short", "string_too_short"):
         least = first.get("ctx", {}).get("min_length", 1)
         what = "character" if kind == "string_too_short" else "item"
-        return f"needs at least {least} {what}{'' if least == 1 else 's'}, got {_show(first['input'])}"
+        return f"needs at least {least} {what}{'' if least == 1 else 's'}, got {got}"
     if kind in ("too_long", "string_too_long"):
         most = first.get("ctx", {}).get("max_length")
         return f"has more than {most} items"
@@ -211,8 +241,8 @@ def _problem(errors: list[dict[str, Any]]) -> str:
     expected = [text for text in (_expected(error) for error in errors) if text is not None]
     if expected:
         alternatives = list(dict.fromkeys(expected))
-        return f"expected {' or '.join(alternatives)}, got {_show(first['input'])}"
-    return f"{first['msg'][:1].lower()}{first['msg'][1:]}, got {_show(first['input'])}"
+        return f"expected {' or '.join(alternatives)}, got {got}"
+    return f"{first['msg'][:1].lower()}{first['msg'][1:]}, got {got}"
 
 
 def _located(error: ValidationError, data: Any) -> list[tuple[list[str | int], str]]:

@@ -273,7 +273,7 @@ def test_field_without_text_is_counted_not_imported(copy):
       "got [[0.5, 0.2], [0.4, 0.3]]")),
     (lambda d: d["pages"][0]["blocks"][3].pop("lines"),
      ("pages[0].blocks[3]: expected an object with a list 'lines', "
-      "got {\"geometry\": [[0.6552734375, 0.18359375], [0.890625, 0.27...")),
+      "got {\"geometry\": [[0.6552734375, 0.18359375], [0.890625, 0.2734375]], \"artefacts\": [...(82 characters)")),
 ])
 def test_bad_ocr(copy, change, message):
     folder = copy(ocr=change)

@@ -100,7 +100,8 @@ BAD_LINES = {
     "nested hundreds deep": ('{"id": "r-2", "x": ' + "[" * 300 + "]" * 300 + "}",
                              "line 2 (id r-2): invalid JSON: nested too deeply at column 220", "invalid JSON"),
     "not an object, nested deep": ("[" * 900 + "]" * 900,
-                                   "line 2: expected a JSON object, got " + "[" * 57 + "...", "not a JSON object"),
+                                   "line 2: expected a JSON object, got " + "[" * 80 + "...(1,800 characters)",
+                                   "not a JSON object"),
 }
 
 
@@ -204,7 +205,8 @@ def test_a_group_that_is_neither_list_nor_object(tmp_path: Path) -> None:
 def test_long_bad_values_are_cut(tmp_path: Path) -> None:
     path = write(tmp_path / "data.jsonl", {**vqa("q-1"), "question": ["word"] * 40})
     assert error_of(path) == (f'{path}: line 1 (id q-1): question: expected a string, got '
-                              f'["word", "word", "word", "word", "word", "word", "word", ...')
+                              f'["word", "word", "word", "word", "word", "word", "word", "word", "word", "word",'
+                              f'...(320 characters)')
 
 
 # --------------------------------------------------------------------------- lines and files

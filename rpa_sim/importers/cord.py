@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rpa_sim.errors import InputError
+from rpa_sim.errors import InputError, shown
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import load_json, parse_line
 from rpa_sim.records import (
@@ -51,14 +51,8 @@ PREDICTION_CONFIDENCE = 1.0
 # KIEval's run_eval.py renames this category of model outputs before scoring.
 _CATEGORY_ALIASES = {"subtotal": "sub_total"}
 _QUAD_KEYS = ("x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4")
-_SHOW_LIMIT = 60
 
 Pairs = list[tuple[str, str]]
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -96,7 +90,7 @@ def _flatten(value: Any, key: str, category: str, field: str, out: Pairs) -> int
     if isinstance(value, dict):
         return sum(_flatten(item, _key(key, name, category), category, f"{field}.{name}", out)
                    for name, item in value.items())
-    raise InputError(f"expected a string, a list or an object, got {_show(value)}", field=field)
+    raise InputError(f"expected a string, a list or an object, got {shown(value)}", field=field)
 
 
 def flatten_category(category: str, value: Any, *, field: str | None = None) -> tuple[list[Pairs], int]:
@@ -145,7 +139,7 @@ def flatten_category(category: str, value: Any, *, field: str | None = None) -> 
     for i, item in enumerate(items):
         path = f"{field}[{i}]" if isinstance(value, list) else field
         if not isinstance(item, dict):
-            raise InputError(f"expected an object or a list of objects, got {_show(item)}", field=path)
+            raise InputError(f"expected an object or a list of objects, got {shown(item)}", field=path)
         pairs: Pairs = []
         nulls += sum(_flatten(inner, _key(None, name, category), category, f"{path}.{name}", pairs)
                      for name, inner in item.items())
@@ -203,28 +197,28 @@ _LINE_MEMBERS = {"category": ("a string", (str,)), "group_id": ("an integer or a
 
 def _lines(raw: Any, where: _Where) -> list[_Line]:
     if not isinstance(raw, list):
-        raise where.error(f"expected a list of lines, got {_show(raw)}", "valid_line")
+        raise where.error(f"expected a list of lines, got {shown(raw)}", "valid_line")
     lines = []
     for i, line in enumerate(raw):
         field = f"valid_line[{i}]"
         if not isinstance(line, dict):
-            raise where.error(f"expected an object, got {_show(line)}", field)
+            raise where.error(f"expected an object, got {shown(line)}", field)
         for name, (kind, types) in _LINE_MEMBERS.items():
             if name not in line:
                 raise where.error("missing", f"{field}.{name}")
             if not isinstance(line[name], types) or isinstance(line[name], bool):
-                raise where.error(f"expected {kind}, got {_show(line[name])}", f"{field}.{name}")
+                raise where.error(f"expected {kind}, got {shown(line[name])}", f"{field}.{name}")
         words, values = [], []
         for j, word in enumerate(line["words"]):
             wfield = f"{field}.words[{j}]"
             if not isinstance(word, dict):
-                raise where.error(f"expected an object, got {_show(word)}", wfield)
+                raise where.error(f"expected an object, got {shown(word)}", wfield)
             text, quad = word.get("text"), word.get("quad")
             if not isinstance(text, str):
-                raise where.error("missing" if text is None else f"expected a string, got {_show(text)}",
+                raise where.error("missing" if text is None else f"expected a string, got {shown(text)}",
                                   f"{wfield}.text")
             if not isinstance(quad, dict) or not all(_number(quad.get(k)) for k in _QUAD_KEYS):
-                raise where.error(f"expected numbers x1..x4 and y1..y4, got {_show(quad)}", f"{wfield}.quad")
+                raise where.error(f"expected numbers x1..x4 and y1..y4, got {shown(quad)}", f"{wfield}.quad")
             words.append(Word(text=text, bbox=quad_to_bbox(quad), segment=line["group_id"]))
             # Key words are printed labels ("TOTAL"), not part of the value gt_parse holds.
             if not word.get("is_key"):
@@ -238,11 +232,11 @@ def _page_size(meta: Any, where: _Where) -> tuple[float, float]:
         raise where.error("missing", "meta.image_size")
     size = meta["image_size"]
     if not isinstance(size, dict):
-        raise where.error(f"expected an object with width and height, got {_show(size)}", "meta.image_size")
+        raise where.error(f"expected an object with width and height, got {shown(size)}", "meta.image_size")
     for name in ("width", "height"):
         value = size.get(name)
         if not _number(value) or value <= 0:
-            problem = "missing" if value is None else f"expected a positive number, got {_show(value)}"
+            problem = "missing" if value is None else f"expected a positive number, got {shown(value)}"
             raise where.error(problem, f"meta.image_size.{name}")
     return size["width"], size["height"]
 
@@ -322,7 +316,7 @@ def _unwrap(receipt: _Receipt) -> tuple[dict[str, Any], _Where]:
     where = receipt.where
     data = load_json(Path(where.path)) if receipt.data is None else receipt.data
     if not isinstance(data, dict):
-        raise where.error(f"expected a JSON object, got {_show(data)}")
+        raise where.error(f"expected a JSON object, got {shown(data)}")
     if "gt_parse" not in data and "ground_truth" in data:
         inner, where = data["ground_truth"], _Where(where.path, where.line, where.record_id, "ground_truth.")
         if isinstance(inner, str):
@@ -333,7 +327,7 @@ def _unwrap(receipt: _Receipt) -> tuple[dict[str, Any], _Where]:
             except RecursionError:
                 raise where.error("invalid JSON in the string: nested too deeply") from None
         if not isinstance(inner, dict):
-            raise where.error(f"expected a JSON object or its string, got {_show(inner)}")
+            raise where.error(f"expected a JSON object or its string, got {shown(inner)}")
         data = inner
     return data, where
 
@@ -344,7 +338,7 @@ def _ground_truth(receipt: _Receipt, report: ImportReport) -> KIERecord:
         raise where.error("missing", "gt_parse")
     parse = data["gt_parse"]
     if not isinstance(parse, dict):
-        raise where.error(f"expected an object of categories, got {_show(parse)}", "gt_parse")
+        raise where.error(f"expected an object of categories, got {shown(parse)}", "gt_parse")
     groups, nulls = _parse_groups(parse, "gt_parse.", where, {})
     if nulls:
         report.unmapped["null values in gt_parse"] += nulls
@@ -400,7 +394,7 @@ class _ModelOutputs:
         data = load_json(path)
         where = _Where(str(path))
         if not isinstance(data, dict):
-            raise where.error(f"expected a JSON object of categories, got {_show(data)}")
+            raise where.error(f"expected a JSON object of categories, got {shown(data)}")
         groups, nulls = _parse_groups(data, "", where, _CATEGORY_ALIASES)
         if nulls:
             report.unmapped["null values in model outputs"] += nulls

@@ -19,7 +19,6 @@ See ``docs/importers/docile.md``.
 from __future__ import annotations
 
 import gzip
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from rpa_sim.errors import InputError
+from rpa_sim.errors import InputError, shown
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import load_json, parse_line
 from rpa_sim.records import (
@@ -45,13 +44,7 @@ from rpa_sim.records import (
 __all__ = ["LINE_ITEM_GROUP", "import_docile", "relative_to_pixels"]
 
 LINE_ITEM_GROUP = "line_item"
-_SHOW_LIMIT = 60
 _GZIP_MAGIC = b"\x1f\x8b"
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _SHOW_LIMIT else text[:_SHOW_LIMIT - 3] + "..."
 
 
 def _number(value: Any) -> bool:
@@ -87,7 +80,7 @@ def _document_ids(source: Path) -> tuple[Path, list[str]]:
         return folder, ids
     ids = load_json(split)
     if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
-        raise InputError(f"expected a list of document ids, got {_show(ids)}", path=str(split))
+        raise InputError(f"expected a list of document ids, got {shown(ids)}", path=str(split))
     seen: set[str] = set()
     for docid in ids:
         if docid in seen:
@@ -104,7 +97,7 @@ def _list(data: dict[str, Any], name: str, where: str) -> list[Any]:
         raise InputError("missing", path=where, field=name)
     value = data[name]
     if not isinstance(value, list):
-        raise InputError(f"expected a list, got {_show(value)}", path=where, field=name)
+        raise InputError(f"expected a list, got {shown(value)}", path=where, field=name)
     return value
 
 
@@ -115,10 +108,10 @@ def _page_sizes(data: dict[str, Any], where: str) -> list[tuple[float, float]]:
     sizes = metadata["page_sizes_at_200dpi"]
     field = "metadata.page_sizes_at_200dpi"
     if not isinstance(sizes, list) or not sizes:
-        raise InputError(f"expected a list of [width, height], got {_show(sizes)}", path=where, field=field)
+        raise InputError(f"expected a list of [width, height], got {shown(sizes)}", path=where, field=field)
     for i, size in enumerate(sizes):
         if not (isinstance(size, list) and len(size) == 2 and all(_number(v) and v > 0 for v in size)):
-            raise InputError(f"expected [width, height] in pixels, got {_show(size)}", path=where,
+            raise InputError(f"expected [width, height] in pixels, got {shown(size)}", path=where,
                              field=f"{field}[{i}]")
     return [(float(width), float(height)) for width, height in sizes]
 
@@ -130,14 +123,14 @@ def _fields(items: list[Any], name: str, where: str, report: ImportReport, *,
     for i, item in enumerate(items):
         field = f"{name}[{i}]"
         if not isinstance(item, dict):
-            raise InputError(f"expected an object, got {_show(item)}", path=where, field=field)
+            raise InputError(f"expected an object, got {shown(item)}", path=where, field=field)
         fieldtype = item.get("fieldtype")
         if not isinstance(fieldtype, str) or not fieldtype:
-            problem = "missing" if fieldtype is None else f"expected a field type, got {_show(fieldtype)}"
+            problem = "missing" if fieldtype is None else f"expected a field type, got {shown(fieldtype)}"
             raise InputError(problem, path=where, field=f"{field}.fieldtype")
         item_id = item.get("line_item_id")
         if grouped and (not isinstance(item_id, int) or isinstance(item_id, bool)):
-            problem = "missing" if item_id is None else f"expected an integer, got {_show(item_id)}"
+            problem = "missing" if item_id is None else f"expected an integer, got {shown(item_id)}"
             raise InputError(problem, path=where, field=f"{field}.line_item_id")
         text = item.get("text")
         if text is None:
@@ -145,7 +138,7 @@ def _fields(items: list[Any], name: str, where: str, report: ImportReport, *,
             report.unmapped[f"{name} without text"] += 1
             continue
         if not isinstance(text, str):
-            raise InputError(f"expected a string, got {_show(text)}", path=where, field=f"{field}.text")
+            raise InputError(f"expected a string, got {shown(text)}", path=where, field=f"{field}.text")
         fields.append((item_id if grouped else 0, fieldtype, text))
     return fields
 
@@ -191,7 +184,7 @@ def relative_to_pixels(geometry: Any, width: float, height: float) -> tuple[floa
 def _children(node: Any, name: str, field: str, where: str) -> list[Any]:
     """The list ``node[name]`` of a docTR page, block or line."""
     if not isinstance(node, dict) or not isinstance(node.get(name), list):
-        raise InputError(f"expected an object with a list {name!r}, got {_show(node)}", path=where, field=field)
+        raise InputError(f"expected an object with a list {name!r}, got {shown(node)}", path=where, field=field)
     return node[name]
 
 
@@ -206,12 +199,12 @@ def _words(page: Any, number: int, size: tuple[float, float], where: str,
             for w, word in enumerate(_children(line, "words", lfield, where)):
                 wfield = f"{lfield}.words[{w}]"
                 if not isinstance(word, dict) or not isinstance(word.get("value"), str):
-                    raise InputError(f"expected a word with a string value, got {_show(word)}", path=where,
+                    raise InputError(f"expected a word with a string value, got {shown(word)}", path=where,
                                      field=wfield)
                 bbox = relative_to_pixels(word.get("geometry"), *size)
                 if bbox is None:
                     raise InputError(f"expected [[x0, y0], [x1, y1]] with x0 <= x1, y0 <= y1, "
-                                     f"got {_show(word.get('geometry'))}", path=where, field=f"{wfield}.geometry")
+                                     f"got {shown(word.get('geometry'))}", path=where, field=f"{wfield}.geometry")
                 words.append(Word(text=word["value"], bbox=bbox, segment=b if segment == "block" else line_number))
             line_number += 1
     return words
@@ -226,7 +219,7 @@ def _pages(ocr_path: Path, sizes: list[tuple[float, float]], segment: Literal["b
     where = str(ocr_path)
     pages = ocr.get("pages") if isinstance(ocr, dict) else None
     if not isinstance(pages, list):
-        raise InputError(f"expected a docTR export with pages, got {_show(ocr)}", path=where)
+        raise InputError(f"expected a docTR export with pages, got {shown(ocr)}", path=where)
     if len(pages) != len(sizes):
         raise InputError(f"{len(pages)} pages, but the annotation gives {len(sizes)} page sizes", path=where,
                          field="pages")
@@ -274,7 +267,7 @@ def _read_predictions(path: Path) -> dict[str, PredictedExtraction]:
             continue
         data = parse_line(raw, path=path, line=number)
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            raise InputError(f"expected a record with a string id, got {_show(data)}", path=str(path), line=number)
+            raise InputError(f"expected a record with a string id, got {shown(data)}", path=str(path), line=number)
         record_id = data["id"]
         where = {"path": str(path), "line": number, "record_id": record_id}
         if record_id in predictions:
@@ -285,7 +278,7 @@ def _read_predictions(path: Path) -> dict[str, PredictedExtraction]:
             predictions[record_id] = PredictedExtraction.model_validate(data["prediction"], strict=True)
         except ValidationError as error:
             first = error.errors(include_url=False)[0]
-            raise InputError(f"{first['msg']}, got {_show(first['input'])}",
+            raise InputError(f"{first['msg']}, got {shown(first['input'])}",
                              field=_field_path(first["loc"], data["prediction"]), **where) from None
     return predictions
 
@@ -306,7 +299,7 @@ def _record(docid: str, options: _Options, report: ImportReport) -> KIERecord:
     data = load_json(path)
     where = str(path)
     if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object, got {_show(data)}", path=where)
+        raise InputError(f"expected a JSON object, got {shown(data)}", path=where)
     ground_truth = _ground_truth(data, where, report)
     pages = _pages(options.folder / "ocr" / f"{docid}.json", _page_sizes(data, where), options.segment, report)
     return KIERecord(id=docid, ground_truth=ground_truth, document=Document(pages=pages))

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from rpa_sim.errors import InputError
+from rpa_sim.errors import InputError, shown
 from rpa_sim.files import atomic_output
 
 __all__ = ["ROUTES", "AUTO", "REVIEW", "AUDIT", "UNCHECKED", "ProductionLog", "read_log", "write_log",
@@ -173,11 +173,6 @@ def write_log(log: ProductionLog, path: str | os.PathLike[str]) -> int:
 # --------------------------------------------------------------------------- reading
 
 
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, float) else repr(value)
-    return text if len(text) <= 40 else text[:40] + "..."
-
-
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """The number and text of each line; a file that cannot be read is an :class:`InputError` naming it."""
     try:
@@ -204,7 +199,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def _probability(row: dict[str, Any], name: str) -> float:
     value = row[name]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"expected a number in [0, 1], got {_show(value)}")
+        raise ValueError(f"expected a number in [0, 1], got {shown(value)}")
     return float(value)
 
 
@@ -218,7 +213,7 @@ def object_column(values: list[Any]) -> np.ndarray:
 def _text(row: dict[str, Any], name: str) -> str | None:
     value = row.get(name)
     if value is not None and not isinstance(value, str):
-        raise ValueError(f"expected a string, got {_show(value)}")
+        raise ValueError(f"expected a string, got {shown(value)}")
     return value
 
 
@@ -252,7 +247,7 @@ class _Reader:
         except ValueError as error:  # an integer beyond Python's limit on digits
             raise InputError(f"invalid JSON: {error}", path=str(self.path), line=number) from None
         if not isinstance(row, dict):
-            raise InputError(f"expected a JSON object, got {_show(row)}", path=str(self.path), line=number)
+            raise InputError(f"expected a JSON object, got {shown(row)}", path=str(self.path), line=number)
         record_id = row.get("id") if isinstance(row.get("id"), str) else None
         field = None
         try:
@@ -283,32 +278,32 @@ class _Reader:
         if "route" not in row:
             raise ValueError("missing (required)")
         if row["route"] not in ROUTES:
-            raise ValueError(f"expected 'auto', 'review' or 'audit', got {_show(row['route'])}")
+            raise ValueError(f"expected 'auto', 'review' or 'audit', got {shown(row['route'])}")
         return ROUTES.index(row["route"])
 
     def _inclusion(self, row: dict[str, Any], route: int) -> float:
         given = row.get("inclusion_probability")
         if route == REVIEW:
             if given is not None and given != 1:
-                raise ValueError(f"a reviewed row is checked with probability 1, got {_show(given)}")
+                raise ValueError(f"a reviewed row is checked with probability 1, got {shown(given)}")
             return 1.0
         if given is None:
             raise ValueError(f"missing (required on {ROUTES[route]} rows)")
         value = _probability(row, "inclusion_probability")
         if route == AUDIT and value == 0.0:
-            raise ValueError(f"an audited row was drawn, so its probability is above 0, got {_show(given)}")
+            raise ValueError(f"an audited row was drawn, so its probability is above 0, got {shown(given)}")
         return value
 
     def _correct(self, row: dict[str, Any], route: int) -> int:
         given = row.get("correct")
         if route == AUTO:
             if given is not None:
-                raise ValueError(f"an auto row was checked by nobody, so it has none (null), got {_show(given)}; "
+                raise ValueError(f"an auto row was checked by nobody, so it has none (null), got {shown(given)}; "
                                  f"a row drawn for a check has route audit")
             return UNCHECKED
         if not isinstance(given, bool):
             raise ValueError(f"expected true or false on {ROUTES[route]} rows, got "
-                             f"{'nothing' if given is None else _show(given)}")
+                             f"{'nothing' if given is None else shown(given)}")
         return int(given)
 
     def _confidence(self, row: dict[str, Any], route: int) -> float:

@@ -14,10 +14,11 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, ProgressBar, Static, TabbedContent, TabPane
 
-from rpa_sim.errors import InputError
+from rpa_sim.errors import InputError, escaped
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
 from rpa_sim.tui.model import DashboardModel, Progress, open_source
@@ -39,6 +40,10 @@ SHOW_PROGRESS_EVERY = 0.1
 SCALE = ThresholdScale()
 
 
+# the most characters of a message the app shows (a notification, the error panel)
+_MESSAGE_LIMIT = 1_000
+
+
 class _Closed(Exception):
     """The app is closing: the loader stops at its next report."""
 
@@ -58,8 +63,8 @@ class LoadingPanel(Vertical):
     """What loading is doing: each stage on a line (done, or how far), and a bar for the current one."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="loading-title")
-        yield Static(id="loading-stages")
+        yield Static(id="loading-title", markup=False)
+        yield Static(id="loading-stages", markup=False)
         yield ProgressBar(id="loading-bar", show_eta=False)
         yield Static("q quits at any time", id="loading-hint")
 
@@ -134,13 +139,20 @@ class DashboardApp(App[int]):
         self._reports: deque[tuple[Progress, float]] = deque()
         self._progress_timer: Timer | None = None
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Textual's notification, taking its message as plain text: it may quote names and ids from the data,
+        whose brackets are not markup and whose control characters are shown escaped."""
+        super().notify(escaped(message, _MESSAGE_LIMIT), title=escaped(title), severity=severity, timeout=timeout,
+                       markup=markup)
+
     # -- layout and loading -----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield LoadingPanel(id="loading")
         with VerticalScroll(id="error-box"):
-            yield Static(id="error-panel")
+            yield Static(id="error-panel", markup=False)
         with TabbedContent(id="views"):
             for view, title, _key, cls in VIEWS:
                 with TabPane(title, id=view):
@@ -212,6 +224,7 @@ class DashboardApp(App[int]):
 
     def _failed(self, error: BaseException) -> None:
         message = str(error) if isinstance(error, InputError) else f"{type(error).__name__}: {error}"
+        message = escaped(message, _MESSAGE_LIMIT)  # an error quoting the data must not steer the terminal
         if self.model is not None:  # the summary failed: the views stay
             self.summary_error = message
             self._stop_progress()

@@ -22,6 +22,7 @@ from textual.strip import Strip
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual_plotext import PlotextPlot
 
+from rpa_sim.errors import SHOWN_LIMIT, escaped
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import padded_limits
 from rpa_sim.tui.plot import MarkedPlot, Marker
@@ -132,6 +133,10 @@ class Readout(Static):
     """
 
     shape: tuple[int, ...] | None = None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        # what it shows quotes the data (field names, policy names): brackets are text, not markup
+        super().__init__(id=id, markup=False)
 
     def show_text(self, text: str | Content) -> None:
         self.update(text, layout=False)
@@ -359,8 +364,8 @@ class CompareView(View):
     BINDINGS = [Binding("r", "sort", "Sort"), Binding("enter", "select", "Select policy", show=False)]
 
     def compose(self) -> ComposeResult:
-        yield Static(id="compare-title")
-        yield Static(id="compare-explanation")
+        yield Static(id="compare-title", markup=False)
+        yield Static(id="compare-explanation", markup=False)
         yield DataTable(id="compare-table", cursor_type="cell", zebra_stripes=True, fixed_columns=1)
 
     def on_mount(self) -> None:
@@ -404,7 +409,8 @@ class CompareView(View):
         selected = model.policy_names[self.dash.policy]
         for row in self.sorted_rows():
             mark = "▶ " if row["policy"] == selected else "  "
-            table.add_row(mark + row["policy"], *(self.text(k, v) for k, v in list(row.items())[1:]),
+            # a Text, not a str, which DataTable would read as markup
+            table.add_row(Text(mark + row["policy"]), *(self.text(k, v) for k, v in list(row.items())[1:]),
                           key=row["policy"])
         if table.row_count:
             table.cursor_coordinate = table.validate_cursor_coordinate(cursor)
@@ -477,7 +483,8 @@ class FieldsView(View):
             elif isinstance(value, int):
                 texts[name] = f"{value:,}"
             else:
-                texts[name] = cell(value)
+                # a field's name comes from the data: its control characters are shown escaped, on one line
+                texts[name] = escaped(cell(value), SHOWN_LIMIT)
         return texts
 
     def headers(self, row: dict[str, Any]) -> dict[str, str]:
@@ -538,7 +545,7 @@ class CalibrationView(View):
     COUNTS = Marker("█", "gray")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="calibration-ece")
+        yield Static(id="calibration-ece", markup=False)
         yield PlotextPlot(id="calibration-plot")
         yield Legend(id="calibration-legend")
         yield TextTable(id="calibration-groups")
