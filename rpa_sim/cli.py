@@ -247,8 +247,8 @@ def _parser() -> argparse.ArgumentParser:
                           help="generator settings (error rates, confidence model, ...); see docs/generators.md "
                                "(default: the generator's defaults)")
     generate.add_argument("--workers", type=_POSITIVE, default=min(os.cpu_count() or 1, 4), metavar="W",
-                          help="processes that generate; the output is the same for any number (default: the "
-                               "cores, at most 4)")
+                          help="processes that generate, at most one per core and per block of records (a larger "
+                               "W is capped); the output is the same for any number (default: the cores, at most 4)")
 
     staff = commands.add_parser("staff", help="reviewers a review queue needs, or how a team copes: Erlang C/A "
                                               "or a simulation (docs/operations.md)")
@@ -402,8 +402,9 @@ def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> 
     parser.add_argument("--alpha", type=_SHARE, metavar="A",
                         help="VQA only: SMuDGE's weight of the match score, in [0, 1] (default: 0.25)")
     parser.add_argument("--workers", type=_POSITIVE, default=_usable_cores(), metavar="N",
-                        help="processes that evaluate the records; results are identical for any N (default: "
-                             "every core this process may use)")
+                        help="processes that evaluate the records, at most one per core and per batch of 256 "
+                             "records (a larger N is capped); results are identical for any N (default: every core "
+                             "this process may use)")
     _scheduler_argument(parser)
 
 
@@ -411,7 +412,8 @@ def _scheduler_argument(parser: argparse.ArgumentParser, *, scenario: bool = Fal
     parser.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
                         help="evaluate on Dask (pip install \"rpa-sim[dask]\"), a task per shard of DATA: "
                              "tcp://HOST:PORT of a running 'dask scheduler', or local / local:N for N worker "
-                             "processes on this machine; results are identical (docs/scale.md)" + (
+                             "processes on this machine (at most one per core and per shard); results are identical "
+                             "(docs/scale.md)" + (
                                  " (default: the scenario's data: scheduler:, else none)" if scenario else
                                  "; --workers is then unused (default: none, this machine's processes)"))
 

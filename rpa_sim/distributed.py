@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -44,6 +45,10 @@ __all__ = ["CONNECT_SECONDS", "MissingDask", "parse_scheduler", "using_scheduler
 
 #: How long connecting to a scheduler may take before the command gives up.
 CONNECT_SECONDS = 10.0
+# How long closing a client, or a local cluster, may take.
+_CLOSE_SECONDS = 10.0
+# How long a local cluster's worker process has to stop once asked (80% of it, Dask's share), before it is killed.
+_STOP_SECONDS = 1.0
 _TCP = re.compile(r"tcp://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})")
 _LOCAL = re.compile(r"local(?::(?P<workers>[0-9]+))?")
 _INSTALL = 'pip install "rpa-sim[dask]"'
@@ -102,11 +107,15 @@ def _require_dask() -> None:
 
 
 @contextlib.contextmanager
-def connect(address: str, *, timeout: float | None = None) -> Iterator[Any]:
+def connect(address: str, *, timeout: float | None = None, work: int | None = None) -> Iterator[Any]:
     """A ``distributed.Client`` of the scheduler at ``address``, or of a local cluster started (and stopped) here.
 
     A local cluster has ``N`` worker processes of one thread each (one per
-    available core for ``local``). Its dashboard runs when Bokeh is installed.
+    available core for ``local``), never more than the available cores nor
+    than ``work`` tasks (:func:`rpa_sim.workers.worker_count`). Its
+    dashboard runs when Bokeh is installed. Its workers never see Ctrl-C or
+    SIGTERM (:func:`_local_client`) and end with this process, however it
+    ends (Dask's nanny ties each to it).
 
     Raises
     ------
@@ -118,17 +127,14 @@ def connect(address: str, *, timeout: float | None = None) -> Iterator[Any]:
     address = parse_scheduler(address)
     timeout = CONNECT_SECONDS if timeout is None else timeout
     _require_dask()
-    from distributed import Client, LocalCluster  # noqa: PLC0415
+    from distributed import Client  # noqa: PLC0415
 
     local = _LOCAL.fullmatch(address)
     if local is not None:
-        from rpa_sim.parallel import available_cores  # noqa: PLC0415
+        from rpa_sim.workers import available_cores, worker_count  # noqa: PLC0415
 
-        workers = available_cores() if local["workers"] is None else int(local["workers"])
-        dashboard = ":0" if importlib.util.find_spec("bokeh") is not None else None
-        with (LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                           silence_logs=logging.ERROR) as cluster,
-              Client(cluster, timeout=timeout) as client):
+        requested = available_cores() if local["workers"] is None else int(local["workers"])
+        with _local_client(worker_count(requested, requested if work is None else work), timeout) as client:
             yield client
         return
     try:
@@ -138,6 +144,78 @@ def connect(address: str, *, timeout: float | None = None) -> Iterator[Any]:
                          f"({_first_line(error)}); is 'dask scheduler' running there?") from None
     with client:
         yield client
+
+
+@contextlib.contextmanager
+def _local_client(workers: int, timeout: float) -> Iterator[Any]:
+    """A client of a ``LocalCluster`` of ``workers`` processes, quiet, whose workers leave Ctrl-C and SIGTERM to us.
+
+    Ctrl-C reaches every process of the terminal's process group, the Dask
+    workers too, which would die printing tracebacks (and SIGTERM to the
+    group likewise). The cluster is started while this thread holds both
+    signals (:func:`rpa_sim.workers.signals_held`): the threads that Dask
+    starts meanwhile (its event loop, which starts the worker processes, now
+    and when a worker is restarted) inherit the held signals, and so do the
+    processes, for good. This process takes them once the cluster runs (a
+    signal that came while it started is raised then), and stops the
+    cluster (:func:`_close`). The cluster's and the workers' logs are
+    silenced below critical.
+    """
+    from distributed import Client, LocalCluster  # noqa: PLC0415
+
+    from rpa_sim.workers import signals_held  # noqa: PLC0415
+
+    if os.name == "posix":
+        from multiprocessing import resource_tracker  # noqa: PLC0415
+
+        # launched by the first worker's start, in Dask's thread, it would let the held signals through there
+        resource_tracker.ensure_running()
+    cluster = client = None
+    try:
+        with signals_held():
+            # any free port: the scheduler serves HTTP (the dashboard when Bokeh is installed) in any case, and
+            # warned on stderr when its usual port was taken
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.CRITICAL)
+            client = Client(cluster, timeout=timeout)
+        yield client
+    finally:
+        with signals_held():  # a second Ctrl-C must not leave the cluster half closed
+            _close(client, cluster)
+
+
+def _close(client: Any, cluster: Any) -> None:
+    """Close a local cluster and its client, the worker processes stopped first (:func:`_stop_workers`).
+
+    Closing that takes longer than :data:`_CLOSE_SECONDS` is given up: the
+    error or the interrupt that is on its way out matters more, and the
+    worker processes end with this one anyway.
+    """
+    import asyncio  # noqa: PLC0415
+
+    given_up = (TimeoutError, asyncio.TimeoutError)  # the same class from Python 3.11 on
+    try:
+        if client is not None:
+            with contextlib.suppress(*given_up):
+                client.close(timeout=_CLOSE_SECONDS)
+    finally:
+        if cluster is not None:
+            with contextlib.suppress(*given_up):
+                try:
+                    cluster.sync(_stop_workers, list(cluster.workers.values()))
+                finally:
+                    cluster.close(timeout=_CLOSE_SECONDS)
+
+
+async def _stop_workers(nannies: list[Any]) -> None:
+    """Stop the worker processes of a local cluster's nannies: asked to, and killed if still busy after a moment.
+
+    Left to the cluster, a worker that runs a task (nothing stops a task that
+    runs) would be killed after 4 s, and Ctrl-C would take as long.
+    """
+    import asyncio  # noqa: PLC0415
+
+    await asyncio.gather(*(nanny.close(timeout=_STOP_SECONDS) for nanny in nannies))
 
 
 def _first_line(error: BaseException) -> str:
@@ -168,7 +246,7 @@ def evaluate_on_cluster(shards: Sequence[Path], *, scheduler: str, **options: An
         if not shard.is_file():
             # the worker would say so too, but after connecting; and a missing file has no stamp
             raise InputError("no such file" if not shard.exists() else "is not a regular file", path=str(shard))
-    with connect(scheduler) as client:
+    with connect(scheduler, work=len(shards)) as client:
         _announce_dashboard(client)
         return evaluate_with_client(client, shards, **options)
 

@@ -13,6 +13,11 @@ written all or none (:func:`all_or_nothing`, :func:`atomic_write_files`), and
 an output is never one of the command's inputs
 (:func:`refuse_overwriting_inputs`).
 
+The hidden temporary file, ``.NAME.<pid>.<random>.tmp``, names the process
+that writes it: one that a killed process left (SIGKILL, the OOM killer,
+a power cut) is removed by the next write into the same folder
+(:func:`remove_abandoned`).
+
 Examples
 --------
 >>> import tempfile
@@ -41,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -48,13 +54,65 @@ from pathlib import Path
 from typing import IO
 
 from rpa_sim.errors import InputError
+from rpa_sim.workers import process_running
 
 __all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_output", "check_output", "check_output_folder",
-           "all_or_nothing", "atomic_write_files", "OutputIsInputError", "refuse_overwriting_inputs"]
+           "all_or_nothing", "atomic_write_files", "OutputIsInputError", "refuse_overwriting_inputs",
+           "remove_abandoned"]
+
+# The hidden temporary file of an atomic write, as _temporary names it.
+_TEMPORARY = re.compile(r"\..+\.(?P<owner>[1-9][0-9]*)\.[0-9a-f]{12}\.tmp")
+# The folders that remove_abandoned looked through, with the pattern it looked for, in this process.
+_LOOKED: set[tuple[str, str]] = set()
 
 
 def _temporary(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    """``.NAME.<pid>.<random>.tmp`` beside ``path``: hidden, unique, and telling which process owns it."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
+
+
+def remove_abandoned(folder: Path, pattern: re.Pattern[str]) -> None:
+    """Remove the files and folders in ``folder`` that a process left when it was killed.
+
+    They are the entries whose name ``pattern`` matches whole, its group
+    ``owner`` the id of a process that no longer runs
+    (:func:`rpa_sim.workers.process_running`), and that belong to this
+    user. An entry of a running process is never touched, nor one whose
+    owner's id the system gave to another process since (it is removed once
+    that one ends too). Done once per folder and pattern in a process: a
+    process that writes many files into a folder looks through it once.
+    Entries that cannot be removed are left as they are.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> tmp = Path(tempfile.mkdtemp())
+    >>> mine = tmp / f".out.txt.{os.getpid()}.0123456789ab.tmp"
+    >>> _ = mine.write_text("being written")
+    >>> remove_abandoned(tmp, _TEMPORARY)
+    >>> mine.exists()
+    True
+    >>> shutil.rmtree(tmp)
+    """
+    key = (str(folder.absolute()), pattern.pattern)
+    if key in _LOOKED:
+        return
+    _LOOKED.add(key)
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # no such folder yet, or not readable: nothing of ours in it
+        return
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None or process_running(int(match["owner"])):
+            continue
+        with contextlib.suppress(OSError):
+            if hasattr(os, "getuid") and entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -154,6 +212,7 @@ def atomic_output(path: Path, *, compress: bool | None = None) -> Iterator[IO[by
     """
     path = check_output(path)
     compress = path.name.endswith(".gz") if compress is None else compress
+    remove_abandoned(path.parent, _TEMPORARY)
     temporary = _temporary(path)
     created: list[Path] = []
     try:

@@ -10,9 +10,11 @@ number of workers, and one worker evaluates the very same batches in this
 process: the table, the skipped records and the first error are the same for
 any number of workers (``docs/reading.md``).
 
-Workers are started only for data of more than one batch, ignore Ctrl-C (the
-interrupt reaches the parent, which stops them) and are shut down, with the
-batches not yet started cancelled, whenever evaluation stops early.
+Workers are started only for data of more than one batch, never more than
+the batches nor than the available cores, ignore Ctrl-C (the interrupt
+reaches the parent, which stops them), are shut down, with the batches not
+yet started cancelled, whenever evaluation stops early, and end with the
+parent when it is killed.
 
 Examples
 --------
@@ -43,7 +45,7 @@ from rpa_sim.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tab
 from rpa_sim.progress import stage
 from rpa_sim.readers import Problem, RecordBatch, RecordStream
 from rpa_sim.records import KIERecord, VQARecord, decode_fast
-from rpa_sim.workers import signals_held, without_gc, worker_signals
+from rpa_sim.workers import available_cores, signals_held, without_gc, worker_signals
 
 __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "map_in_order", "evaluate_stream",
            "evaluate_records"]
@@ -80,19 +82,11 @@ def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0
     raise ValueError(f"task must be 'kie' or 'vqa', got {task!r}")
 
 
-def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system tells it).
-
-    >>> available_cores() >= 1
-    True
-    """
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def resolve_workers(workers: int | None) -> int:
     """``workers`` checked, or every available core for ``None``.
+
+    More than the cores is accepted: :func:`map_in_order` starts no more
+    processes than the available cores and the items to compute.
 
     >>> resolve_workers(3)
     3
@@ -112,12 +106,16 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
     """``function(item)`` for each item, in order, computed by up to ``workers`` processes.
 
     With one worker, or a single item, everything runs in this process and no
-    process is started. Otherwise a pool starts at the second item; items are
-    read at most ``2 * workers`` ahead of the results taken. When reading the
-    items raises, the results of the items read before come first, then the
-    error, as with one worker. The pool is shut down (the items not yet
-    started cancelled) when the results end, are abandoned, or an error or
-    an interrupt stops them.
+    process is started. Otherwise the processes are capped at the available
+    cores (:func:`rpa_sim.workers.available_cores`) and at the items: as many
+    items are read as there may be processes, and a pool starts with a
+    process for each item read, so an absurd ``workers`` costs nothing.
+    Items are read at most two per process ahead of the results taken. When
+    reading the items raises, the results of the items read before come
+    first, then the error, as with one worker. The pool is shut down (the
+    items not yet started cancelled) when the results end, are abandoned, or
+    an error or an interrupt stops them; its processes end with this one,
+    however it ends (:func:`rpa_sim.workers.worker_signals`).
 
     Parameters
     ----------
@@ -133,26 +131,23 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
     The results, in the order of the items.
     """
     iterator = iter(items)
+    workers = min(workers, available_cores())
     if workers == 1:
         yield from map(function, iterator)
         return
-    first = next(iterator, _END)
-    if first is _END:
+    first, failure = _read(iterator, workers)
+    if len(first) < 2:
+        yield from map(function, first)
+        if failure is not None:
+            raise failure
         return
-    try:
-        second = next(iterator, _END)
-    except Exception:
-        yield function(first)
-        raise
-    if second is _END:
-        yield function(first)
-        return
+    processes = len(first)
     pool = None
     try:
         with signals_held(), _heap_frozen():
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_CONTEXT, initializer=worker_signals)
-            pending: deque[Future[Result]] = deque([pool.submit(function, first), pool.submit(function, second)])
-        failure: Exception | None = None
+            pool = ProcessPoolExecutor(max_workers=processes, mp_context=_CONTEXT, initializer=worker_signals,
+                                       initargs=(os.getpid(),))
+            pending: deque[Future[Result]] = deque(pool.submit(function, item) for item in first)
         while failure is None:
             try:
                 item = next(iterator, _END)
@@ -162,7 +157,7 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
             if item is _END:
                 break
             pending.append(pool.submit(function, item))
-            if len(pending) > _AHEAD * workers:
+            if len(pending) > _AHEAD * processes:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
@@ -172,6 +167,17 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
         # on an error or an interrupt too: no worker outlives this call, nor runs a batch nobody will take
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _read(iterator: Iterator[Item], count: int) -> tuple[list[Item], Exception | None]:
+    """Up to ``count`` items, and the problem that stopped the reading early, if any."""
+    items: list[Item] = []
+    try:
+        for item in islice(iterator, count):  # one by one: list() would lose the items read before a problem
+            items.append(item)  # noqa: PERF402
+    except Exception as exc:  # noqa: BLE001 (raised by the caller once the items before are computed)
+        return items, exc
+    return items, None
 
 
 _END: Any = object()

@@ -40,6 +40,7 @@ import contextlib
 import gzip
 import json
 import os
+import re
 import sqlite3
 import stat
 import tempfile
@@ -55,7 +56,7 @@ import msgspec
 from pydantic import ValidationError
 
 from rpa_sim.errors import InputError, shown
-from rpa_sim.files import atomic_output
+from rpa_sim.files import atomic_output, remove_abandoned
 from rpa_sim.records import KIERecord, Record, VQARecord, decode_fast, has_missing_confidence, task_of
 
 __all__ = ["RecordStream", "RecordBatch", "Problem", "read_records", "write_records"]
@@ -584,8 +585,7 @@ def _join_indexed(truths: Iterator[_Line | Problem], preds: Iterator[_Line | Pro
     Predictions joined in lockstep before are not in the index; their ids are
     in ``truth_seen`` like every ground-truth id, which finds the orphans.
     """
-    with tempfile.TemporaryDirectory(prefix="rpa-sim-") as directory, \
-            contextlib.closing(sqlite3.connect(Path(directory) / "predictions.db")) as db:
+    with _index_folder() as directory, contextlib.closing(sqlite3.connect(Path(directory) / "predictions.db")) as db:
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("CREATE TABLE pred (id TEXT PRIMARY KEY, line INTEGER, text TEXT)")
         for item in preds:
@@ -609,6 +609,22 @@ def _join_indexed(truths: Iterator[_Line | Problem], preds: Iterator[_Line | Pro
                 error = InputError(f"no ground truth with this id in {truth_path}", path=str(pred_path),
                                    line=number, record_id=record_id)
                 yield Problem(error, "prediction without ground truth")
+
+
+# The folder of a join index: "rpa-sim-<pid>-" and tempfile's eight random letters, digits or underscores.
+_INDEX_FOLDER = re.compile(r"rpa-sim-(?P<owner>[1-9][0-9]*)-[a-z0-9_]{8}")
+
+
+def _index_folder() -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder for a join index, named after this process; those of killed processes are removed first.
+
+    The folder goes when the index is done with, on an error or an interrupt
+    too; a process killed meanwhile (SIGKILL, the OOM killer) leaves it, and
+    the next process that makes an index removes it
+    (:func:`rpa_sim.files.remove_abandoned`).
+    """
+    remove_abandoned(Path(tempfile.gettempdir()), _INDEX_FOLDER)
+    return tempfile.TemporaryDirectory(prefix=f"rpa-sim-{os.getpid()}-")
 
 
 # --------------------------------------------------------------------------- validation

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rpa_sim.files import atomic_output
-from rpa_sim.workers import signals_held, worker_signals
+from rpa_sim.workers import signals_held, worker_count, worker_signals
 from rpa_sim.generators import docvqa, receipts
 from rpa_sim.generators._draws import check_n_seed
 from rpa_sim.generators.confidence import ConfidenceSettings, generated_ece
@@ -158,10 +158,12 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
     settings : ReceiptSettings or DocVQASettings, optional
         The generator's settings; its defaults when omitted.
     workers : int, default=1
-        Processes that generate; 1 generates in this process. The workers
-        ignore Ctrl-C (the interrupt reaches this process, which stops them)
-        and are shut down, with the blocks not yet started cancelled, when
-        writing stops early for any reason.
+        Processes that generate; 1 generates in this process. No more
+        processes start than there are blocks to generate or available cores
+        (:func:`rpa_sim.workers.worker_count`). The workers ignore Ctrl-C
+        (the interrupt reaches this process, which stops them), are shut
+        down, with the blocks not yet started cancelled, when writing stops
+        early for any reason, and end with this process when it is killed.
     progress : callable, optional
         Called with the number of records of each block once it is written.
 
@@ -195,8 +197,9 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
     jobs = [(kind, block, seed, settings, min(per_block, n - block * per_block))
             for block in range(-(-n // per_block))]
     written = progress or (lambda records: None)
+    workers = worker_count(workers, len(jobs))
     with atomic_output(Path(path)) as out:
-        if workers == 1 or not jobs:
+        if workers == 1:
             for job in jobs:
                 out.write(_encoded_block(*job))
                 written(job[-1])
@@ -213,7 +216,8 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
             try:
                 # the pool forks a worker on each of its first submits: all of them while signals are held
                 with signals_held():
-                    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_signals)
+                    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_signals,
+                                               initargs=(os.getpid(),))
                     for job in jobs[:workers]:
                         pending.append((pool.submit(_encoded_block, *job), job[-1]))
                 for job in jobs[workers:]:
