@@ -72,6 +72,15 @@ class _Parser(argparse.ArgumentParser):
         where = f"{command}: " if command else ""
         self.exit(EXIT_USAGE, f"rpa-sim: error: {where}{message} (see '{self.prog} --help')\n")
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # argparse before Python 3.12 drops the value '--' of --out=-- as if it ended the options, and hands the
+        # action an empty list, neither converted nor checked: a traceback later; '--' is taken as written
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 class _DeprecatedAlias(argparse.Action):
     """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help."""

@@ -992,3 +992,39 @@ def test_a_process_left_behind_is_named_and_killed(monkeypatch):
             process.kill()
     assert len(left) == 1 and left[0].startswith(f"{process.pid} sleep (")
 
+
+# ------------------------------------------------------------------ regressions: what the hostile runs found
+
+
+def _run_in(folder: Path, argv: list[str]) -> tuple[Outcome, str]:
+    outcome = run_forked(argv, folder)
+    assert outcome.leftover_processes == [] and outcome.signal is None
+    return outcome, outcome.stderr.decode()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["score", "r.jsonl", "--format=--"],
+     "score: argument --format: invalid choice: '--' (choose from 'table', 'csv', 'json') "
+     "(see 'rpa-sim score --help')"),
+    (["generate", "receipts", "--n=--", "--seed", "1", "--out", "x.jsonl"],
+     "generate: argument --n: expected an integer >= 0, got '--' (see 'rpa-sim generate --help')"),
+    (["staff", "--arrivals-per-hour=--", "--handle-seconds", "1", "--reviewers", "1", "--answer-within", "1"],
+     "staff: argument --arrivals-per-hour: expected a number > 0, got '--' (see 'rpa-sim staff --help')"),
+])
+def test_an_option_value_of_two_dashes_is_checked_like_any_other(argv, message, material, tmp_path):
+    # argparse (before 3.12) handed --format=-- to the command as [], unchecked: a traceback
+    (tmp_path / "r.jsonl").write_bytes(material.receipts)
+    outcome, stderr = _run_in(tmp_path, argv)
+    assert (outcome.status, outcome.stdout, stderr) == (2, b"", f"rpa-sim: error: {message}\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.jsonl"]
+    assert (tmp_path / "r.jsonl").read_bytes() == material.receipts
+
+
+def test_an_output_named_two_dashes_is_written(material, tmp_path):
+    (tmp_path / "r.jsonl").write_bytes(material.receipts)
+    outcome, stderr = _run_in(tmp_path, ["sweep", "r.jsonl", "--policy", "confidence", "--format", "csv",
+                                         "--out=--"])
+    assert (outcome.status, outcome.stdout, stderr) == (0, b"", "wrote --\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["--", "r.jsonl"]
+    assert (tmp_path / "--").read_text().startswith("policy,threshold,")
+    assert (tmp_path / "r.jsonl").read_bytes() == material.receipts
