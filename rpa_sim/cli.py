@@ -83,7 +83,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _DeprecatedAlias(argparse.Action):
-    """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help."""
+    """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help.
+
+    The warning waits in the namespace (``deprecations``) until the command has done its work: a command line
+    that fails, at parsing or later, ends in its one error line alone.
+    """
 
     def __init__(self, option_strings: list[str], dest: str, *, replacement: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
@@ -91,8 +95,9 @@ class _DeprecatedAlias(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        print(f"rpa-sim: warning: {option_string} is deprecated and will be removed in the next release; "
-              f"use {self.replacement}", file=sys.stderr)
+        warning = (f"{option_string} is deprecated and will be removed in the next release; "
+                   f"use {self.replacement}")
+        namespace.deprecations = [*getattr(namespace, "deprecations", []), warning]
         setattr(namespace, self.dest, values)
 
 
@@ -1185,7 +1190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = _parser().parse_args(argv)
             except SystemExit as done:  # --help, --version, or a usage error already printed
                 return int(done.code or 0)
-            return _COMMANDS[args.command](args)
+            status = _COMMANDS[args.command](args)
+            for warning in getattr(args, "deprecations", ()):
+                print(f"rpa-sim: warning: {warning}", file=sys.stderr)
+            return status
         except InputError as error:
             return _fail(f"error: {error}", EXIT_INPUT)
         except UsageError as error:

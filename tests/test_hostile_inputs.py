@@ -1028,3 +1028,20 @@ def test_an_output_named_two_dashes_is_written(material, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["--", "r.jsonl"]
     assert (tmp_path / "--").read_text().startswith("policy,threshold,")
     assert (tmp_path / "r.jsonl").read_bytes() == material.receipts
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["dashboard", "--export-dir", "exports"],
+     "dashboard: needs a terminal, and standard input or output is not one; 'rpa-sim run SCENARIO' prints the "
+     "comparison as text"),
+    (["run", "missing.yaml", "--out", "results"],
+     "no scenario file or bundled scenario named 'missing.yaml' (bundled: certified-threshold, cost-benefit, "
+     "docvqa-demo, imperfect-reviewer, operations-day, policy-comparison, receipts-demo)"),
+    (["report", "receipts-demo", "--out", "r.html", "--png", "plots", "--png-dir", "plots"],
+     "report: argument --png-dir: not allowed with argument --png (see 'rpa-sim report --help')"),
+])
+def test_a_failure_with_a_deprecated_spelling_is_one_line(argv, message, tmp_path):
+    # the deprecation warning used to come first, making the failure two lines
+    outcome, stderr = _run_in(tmp_path, argv)
+    assert (outcome.status, stderr) == (1 if argv[0] == "run" else 2, f"rpa-sim: error: {message}\n")
+    assert list(tmp_path.iterdir()) == []
