@@ -885,8 +885,9 @@ class _Builder:
         inputs = [word for word in words if word not in self.invocation.outputs and (
             word in self.invocation.files or any(name.startswith(word.rstrip("/") + "/")
                                                  for name in self.invocation.files))]
-        # a scenario reads the records and policy beside it
-        self.invocation.inputs = inputs + (["data.jsonl", "policy.yaml"] if "scenario.yaml" in inputs else [])
+        # a scenario reads the records and the policy beside it that it names
+        scenario = self.invocation.files.get("scenario.yaml", b"") if "scenario.yaml" in inputs else b""
+        self.invocation.inputs = inputs + [name for name in ("data.jsonl", "policy.yaml") if name.encode() in scenario]
         if any(word.startswith("shards/") for word in self.invocation.argv):
             self.invocation.inputs.append("shards")
 
@@ -1045,3 +1046,4 @@ def test_a_failure_with_a_deprecated_spelling_is_one_line(argv, message, tmp_pat
     outcome, stderr = _run_in(tmp_path, argv)
     assert (outcome.status, stderr) == (1 if argv[0] == "run" else 2, f"rpa-sim: error: {message}\n")
     assert list(tmp_path.iterdir()) == []
+
