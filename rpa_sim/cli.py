@@ -867,6 +867,10 @@ def _report(args: argparse.Namespace) -> int:
 
     _check_output(args.out)
     _check_output_folder(args.png_dir)
+    # the HTML is written first: the plots' folder would then be a file, and the command fail with it left behind
+    if args.png_dir is not None and args.out.resolve() in (args.png_dir.resolve(), *args.png_dir.resolve().parents):
+        raise UsageError(f"report: --png-dir {args.png_dir} is the --out file {args.out} or inside it; the plots "
+                         f"need a folder of their own")
     scenario, base = load_scenario(args.scenario)
     with _scenario_scheduler(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)

@@ -1047,3 +1047,22 @@ def test_a_failure_with_a_deprecated_spelling_is_one_line(argv, message, tmp_pat
     assert (outcome.status, stderr) == (1 if argv[0] == "run" else 2, f"rpa-sim: error: {message}\n")
     assert list(tmp_path.iterdir()) == []
 
+
+@pytest.mark.parametrize("png_dir", ["report.html", "report.html/plots", "plots/../report.html"])
+def test_report_refuses_plots_in_its_own_html_file(png_dir, material, tmp_path):
+    # the HTML was written, then the plots' folder could not be made where it stood: exit 1 with the HTML left
+    (tmp_path / "s.yaml").write_text(material.scenarios["receipts-demo"])
+    outcome, stderr = _run_in(tmp_path, ["report", "s.yaml", "--out", "report.html", "--png-dir", png_dir])
+    assert (outcome.status, outcome.stdout, stderr) == (
+        2, b"", f"rpa-sim: error: report: --png-dir {png_dir} is the --out file report.html or inside it; the plots "
+                f"need a folder of their own\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["s.yaml"]
+    assert (tmp_path / "s.yaml").read_text() == material.scenarios["receipts-demo"]
+
+
+def test_report_writes_its_html_inside_the_plots_folder(material, tmp_path):
+    (tmp_path / "s.yaml").write_text(material.scenarios["receipts-demo"])
+    outcome, stderr = _run_in(tmp_path, ["report", "s.yaml", "--out", "plots/report.html", "--png-dir", "plots"])
+    assert (outcome.status, stderr) == (0, "wrote plots/report.html\n")
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        "calibration.png", "cost.png", "report.html", "tradeoff.png"]
