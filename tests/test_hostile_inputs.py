@@ -695,6 +695,10 @@ def _one_in(n: int) -> st.SearchStrategy[bool]:
     return st.integers(0, n - 1).map(lambda drawn: drawn == n - 1)
 
 
+# staff's queue, described by flags when no SCENARIO is given (argparse cannot say "required without SCENARIO")
+_STAFF_QUEUE = ("arrivals_per_hour", "handle_seconds", "answer_within")
+
+
 class _Builder:
     """Draws one :class:`Invocation` of a command: the files it reads and the values of its arguments."""
 
@@ -854,9 +858,25 @@ class _Builder:
             return candidate
         return next((text for text in _EVERYDAY_NUMBERS if _accepts(action, text)), candidate)
 
+    def included(self, action: Any, exclusive: dict[int, Any], chosen: dict[int, Any], scenario_given: bool) -> bool:
+        """Whether the command line gets option ``action``: the odds make most examples get past the parser."""
+        group = exclusive.get(id(action))
+        if group is not None and chosen[id(group)] not in (None, action):
+            return False  # one option of a mutually exclusive group; one time in ten (None), any of them
+        if action.dest in _STAFF_QUEUE:  # staff: a SCENARIO, or the queue's flags
+            return self.draw(_one_in(10) if scenario_given else _one_in(10).map(operator.not_))
+        if action.required or group is not None and group.required:
+            return self.draw(_one_in(20).map(operator.not_))
+        # --scheduler starts Dask, seconds for nothing in a test of inputs
+        return self.draw(_one_in(20 if action.dest == "scheduler" else 4))
+
     def arguments(self, parser: Any) -> None:
         import argparse  # noqa: PLC0415
 
+        exclusive = {id(action): group for group in parser._mutually_exclusive_groups  # noqa: SLF001
+                     for action in group._group_actions}  # noqa: SLF001
+        chosen = {id(group): None if self.draw(_one_in(10)) else self.draw(st.sampled_from(group._group_actions))
+                  for group in parser._mutually_exclusive_groups}  # noqa: SLF001
         positionals, options = [], []
         for action in parser._actions:  # noqa: SLF001
             if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):  # noqa: SLF001
@@ -866,9 +886,7 @@ class _Builder:
                 if self.draw(st.booleans() if action.nargs == "?" else _one_in(20).map(operator.not_)):
                     positionals.append(self.value(action, None))
                 continue
-            # a required option nearly always, any other a quarter of the time (--scheduler, which starts Dask, less)
-            odds = 20 if action.dest == "scheduler" else 4
-            if not self.draw(_one_in(20).map(operator.not_) if action.required else _one_in(odds)):
+            if not self.included(action, exclusive, chosen, scenario_given=bool(positionals)):
                 continue
             flag = self.draw(st.sampled_from(action.option_strings))
             if action.nargs == 0:
