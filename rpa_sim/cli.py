@@ -68,9 +68,22 @@ class _Parser(argparse.ArgumentParser):
         where = f"{command}: " if command else ""
         self.exit(EXIT_USAGE, _one_line(f"rpa-sim: error: {where}{message} (see '{self.prog} --help')") + "\n")
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # argparse before Python 3.12 drops the value '--' of --out=-- as if it ended the options, and hands the
+        # action an empty list, neither converted nor checked: a traceback later; '--' is taken as written
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 class _DeprecatedAlias(argparse.Action):
-    """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help."""
+    """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help.
+
+    The warning waits in the namespace (``deprecations``) until the command has done its work: a command line
+    that fails, at parsing or later, ends in its one error line alone.
+    """
 
     def __init__(self, option_strings: list[str], dest: str, *, replacement: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
@@ -78,8 +91,9 @@ class _DeprecatedAlias(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        print(f"rpa-sim: warning: {option_string} is deprecated and will be removed in the next release; "
-              f"use {self.replacement}", file=sys.stderr)
+        warning = (f"{option_string} is deprecated and will be removed in the next release; "
+                   f"use {self.replacement}")
+        namespace.deprecations = [*getattr(namespace, "deprecations", []), warning]
         setattr(namespace, self.dest, values)
 
 
@@ -887,6 +901,10 @@ def _report(args: argparse.Namespace) -> int:
 
     _check_output(args.out)
     _check_output_folder(args.png_dir)
+    # the HTML is written first: the plots' folder would then be a file, and the command fail with it left behind
+    if args.png_dir is not None and args.out.resolve() in (args.png_dir.resolve(), *args.png_dir.resolve().parents):
+        raise UsageError(f"report: --png-dir {args.png_dir} is the --out file {args.out} or inside it; the plots "
+                         f"need a folder of their own")
     scenario, base = load_scenario(args.scenario)
     from rpa_sim.report import write_report  # noqa: PLC0415
     from rpa_sim.study import run_scenario  # noqa: PLC0415
@@ -1320,7 +1338,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             except SystemExit as done:  # --help, --version, or a usage error already printed
                 return int(done.code or 0)
             _refuse_replacing_inputs(args)
-            return _COMMANDS[args.command](args)
+            status = _COMMANDS[args.command](args)
+            for warning in getattr(args, "deprecations", ()):
+                print(f"rpa-sim: warning: {warning}", file=sys.stderr)
+            return status
         except InputError as error:
             return _fail(f"error: {error}", EXIT_INPUT)
         except UsageError as error:

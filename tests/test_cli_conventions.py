@@ -203,8 +203,8 @@ def test_out_dir_and_its_deprecated_spelling(capsys, tmp_path, scenario):
     assert err == f"wrote {tmp_path / 'new' / 'curves.csv'}\nwrote {tmp_path / 'new' / 'summary.json'}\n"
     status, _, err = run(capsys, "run", scenario, "--out", tmp_path / "old")
     assert status == 0 and sorted(p.name for p in (tmp_path / "old").iterdir()) == ["curves.csv", "summary.json"]
-    assert err.splitlines()[0] == ("rpa-sim: warning: --out is deprecated and will be removed in the next release; "
-                                   "use --out-dir")
+    assert err.splitlines()[-1] == ("rpa-sim: warning: --out is deprecated and will be removed in the next release; "
+                                    "use --out-dir")
     status, _, err = run(capsys, "run", scenario, "--out", tmp_path / "a", "--out-dir", tmp_path / "b")
     assert status == 2 and "argument --out-dir: not allowed with argument --out" in err
 
@@ -212,8 +212,8 @@ def test_out_dir_and_its_deprecated_spelling(capsys, tmp_path, scenario):
 def test_report_png_dir_and_its_deprecated_spelling(capsys, tmp_path, scenario):
     status, out, err = run(capsys, "report", scenario, "--out", tmp_path / "r.html", "--png", tmp_path / "png")
     assert (status, out) == (0, "")
-    assert err == ("rpa-sim: warning: --png is deprecated and will be removed in the next release; use --png-dir\n"
-                   f"wrote {tmp_path / 'r.html'}\n")
+    assert err == (f"wrote {tmp_path / 'r.html'}\n"
+                   "rpa-sim: warning: --png is deprecated and will be removed in the next release; use --png-dir\n")
     names = sorted(p.name for p in (tmp_path / "png").iterdir())
     status, _, err = run(capsys, "report", scenario, "--out", tmp_path / "r2.html", "--png-dir", tmp_path / "png2")
     assert status == 0 and sorted(p.name for p in (tmp_path / "png2").iterdir()) == names == [
