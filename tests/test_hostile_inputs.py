@@ -1026,7 +1026,7 @@ def _run_in(folder: Path, argv: list[str]) -> tuple[Outcome, str]:
      "score: argument --format: invalid choice: '--' (choose from 'table', 'csv', 'json') "
      "(see 'rpa-sim score --help')"),
     (["generate", "receipts", "--n=--", "--seed", "1", "--out", "x.jsonl"],
-     "generate: argument --n: expected an integer >= 0, got '--' (see 'rpa-sim generate --help')"),
+     "generate: argument --n: expected a whole number of records, got '--' (see 'rpa-sim generate --help')"),
     (["staff", "--arrivals-per-hour=--", "--handle-seconds", "1", "--reviewers", "1", "--answer-within", "1"],
      "staff: argument --arrivals-per-hour: expected a number > 0, got '--' (see 'rpa-sim staff --help')"),
 ])
