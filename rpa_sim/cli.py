@@ -1329,6 +1329,16 @@ def _fail(message: str, status: int) -> int:
     return status
 
 
+def _check_input_limits() -> None:
+    """Refuse a bad ``RPA_SIM_MAX_LINE_BYTES`` or ``RPA_SIM_MAX_FILE_BYTES`` as bad usage, before any work."""
+    from rpa_sim.inputs import check_limits  # noqa: PLC0415
+
+    try:
+        check_limits()
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 success, 1 bad input, 2 bad usage, 130/143 signals)."""
     with _sigterm_raises():
@@ -1337,6 +1347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = _parser().parse_args(argv)
             except SystemExit as done:  # --help, --version, or a usage error already printed
                 return int(done.code or 0)
+            _check_input_limits()
             _refuse_replacing_inputs(args)
             status = _COMMANDS[args.command](args)
             for warning in getattr(args, "deprecations", ()):

@@ -35,28 +35,25 @@ Examples
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import gzip
 import json
 import os
 import re
 import sqlite3
-import stat
 import tempfile
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import IO, Any, Literal, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, cast
 
 import msgspec
 from pydantic import ValidationError
 
 from rpa_sim.errors import InputError, shown
 from rpa_sim.files import atomic_output, remove_abandoned
+from rpa_sim.inputs import input_lines
 from rpa_sim.records import KIERecord, Record, VQARecord, decode_fast, has_missing_confidence, task_of
 
 __all__ = ["RecordStream", "RecordBatch", "Problem", "read_records", "write_records"]
@@ -72,9 +69,6 @@ _SIDE_FIELDS = (KIERecord.model_fields.keys() | VQARecord.model_fields.keys()) -
 _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _STRING = msgspec.json.Decoder(str)
 _UNIT_FIELDS = frozenset({"confidence", "grounding"})
-_GZIP_MAGIC = b"\x1f\x8b"
-# Lines with OCR are several KiB: the default 8 KiB buffer would be refilled every line or two.
-_READ_BUFFER = 1 << 16
 _TOO_DEEP = "nested too deeply"
 
 
@@ -360,40 +354,9 @@ def _bad(problem: str, kind: str, line: _Line, field: str | None = None) -> Prob
     return Problem(InputError(problem, path=line.path, line=line.number, record_id=line.id, field=field), kind)
 
 
-def _open(path: Path) -> IO[bytes]:
-    try:
-        # stat before open: opening a named pipe would wait for a writer
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError("is a directory, not a file", path=str(path))
-        if not stat.S_ISREG(mode):
-            raise InputError("is not a regular file (a pipe or a device?): records are read more than once, "
-                             "so save them to a file first", path=str(path))
-        return open(path, "rb", buffering=_READ_BUFFER)
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot be read: {exc.strerror}", path=str(path)) from None
-
-
-def _decompressing(handle: IO[bytes]) -> contextlib.AbstractContextManager[IO[bytes]]:
-    if handle.peek(2)[:2] == _GZIP_MAGIC:  # type: ignore[attr-defined]
-        return gzip.GzipFile(fileobj=handle, mode="rb")
-    return contextlib.nullcontext(handle)
-
-
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """Number and bytes of each line; a broken gzip stream is a file-level :class:`InputError`."""
-    with _open(path) as handle, _decompressing(handle) as stream:
-        number = 0
-        try:
-            for number, raw in enumerate(stream, 1):
-                yield number, raw
-        except EOFError as exc:
-            last = f"the last complete line is {number}" if number else "no line is complete"
-            raise InputError(f"truncated gzip file: {last}", path=str(path)) from exc
-        except (gzip.BadGzipFile, zlib.error) as exc:
-            raise InputError(f"corrupt gzip file after line {number}: {exc}", path=str(path)) from exc
+    """Number and bytes of each non-blank line (:func:`rpa_sim.inputs.input_lines`)."""
+    return input_lines(path, advice="records are read more than once, so save them to a file first")
 
 
 def _require_records(path: Path) -> None:
@@ -402,12 +365,8 @@ def _require_records(path: Path) -> None:
             raise InputError("no records", path=str(path))
 
 
-def _parse(path: str, number: int, raw: bytes) -> _Line | Problem | None:
-    """One line as a :class:`_Line`, a :class:`Problem`, or ``None`` when blank."""
-    if number == 1:
-        raw = raw.removeprefix(codecs.BOM_UTF8)  # as Windows tools write it
-    if not raw.strip():
-        return None
+def _parse(path: str, number: int, raw: bytes) -> _Line | Problem:
+    """One non-blank line as a :class:`_Line` or a :class:`Problem`."""
     raw = raw.rstrip(b"\r\n")  # so that a line cut short is reported at its end
     try:
         text = raw.decode("utf-8")
@@ -474,8 +433,7 @@ def _raw_records(path: Path, seen: dict[str, int]) -> Iterator[_Line | Problem]:
             first = seen.setdefault(item.id, number)
             if first != number:
                 item = _bad(f"duplicate id (first on line {first})", "duplicate id", item)
-        if item is not None:
-            yield item
+        yield item
 
 
 # --------------------------------------------------------------------------- task

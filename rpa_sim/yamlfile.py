@@ -24,6 +24,7 @@ rpa_sim.errors.InputError: .../rates.yaml: line 2: miss_rate: expected a number 
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +32,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from rpa_sim.errors import InputError, UsageError, shown
+from rpa_sim.inputs import read_input
 from rpa_sim.limits import SizeError
 
 if TYPE_CHECKING:
@@ -46,12 +48,14 @@ _QUOTE = "'"
 
 
 def _read_text(path: Path | Traversable) -> str:
+    """The text of a YAML file, without a leading byte-order mark.
+
+    A file on disk is read by :func:`rpa_sim.inputs.read_input` (a regular
+    file, at most ``RPA_SIM_MAX_FILE_BYTES``); a bundled one as it is.
+    """
     try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=str(path)) from None
+        data = read_input(path) if isinstance(path, Path) else path.read_bytes().removeprefix(codecs.BOM_UTF8)
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8: byte 0x{error.object[error.start]:02x} at byte {error.start + 1}",
                          path=str(path)) from None
@@ -184,10 +188,9 @@ def _line_of(root: yaml.Node | None, steps: list[str | int]) -> int | None:
 
 def _composed(source: str) -> yaml.Node | None:
     """The YAML node tree of the file ``source`` names, when it is a readable YAML file."""
-    path = Path(source)
     try:
-        return yaml.compose(path.read_text(encoding="utf-8")) if path.is_file() else None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return yaml.compose(_read_text(Path(source)))
+    except (InputError, yaml.YAMLError, RecursionError):
         return None
 
 

@@ -226,7 +226,7 @@ def test_yaml_nested_thousands_deep(capsys, tmp_path, kie):
 
 
 def test_generate_settings_missing_or_a_folder(capsys, tmp_path):
-    for settings, problem in ((tmp_path / "nope.yaml", "no such file"), (tmp_path, "is a directory, not a file")):
+    for settings, problem in ((tmp_path / "nope.yaml", "no such file"), (tmp_path, "is a folder, not a file")):
         status, _, err = run(capsys, "generate", "receipts", "--n", "3", "--seed", "1", "--out",
                              tmp_path / "o.jsonl", "--settings", settings)
         assert (status, one_error(err)) == (1, f"{settings}: {problem}")

@@ -246,7 +246,7 @@ def test_a_missing_file(tmp_path: Path, skip_invalid: bool) -> None:
 
 
 def test_a_directory(tmp_path: Path) -> None:
-    assert error_of(tmp_path) == f"{tmp_path}: is a directory, not a file"
+    assert error_of(tmp_path) == f"{tmp_path}: is a folder, not a file"
 
 
 def test_a_named_pipe_is_refused_before_it_is_opened(tmp_path: Path) -> None:

@@ -114,13 +114,13 @@ def resolve(kind: Kind, name_or_path: str | os.PathLike[str], *,
     Raises
     ------
     InputError
-        When the path is not a file or the name is not bundled; the message
+        When the path does not exist or the name is not bundled; the message
         quotes the path tried or the name, and lists the bundled names.
     """
     bundled = bundled_files(kind)
     if is_path(name_or_path):
         path = Path(relative_to or "", name_or_path)
-        if path.is_file():
+        if path.exists():  # reading it refuses a folder, a pipe or a device in its own words
             return path
         given, hint = str(path), ""
     else:

@@ -8,22 +8,22 @@ from pathlib import Path
 from typing import Any
 
 from rpa_sim.errors import InputError
+from rpa_sim.inputs import read_input
 
 __all__ = ["load_json", "parse_line", "show", "FieldChecks"]
 
 
 def load_json(path: Path) -> Any:
-    """The content of a JSON file; a missing, non-UTF-8 or invalid file is an :class:`InputError`."""
+    """The content of a JSON file; a missing, non-UTF-8 or invalid file is an :class:`InputError`.
+
+    The file is read by :func:`rpa_sim.inputs.read_input`: a regular file (a
+    pipe or a device is refused), at most ``RPA_SIM_MAX_FILE_BYTES``, with or
+    without a byte-order mark.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=str(path)) from None
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
-    except OSError as error:
-        raise InputError(f"cannot be read: {error.strerror}", path=str(path)) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

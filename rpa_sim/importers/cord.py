@@ -32,6 +32,7 @@ from typing import Any
 from rpa_sim.errors import InputError, shown
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import load_json, parse_line
+from rpa_sim.inputs import check_input, input_lines
 from rpa_sim.records import (
     Document,
     Entity,
@@ -284,15 +285,11 @@ class _Receipt:
 
 
 def _rows(path: Path) -> Iterator[_Receipt]:
-    index = 0
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
-            record_id = str(index)
-            data = parse_line(raw, path=path, line=number, record_id=record_id)
-            yield _Receipt(record_id, data, _Where(str(path), number, record_id))
-            index += 1
+    """The receipts of a ``.jsonl`` file (:func:`rpa_sim.inputs.input_lines`: plain or gzip, bounded lines)."""
+    for index, (number, raw) in enumerate(input_lines(path)):
+        record_id = str(index)
+        data = parse_line(raw, path=path, line=number, record_id=record_id)
+        yield _Receipt(record_id, data, _Where(str(path), number, record_id))
 
 
 def _receipts(source: Path) -> Iterator[_Receipt]:
@@ -301,12 +298,13 @@ def _receipts(source: Path) -> Iterator[_Receipt]:
         if not files:
             raise InputError("no .json files", path=str(source))
         return (_Receipt(path.stem, None, _Where(str(path))) for path in files)
-    if source.suffix == ".jsonl" and source.is_file():
-        return _rows(source)
-    if source.suffix == ".json" and source.is_file():
-        return iter([_Receipt(source.stem, None, _Where(str(source)))])
     if not source.exists():
         raise InputError("no such file or folder", path=str(source))
+    check_input(source)
+    if source.suffix == ".jsonl":
+        return _rows(source)
+    if source.suffix == ".json":
+        return iter([_Receipt(source.stem, None, _Where(str(source)))])
     raise InputError("expected a folder of .json files, a .json file or a .jsonl file of CORD v2 rows",
                      path=str(source))
 

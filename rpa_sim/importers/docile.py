@@ -18,7 +18,6 @@ See ``docs/importers/docile.md``.
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pydantic import ValidationError
 from rpa_sim.errors import InputError, shown
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import load_json, parse_line
+from rpa_sim.inputs import check_input, input_lines
 from rpa_sim.records import (
     Document,
     Entity,
@@ -44,7 +44,6 @@ from rpa_sim.records import (
 __all__ = ["LINE_ITEM_GROUP", "import_docile", "relative_to_pixels"]
 
 LINE_ITEM_GROUP = "line_item"
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _number(value: Any) -> bool:
@@ -56,9 +55,7 @@ def _number(value: Any) -> bool:
 
 def _document_ids(source: Path) -> tuple[Path, list[str]]:
     """The dataset folder and the ids of the documents to import, in order."""
-    if source.is_file() and source.suffix == ".json":
-        folder, split = source.parent, source
-    elif source.is_dir():
+    if source.is_dir():
         folder = source
         splits = sorted(source.glob("*.json"))
         if len(splits) > 1:
@@ -69,7 +66,10 @@ def _document_ids(source: Path) -> tuple[Path, list[str]]:
     elif not source.exists():
         raise InputError("no such file or folder", path=str(source))
     else:
-        raise InputError("expected a DocILE dataset folder or one of its split files (.json)", path=str(source))
+        check_input(source)
+        if source.suffix != ".json":
+            raise InputError("expected a DocILE dataset folder or one of its split files (.json)", path=str(source))
+        folder, split = source.parent, source
     annotations = folder / "annotations"
     if not annotations.is_dir():
         raise InputError("expected a folder annotations/ beside the split files", path=str(annotations))
@@ -212,7 +212,7 @@ def _words(page: Any, number: int, size: tuple[float, float], where: str,
 
 def _pages(ocr_path: Path, sizes: list[tuple[float, float]], segment: Literal["block", "line"],
            report: ImportReport) -> list[Page]:
-    if not ocr_path.is_file():
+    if not ocr_path.exists():  # anything else there is read, so that a pipe or a folder is refused
         report.unmapped["documents without an OCR file (pages have no words)"] += 1
         return [Page(width=width, height=height) for width, height in sizes]
     ocr = load_json(ocr_path)
@@ -228,18 +228,6 @@ def _pages(ocr_path: Path, sizes: list[tuple[float, float]], segment: Literal["b
 
 
 # --------------------------------------------------------------------------- predictions
-
-
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    with open(path, "rb") as handle:
-        gzipped = handle.read(2) == _GZIP_MAGIC
-        handle.seek(0)
-        number = 0
-        try:
-            for number, raw in enumerate(gzip.GzipFile(fileobj=handle) if gzipped else handle, 1):
-                yield number, raw
-        except (EOFError, OSError) as error:
-            raise InputError(f"corrupt or truncated gzip file after line {number}: {error}", path=str(path)) from None
 
 
 def _field_path(loc: tuple[Any, ...], raw: Any) -> str:
@@ -259,12 +247,8 @@ def _field_path(loc: tuple[Any, ...], raw: Any) -> str:
 
 def _read_predictions(path: Path) -> dict[str, PredictedExtraction]:
     """The prediction side of canonical KIE records, by id."""
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
     predictions: dict[str, PredictedExtraction] = {}
-    for number, raw in _lines(path):
-        if not raw.strip():
-            continue
+    for number, raw in input_lines(path):
         data = parse_line(raw, path=path, line=number)
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             raise InputError(f"expected a record with a string id, got {shown(data)}", path=str(path), line=number)
@@ -294,7 +278,7 @@ class _Options:
 
 def _record(docid: str, options: _Options, report: ImportReport) -> KIERecord:
     path = options.folder / "annotations" / f"{docid}.json"
-    if not path.is_file():
+    if not path.exists():  # anything else there is read, so that a pipe or a folder is refused
         raise InputError(f"no annotation file for document {docid!r} of the split", path=str(path))
     data = load_json(path)
     where = str(path)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
+from rpa_sim.inputs import read_input
 from rpa_sim.records import (
     Entity,
     Extraction,
@@ -116,9 +117,11 @@ def parse_kieval_csv(text: str, *, shortlist: Collection[str] | None = None, spl
 
 def _read(path: Path, shortlist: Collection[str] | None) -> ParsedBlocks:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 (byte {error.start})", path=str(path)) from None
+    # Windows and old Mac line ends, as reading in text mode turned them into "\n"
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     return parse_kieval_csv(text, shortlist=shortlist, path=str(path))
 
 
@@ -133,6 +136,8 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     Returns the records (sorted by id, numerically where ids are numbers) and a report.
     """
     source = Path(source)
+    if source.exists() and not source.is_dir():  # a file, a pipe or a device: never opened
+        raise InputError("expected a folder holding gt/ and pred/ folders of CSV files", path=str(source))
     gt_dir, pred_dir = source / "gt", source / "pred"
     for folder in (gt_dir, pred_dir):
         if not folder.is_dir():

@@ -40,6 +40,7 @@ from typing import Any
 from rpa_sim.errors import InputError
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import FieldChecks, load_json, show
+from rpa_sim.inputs import check_input
 from rpa_sim.records import (
     Document,
     KIERecord,
@@ -166,10 +167,11 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
         files = sorted(p for p in source.glob("*.json") if p.is_file())
         if not files:
             raise InputError("no .json files (expected AnalyzeExpense responses)", path=str(source))
-    elif source.is_file():
-        files = [source]
-    else:
+    elif not source.exists():
         raise InputError("no such file or folder", path=str(source))
+    else:
+        check_input(source)
+        files = [source]
     report = ImportReport(FORMAT)
     report.notes.append(
         "AnalyzeExpense has no ground truth: these records are the prediction side. Give the ground truth "

@@ -29,7 +29,6 @@ rpa_sim.errors.InputError: ...day.jsonl: line 1: inclusion_probability: an audit
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -42,6 +41,7 @@ import numpy as np
 
 from rpa_sim.errors import InputError, shown
 from rpa_sim.files import atomic_output
+from rpa_sim.inputs import input_lines
 
 __all__ = ["ROUTES", "AUTO", "REVIEW", "AUDIT", "UNCHECKED", "ProductionLog", "read_log", "write_log",
            "object_column"]
@@ -174,26 +174,17 @@ def write_log(log: ProductionLog, path: str | os.PathLike[str]) -> int:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """The number and text of each line; a file that cannot be read is an :class:`InputError` naming it."""
-    try:
-        handle = gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, not a file", path=str(path)) from None
-    except OSError as error:
-        raise InputError(f"cannot be read: {error.strerror}", path=str(path)) from None
-    number = 0
-    with handle:
+    """The number and text of each non-blank line; a file that cannot be read is an :class:`InputError`.
+
+    Read by :func:`rpa_sim.inputs.input_lines`: a regular file, gzip-compressed
+    or not (told by its first bytes), no line longer than ``RPA_SIM_MAX_LINE_BYTES``.
+    """
+    for number, raw in input_lines(path):
         try:
-            for number, raw in enumerate(handle, start=1):
-                try:
-                    yield number, raw.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    raise InputError(f"not valid UTF-8: byte 0x{raw[error.start]:02x} at byte {error.start + 1} "
-                                     f"of the line", path=str(path), line=number) from None
-        except (OSError, EOFError) as error:  # a broken gzip stream
-            raise InputError(f"cannot be read after line {number}: {error}", path=str(path)) from None
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(f"not valid UTF-8: byte 0x{raw[error.start]:02x} at byte {error.start + 1} "
+                             f"of the line", path=str(path), line=number) from None
 
 
 def _probability(row: dict[str, Any], name: str) -> float:
@@ -235,8 +226,6 @@ class _Reader:
         self.without_stratum: int | None = None
 
     def add(self, number: int, text: str) -> None:
-        if not text.strip():
-            return
         try:
             row = json.loads(text.rstrip("\r\n"))
         except json.JSONDecodeError as error:
