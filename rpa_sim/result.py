@@ -50,7 +50,8 @@ __all__ = ["SCHEMA_VERSION", "FrozenMap", "StudySummary", "KieData", "VqaData", 
            "CostOptimum", "AtThreshold", "Certification", "NotCertifiable", "MonteCarlo", "PolicyResult",
            "OptimizedThresholds", "OperationsTeam", "Simulation", "OperationsPoint", "OperationsGridRow",
            "PolicyOperations", "Operations", "MethodCoverage", "FirstDays", "AuditWidths", "MonitoredPolicy",
-           "Monitoring", "ChosenTeam", "Constraint", "Alternative", "Decision", "encoded", "decoded"]
+           "Monitoring", "ChosenTeam", "Constraint", "Alternative", "DecisionPoint", "Decision", "encoded",
+           "decoded"]
 
 #: The version of ``summary.json`` this rpa-sim writes and reads; a summary without the key is version 1.
 SCHEMA_VERSION = 2
@@ -586,6 +587,17 @@ class Alternative:
 
 
 @dataclass(frozen=True)
+class DecisionPoint:
+    """The decision's point on its policy's curve: what it automates, the quality reached, the items reviewed
+    and the cost, for the scenario's data."""
+
+    auto_rate: float | None
+    metric: float | None
+    reviewed: float
+    cost: float | None
+
+
+@dataclass(frozen=True)
 class Decision:
     """The study's answer: which policy, at which threshold, with which team, at what cost, meeting what."""
 
@@ -600,6 +612,7 @@ class Decision:
     basis: Literal["cost", "target"]
     edge_of_range: bool
     reason: str
+    point: DecisionPoint | None = _left_out()
 
 
 # -- the whole study -----------------------------------------------------------------------------
