@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from rpa_sim.metrics.calibration import aurc, calibration_per_group, is_correct,
 from rpa_sim.operations.study import operation_model, operations_summary, priced
 from rpa_sim.outcomes import OutcomeTable
 from rpa_sim.policies import Policy, load_policy, policy_from_mapping
+from rpa_sim.result import SCHEMA_VERSION, StudySummary
 from rpa_sim.scenario import CertifySpec, Scenario
 from rpa_sim.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
 from rpa_sim.tuning import optimized_policy
@@ -61,6 +63,11 @@ class ScenarioResult:
     curves: list[Curve]
     summary: dict[str, Any]
     base: Path | None = None
+
+    @cached_property
+    def typed_summary(self) -> StudySummary:
+        """:attr:`summary` as typed, frozen dataclasses (:mod:`rpa_sim.result`), read on first use."""
+        return StudySummary.from_json(self.summary)
 
 
 def scenario_policies(scenario: Scenario, base: Path) -> list[Policy]:
@@ -201,6 +208,7 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
     for sweeper, curve, full in zip(sweepers, curves, exact):
         summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines))
     summary = {
+        "schema_version": SCHEMA_VERSION,
         "scenario": scenario.name,
         "description": scenario.description,
         "task": table.task,
