@@ -1,9 +1,9 @@
 """A presentable report of a scenario run: one self-contained HTML file.
 
-The report is written for someone who never ran rpa-sim: it opens with what to
-do (the recommendation of :func:`rpa_sim.recommend.recommend` and what it buys
-against reviewing everything or nothing), each section starts with a short
-plain-language explanation, and it ends with where its figures come from
+The report is written for someone who never ran rpa-sim: it opens with the
+decision (:mod:`rpa_sim.report_decision`, at most 250 words and one figure),
+every other section follows as a closed ``<details>`` element that starts with
+a short plain-language explanation, and it ends with where its figures come from
 (version, scenario, data hash, the command that reproduces it). Every number in
 it comes from the run's ``summary`` (the same figures as ``summary.json``),
 formatted with four decimals, money with two and the scenario's currency. The
@@ -20,6 +20,7 @@ import io
 import json
 import re
 import shlex
+import textwrap
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 
 from rpa_sim import __version__
 from rpa_sim.bundled import is_path
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]
 
 #: Every plot a report can hold, in the order of the report: its id and PNG file stem.
-PLOT_NAMES = ("tradeoff", "cost", "calibration", "smudge-alpha", "monitoring-intervals", "monitoring-widths",
+PLOT_NAMES = ("decision", "tradeoff", "cost", "calibration", "smudge-alpha", "monitoring-intervals", "monitoring-widths",
               "operations-reviewers", "operations-staffing", "operations-backlog")
 
 # The curated data summary: internal counters (group pairing, deviation sums) would puzzle a reader.
@@ -62,20 +64,26 @@ _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:66rem;margin:2rem auto;padding:0 1rem;
 color:#222;line-height:1.5;overflow-wrap:break-word}
 h1{margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ccc}
-p.explain{color:#444}
-section.summary{border:2px solid #0072b2;border-radius:.4rem;padding:.2rem 1rem .6rem;background:#f5f9fc}
-section.summary h2{margin-top:.8rem}p.lead{font-size:1.1rem}
+p.explain{color:#444}p.note{color:#444;font-size:.9rem;margin-top:0}
+section.decision{border:2px solid #0072b2;border-radius:.4rem;padding:.2rem 1rem .6rem;background:#f5f9fc}
+section.decision h2{margin-top:.8rem}p.lead{font-size:1.1rem}
+details{border-bottom:1px solid #ccc}details>summary{cursor:pointer;padding:.1rem 0}
+details>summary h2{display:inline;border:0;margin:0;font-size:1.25rem}details[open]>summary{margin-bottom:.6rem}
 .scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem}
-th,td{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top}
+table{border-collapse:separate;border-spacing:0;margin:.8rem 0;font-size:.9rem}
+th,td{border:solid #ccc;border-width:0 1px 1px 0;padding:.25rem .5rem;vertical-align:top;background:#fff}
+tr>:first-child{border-left-width:1px}thead tr>*,table:not(:has(thead)) tr:first-child>*{border-top-width:1px}
+.scroll tr>:first-child{position:sticky;left:0;z-index:1;box-shadow:2px 0 2px -1px rgba(0,0,0,.15)}
 th{background:#f3f3f3;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.best{font-weight:700;background:#fff1c2}td.best::after{content:"\\00a0\\2605"}
 td.loss{color:#a4161a;font-weight:700}td.loss::after{content:"\\00a0\\25bc"}
+td.met{color:#006442;font-weight:700;white-space:nowrap}td.nowrap{white-space:nowrap}td.unmet{color:#a4161a;font-weight:700;white-space:nowrap}
 dl.legend{font-size:.9rem;color:#444}dl.legend dt{font-weight:600;margin-top:.3rem}dl.legend dd{margin-left:1.2rem}
 code{overflow-wrap:anywhere}
-figure{margin:1rem 0}figure svg{max-width:100%;height:auto}figcaption{color:#555;font-size:.9rem}
-@media (max-width:32rem){body{padding:0 .6rem}section.summary{padding:.2rem .6rem .5rem}
-table{font-size:.8rem}th,td{padding:.2rem .3rem}}
+figure{margin:1rem 0}figure svg{display:block;width:100%;max-width:36rem;height:auto}
+figcaption{color:#555;font-size:.9rem}
+@media (max-width:32rem){body{padding:0 .6rem}section.decision{padding:.2rem .6rem .5rem}
+table{font-size:.8rem}th,td{padding:.2rem .3rem}.scroll tr>:first-child{max-width:40vw}}
 """
 _NUMBER = re.compile(r"-?\d+(\.\d+)?|-")
 _SVG_PROLOGUE = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
@@ -193,41 +201,66 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     ]
     if summary["description"]:
         parts.append(f'<p class="description">{_esc(summary["description"])}</p>')
-    parts += _summary_section(result, metric)
-    parts += _settings_section(summary, metric, result.table.task_description)
-    parts += _tradeoff_section(result, metric, figures)
-    parts += _comparison_section(summary, metric)
-    parts += _cost_section(summary, figures)
-    parts += _calibration_section(summary, figures)
+    from rpa_sim.report_decision import decision_section  # noqa: PLC0415
+
+    parts += decision_section(result, figures)
+    parts.append('<p class="details-intro" id="details">Details: open a heading for its figures and '
+                 "tables.</p>")
+    details = []
+    if _recommendation_is_the_decision(summary):
+        details.append(_summary_section(result, metric))
+    details += [_settings_section(summary, metric, result.table.task_description),
+                _tradeoff_section(result, metric, figures),
+                _comparison_section(summary, metric),
+                _cost_section(summary, figures),
+                _calibration_section(summary, figures)]
     if "smudge-alpha" in figures:
-        parts += _smudge_section(summary, figures)
-    parts += _optimized_section(summary, metric)
-    if "monitoring" in summary:  # only with the scenario's monitoring section: other reports keep their bytes
+        details.append(_smudge_section(summary, figures))
+    details.append(_optimized_section(summary, metric))
+    if "monitoring" in summary:  # only with the scenario's monitoring section
         from rpa_sim.report_monitoring import monitoring_section  # noqa: PLC0415
 
-        parts += monitoring_section(summary, figures)
-    if "operations" in summary:  # only with the scenario's operations section: other reports keep their bytes
+        details.append(monitoring_section(summary, figures))
+    if "operations" in summary:  # only with the scenario's operations section
         from rpa_sim.report_operations import operations_section  # noqa: PLC0415
 
-        parts += operations_section(summary, figures)
-    parts += _provenance_section(result, scenario_source)
+        details.append(operations_section(summary, figures))
+    details.append(_provenance_section(result, scenario_source))
+    for section in details:
+        parts += _collapsible(section)
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
+
+
+def _collapsible(section: list[str]) -> list[str]:
+    """A section (its ``<h2>`` first) as a ``<details>`` element, closed, its heading the part always shown."""
+    heading, *body = section
+    return ["<details>", f"<summary>{heading}</summary>", *body, "</details>"]
+
+
+def _recommendation_is_the_decision(summary: dict[str, Any]) -> bool:
+    """Whether the recommendation names the decision's policy and τ (always so without a decision, which is then
+    the recommendation): a detail naming another point would contradict the opening."""
+    decision = summary.get("decision")
+    if decision is None:
+        return True
+    found = recommend(summary)
+    return (found.policy, found.threshold) == (decision["policy"], decision["threshold"])
 
 
 # ---------------------------------------------------------------- sections
 
 
 def _summary_section(result: ScenarioResult, metric: str) -> list[str]:
-    """The opening: the recommendation, what it buys against the two extremes, the certified option, the risk."""
+    """The recommendation in detail: what it buys against the two extremes, the certified option, the risk."""
     summary = result.summary
     found = recommend(summary)
-    parts = ['<section class="summary" id="summary">', "<h2>Summary: what to do</h2>"]
+    parts = ['<h2 id="summary">Against reviewing everything or nothing</h2>']
     if found.basis is None:
         parts.append(f'<p class="lead" id="recommendation-text">No recommendation: {_esc(found.reason)}.</p>')
         if found.certified is not None:
             parts.append(f"<ul><li>{_certified_text(found, metric, summary)}</li></ul>")
-        return [*parts, "</section>"]
+        return parts
     currency = _currency(summary)
     where = (f"We recommend <strong>{_esc(found.policy)}</strong> at threshold <strong>τ = {num(found.threshold)}"
              f"</strong> (on {_esc(found.knob)}), ")
@@ -252,7 +285,7 @@ def _summary_section(result: ScenarioResult, metric: str) -> list[str]:
         points.append("No threshold could be certified with the scenario's settings (see Certified thresholds).")
     parts.append("<ul>" + "".join(f"<li>{point}</li>" for point in points)
                  + f'<li id="risk">{_risk_text(found)}</li></ul>')
-    return [*parts, "</section>"]
+    return parts
 
 
 def _recommendation_table(found: Recommendation, summary: dict[str, Any], metric: str) -> str:
@@ -791,9 +824,14 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
     """Every plot of the report by name: the trade-off plot only with predictions, the cost plot only with
     costs, the calibration plot only with predictions, the alpha plot only for VQA with OCR, the monitoring plots
     only with the scenario's monitoring section."""
+    from rpa_sim.report_decision import decision_figure, starred  # noqa: PLC0415
+
     summary = result.summary
-    found = recommend(summary)
-    figures = {"tradeoff": _tradeoff_figure(result, found)} if summary["data"]["predictions"] else {}
+    found = starred(result, recommend(summary))
+    decided = decision_figure(result)
+    figures = {} if decided is None else {"decision": decided}
+    if summary["data"]["predictions"]:
+        figures["tradeoff"] = _tradeoff_figure(result, found)
     if summary["costs"] is not None:
         figures["cost"] = _cost_figure(result, found)
     if summary["calibration"]:
@@ -810,7 +848,40 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
         from rpa_sim.report_operations import operations_figures  # noqa: PLC0415
 
         figures.update(operations_figures(summary))
+    for figure in figures.values():
+        _fit_to_phone(figure)
     return figures
+
+
+#: Every figure's width in inches and its smallest text in points. At 390 CSS px a page's figure is about 371 px
+#: wide and shows the 360 pt of a 5 in figure at 1.03 px a point, so no text renders below 10.3 px (9.7 px in the
+#: decision's box); a desktop shows it at up to 36rem (576 px), 1.6 px a point.
+FIGURE_WIDTH_INCHES = 5.0
+SMALLEST_FONT_POINTS = 10.0
+
+
+def _fit_to_phone(figure: Figure) -> None:
+    """Narrow the figure to :data:`FIGURE_WIDTH_INCHES` (its height by half as much, as a narrower figure has
+    narrower panels to fill), raise every text below :data:`SMALLEST_FONT_POINTS` to it and break titles and x
+    labels into lines that fit their panel, so that the figure scaled to a phone's width stays readable."""
+    width, height = figure.get_size_inches()
+    if width > FIGURE_WIDTH_INCHES:
+        figure.set_size_inches(FIGURE_WIDTH_INCHES, height * (1.0 - 0.5 * (1.0 - FIGURE_WIDTH_INCHES / width)))
+    for text in figure.findobj(Text):
+        if text.get_fontsize() < SMALLEST_FONT_POINTS:
+            text.set_fontsize(SMALLEST_FONT_POINTS)
+    for axes in figure.axes:  # tick labels are made at drawing time, from the axes' settings
+        axes.tick_params(which="both", labelsize=SMALLEST_FONT_POINTS)
+        for label in (axes.title, axes.xaxis.label):
+            _wrap(label, axes.get_position().width * FIGURE_WIDTH_INCHES)
+    for text in figure.texts:  # the figure's own title
+        _wrap(text, FIGURE_WIDTH_INCHES)
+
+
+def _wrap(title: Text, inches: float) -> None:
+    """Break a title into lines that fit ``inches`` (a character is about 0.6 of the font size wide)."""
+    fits = max(12, int(inches * 72 / (0.6 * title.get_fontsize())))
+    title.set_text(textwrap.fill(title.get_text(), fits))
 
 
 # Okabe-Ito, safe for every common colour-blindness; yellow last, as it is faint on white
@@ -950,8 +1021,8 @@ def _tradeoff_figure(result: ScenarioResult, found: Recommendation) -> Figure:
             if point["metric"] is not None:
                 at = 0.0 if marker == "s" else 1.0
                 axes.scatter([at], [point["metric"]], marker=marker, s=70, color="black", zorder=4)
-                axes.annotate(text, (at, point["metric"]), xytext=(6 if at == 0.0 else -80, -12),
-                              textcoords="offset points", fontsize=8)
+                axes.annotate(text, (at, point["metric"]), xytext=(6 if at == 0.0 else -6, -12),
+                              textcoords="offset points", fontsize=8, ha="left" if at == 0.0 else "right")
         if found.auto_rate is not None and found.metric is not None:
             axes.scatter([found.auto_rate], [found.metric], marker="*", s=260, color=_PALETTE[-1],
                          edgecolor="black", zorder=5)

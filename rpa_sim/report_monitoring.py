@@ -72,7 +72,7 @@ def _intervals_figure(summary: dict[str, Any], monitored: list[tuple[int, dict[s
     figure.legend(handles=[Line2D([], [], color=_COVERED, marker="o", markersize=4, label="interval holds the truth"),
                            Line2D([], [], color=_MISSED, marker="o", markersize=4, label="interval misses it"),
                            Line2D([], [], color="black", label="true auto-accepted error rate")],
-                  loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+                  loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     figure.suptitle(f"{_percent_setting(level)} intervals of the first replayed days against the truth", fontsize=11)
     return figure
 
@@ -97,7 +97,7 @@ def _widths_figure(monitored: list[tuple[int, dict[str, Any]]]) -> Figure:
                               **_style(place))
             if axes is panels[0]:
                 handles.append(line)
-    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8,
+    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 2), fontsize=8,
                   frameon=False)
     return figure
 

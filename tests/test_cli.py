@@ -233,5 +233,6 @@ def test_report_command(tmp_path, capsys):
                            str(tmp_path / "png"))
     assert status == 0 and out == "" and err == f"wrote {tmp_path / 'r.html'}\n"
     html = (tmp_path / "r.html").read_text()
-    assert html.count("<svg") == 3 and "document-escalation" in html
-    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "cost.png", "tradeoff.png"]
+    assert html.count("<svg") == 4 and "document-escalation" in html
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "cost.png", "decision.png",
+                                                                    "tradeoff.png"]

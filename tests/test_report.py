@@ -148,17 +148,17 @@ def _auc_cell(policy):
 def test_kie_report_holds_every_plot_and_table(kie):
     _, report, _ = kie
     text = report.read_text(encoding="utf-8")
-    assert text.count("<svg") == 3
+    assert text.count("<svg") == 4
     parsed = _parse(report)
-    for name in ("tradeoff", "cost", "calibration"):
+    for name in ("decision", "tradeoff", "cost", "calibration"):
         assert f"plot-{name}" in parsed.ids and f"svg-{name}" in parsed.ids
     assert "plot-smudge-alpha" not in parsed.ids
     assert {"recommendation", "data", "reviewer", "costs", "comparison", "baselines", "certification", "calibration",
             "optimized", "provenance"} <= set(parsed.tables)
     assert "A small &lt;receipts&gt; study &amp; its report." in text  # the description, escaped
     assert "Costs were not set" not in text
-    # the summary opens the report, the provenance closes it
-    assert text.index('id="summary"') < text.index("<h2>The study</h2>")
+    # the decision opens the report, the recommendation in detail follows, the provenance closes it
+    assert text.index('id="decision"') < text.index('id="summary"') < text.index("<h2>The study</h2>")
     assert text.index("<h2>Provenance</h2>") > text.index("<h2>Optimized per-field thresholds</h2>")
 
 
@@ -391,17 +391,18 @@ def test_png_dir_writes_every_plot(kie, vqa):
     for _, _, tmp in (kie, vqa):
         for png in (tmp / "png").iterdir():
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(p.name for p in (kie[2] / "png").iterdir()) == ["calibration.png", "cost.png", "tradeoff.png"]
-    assert sorted(p.name for p in (vqa[2] / "png").iterdir()) == ["calibration.png", "cost.png", "smudge-alpha.png",
+    assert sorted(p.name for p in (kie[2] / "png").iterdir()) == ["calibration.png", "cost.png", "decision.png",
                                                                   "tradeoff.png"]
+    assert sorted(p.name for p in (vqa[2] / "png").iterdir()) == ["calibration.png", "cost.png", "decision.png",
+                                                                  "smudge-alpha.png", "tradeoff.png"]
 
 
 def test_vqa_report_has_the_alpha_plot(vqa, tmp_path):
     result, report, _ = vqa
     text = report.read_text(encoding="utf-8")
-    assert text.count("<svg") == 4
+    assert text.count("<svg") == 5
     parsed = _parse(report)
-    expected = {"plot-tradeoff", "plot-cost", "plot-calibration", "plot-smudge-alpha", "svg-smudge-alpha"}
+    expected = {"plot-decision", "plot-tradeoff", "plot-cost", "plot-calibration", "plot-smudge-alpha", "svg-smudge-alpha"}
     assert expected <= set(parsed.ids)
     assert "scenario alpha 0.3" in text  # the marker's legend (SVG text is kept as text)
     assert "SMuDGE against alpha" in text
@@ -421,10 +422,10 @@ def test_report_without_costs_says_so(tmp_path):
     parsed = _parse(report)
     assert "no-costs" in parsed.ids and "Costs were not set for this scenario" in text
     assert "plot-cost" not in parsed.ids and "costs" not in parsed.tables
-    assert text.count("<svg") == 2
+    assert text.count("<svg") == 3
     header = parsed.tables["comparison"]["header"]
     assert "best cost" not in header and "certified τ" in header
-    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "tradeoff.png"]
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "decision.png", "tradeoff.png"]
 
 
 def test_costs_without_a_currency_are_plain_numbers(vqa):
