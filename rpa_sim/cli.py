@@ -474,28 +474,6 @@ def _folder_argument(parser: argparse.ArgumentParser, option: str, old: str, *, 
 # --------------------------------------------------------------------------- formatting
 
 
-def _number(value: float | int | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return f"{value:.4f}"
-
-
-def _count(value: float | None) -> str:
-    """A count as an integer when it is whole, else with the decimals it needs (at most four).
-
-    >>> _count(1346.0), _count(12.5), _count(2.123456), _count(None)
-    ('1,346', '12.5', '2.1235', 'n/a')
-    """
-    if value is None or math.isnan(value):
-        return "n/a"
-    rounded = round(value, 4)
-    if rounded.is_integer():
-        return f"{int(rounded):,}"
-    return f"{rounded:,.4f}".rstrip("0")
-
-
 def _threshold(thresholds: Sequence[float], index: int) -> str:
     """A threshold for the table; the point one step above the previous one (the top of an exact grid,
     which routes everything the policy can route) reads ``>1 (all)`` rather than ``1.0000``.
@@ -515,11 +493,20 @@ def _table(rows: Sequence[tuple[str, float | int | None]]) -> str:
     return "\n".join(f"  {name:<{width}}  {_number(value):>10}" for name, value in rows)
 
 
+def _number(value: float | int | None) -> str:
+    """A figure of a table: an int is a count, a float a measure (:mod:`rpa_sim.formatting`); ``n/a`` when absent."""
+    from rpa_sim.formatting import count, number  # noqa: PLC0415
+
+    return count(value, missing="n/a") if isinstance(value, int) else number(value, missing="n/a")
+
+
 def _counts(values: list[float]) -> list[str]:
-    """:func:`_count` of each value; a column of whole numbers (the usual case) in one pass."""
+    """Expected counts as a table shows them; a column of whole numbers (the usual case) in one pass."""
+    from rpa_sim.formatting import expected_count  # noqa: PLC0415
+
     if all(value.is_integer() for value in values):
         return [f"{int(value):,}" for value in values]
-    return [_count(value) for value in values]
+    return [expected_count(value, missing="n/a") for value in values]
 
 
 def _curve_table(curves: list[Curve]) -> str:
@@ -1114,8 +1101,10 @@ def _estimate(args: argparse.Namespace) -> int:
 
 
 def _plan_table(payload: dict[str, Any]) -> str:
+    from rpa_sim.formatting import money  # noqa: PLC0415
+
     level = f"{payload['confidence_level'] * 100:g}%"
-    cost = "" if payload["cost"] is None else f", cost {_number(float(payload['cost']))}"
+    cost = "" if payload["cost"] is None else f", cost {money(payload['cost'])}"
     head = (f"audit plan for {payload['policy']} at threshold {payload['threshold']:g}: {payload['audits']:,} audits "
             f"of {payload['auto_accepted']:,} auto-accepted items{cost}\n"
             f"expected width at {level}: {_number(payload['expected_width'])} (a uniform audit of as many: "

@@ -15,7 +15,8 @@ import numpy as np
 
 from rpa_sim.sweep import Curve
 
-__all__ = ["OperatingPoint", "area_under_curve", "operating_point", "cost_optimum", "dominates", "pareto"]
+__all__ = ["OperatingPoint", "area_under_curve", "operating_point", "cost_optimum", "edge_of_range_text", "dominates",
+           "pareto"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,24 @@ def cost_optimum(curve: Curve) -> OperatingPoint:
     cost = curve.columns["cost"]
     best = np.lexsort((curve.threshold, -curve.auto_rate, cost))[0]
     return _point(curve, int(best))
+
+
+def edge_of_range_text(best: dict, thresholds: str) -> str:
+    """Why a cost optimum at the edge of the swept range (a summary's ``cost_optimum`` with ``edge_of_range``)
+    is to be read with care, in words; ``thresholds`` is the scenario's grid.
+
+    >>> edge_of_range_text({"threshold": 1.0, "auto_rate": 0.00025}, "linspace:0:1:201")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'the cheapest point lies at the edge of the range you swept (τ = 1.0000, 0.03% of predictions left
+    unreviewed): a cheaper one may lie beyond it'
+    """
+    from rpa_sim.formatting import number, share  # noqa: PLC0415
+
+    where = (f"the cheapest point lies at the edge of the range you swept (τ = {number(best['threshold'])}, "
+             f"{share(best['auto_rate'])} of predictions left unreviewed)")
+    if thresholds == "exact":  # every threshold at which a decision changes: nothing lies beyond
+        return f"{where}: the policy is cheapest reviewing as much, or as little, as it can"
+    return f"{where}: a cheaper one may lie beyond it"
 
 
 def _best_metric_at_least(auto: np.ndarray, metric: np.ndarray, at: np.ndarray) -> np.ndarray:

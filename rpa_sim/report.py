@@ -6,10 +6,11 @@ every other section follows as a closed ``<details>`` element that starts with
 a short plain-language explanation, and it ends with where its figures come from
 (version, scenario, data hash, the command that reproduces it). Every number in
 it comes from the run's ``summary`` (the same figures as ``summary.json``),
-formatted with four decimals, money with two and the scenario's currency. The
-plots are drawn by matplotlib and embedded as inline SVG, so the file needs
-nothing beside it; the same run always gives the same bytes (no date, fixed SVG
-ids, no matplotlib version in the file).
+formatted by :mod:`rpa_sim.formatting`: counts whole and thousands separated,
+money with two decimals and the scenario's currency, measured figures with
+four decimals. The plots are drawn by matplotlib and embedded as inline SVG,
+so the file needs nothing beside it; the same run always gives the same bytes
+(no date, fixed SVG ids, no matplotlib version in the file).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from matplotlib.text import Text
 
 from rpa_sim import __version__
 from rpa_sim.bundled import is_path
+from rpa_sim.compare import edge_of_range_text
 from rpa_sim.files import atomic_write_files, check_output, check_output_folder
+from rpa_sim.formatting import count, money, number, setting_share, share, signed
 from rpa_sim.metrics.smudge import alpha_curve
 from rpa_sim.outcomes import VQAOutcomes
 from rpa_sim.recommend import TOLERANCE, recommend, spans_all_auto_rates
@@ -85,40 +88,14 @@ figcaption{color:#555;font-size:.9rem}
 @media (max-width:32rem){body{padding:0 .6rem}section.decision{padding:.2rem .6rem .5rem}
 table{font-size:.8rem}th,td{padding:.2rem .3rem}.scroll tr>:first-child{max-width:40vw}}
 """
-_NUMBER = re.compile(r"-?\d+(\.\d+)?|-")
+_NUMBER = re.compile(r"[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?%?|-")
 _SVG_PROLOGUE = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
 # Namespace declarations are URIs, not resources, but the HTML parser does not need them for inline SVG
 # (it puts xlink:href in its namespace by itself), and without them the file holds no "http" at all.
 _SVG_NAMESPACES = re.compile(r'\s+xmlns(?::xlink)?="[^"]*"')
 
-
-def num(value: float | None, digits: int = 4) -> str:
-    """A figure as the report prints it: ``digits`` decimals, ``-`` when absent.
-
-    Examples
-    --------
-    >>> num(0.123456), num(12.5, 2), num(None)
-    ('0.1235', '12.50', '-')
-    """
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def money(value: float | None) -> str:
-    """An amount of money with two decimals (``-`` when absent)."""
-    return num(value, 2)
-
-
-def amount(value: float | None, currency: str | None) -> str:
-    """An amount of money as a sentence prints it: thousands separated, two decimals, then the currency.
-
-    Examples
-    --------
-    >>> amount(4724.2533, "EUR"), amount(-12.1, None), amount(None, "EUR")
-    ('4,724.25 EUR', '-12.10', '-')
-    """
-    if value is None:
-        return "-"
-    return f"{value:,.2f}" + ("" if currency is None else f" {currency}")
+# The names the sections (and report_monitoring, report_operations) format figures with: rpa_sim.formatting's.
+num, amount, _share, _signed, _percent_setting = number, money, share, signed, setting_share
 
 
 def write_report(result: ScenarioResult, out: Path, *, png_dir: Path | None = None,
@@ -514,7 +491,7 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
             row += [num(None if point is None else point[key]) for key in ("auto_rate", "threshold")]
             value += [None if point is None else point["auto_rate"], None]
         if rejecting:
-            row.append(num(policy.get("rejected", 0), 0))
+            row.append(count(policy.get("rejected", 0)))
             value.append(None)
         if has_costs:
             best = policy["cost_optimum"]
@@ -531,7 +508,7 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
             marks.update({(r, column): "loss" for r, value in enumerate(values)
                           if value[column] is not None and value[column] < 0})
     baselines = summary["baselines"]
-    baseline_rows = [(label, num(baselines[key]["metric"]), num(baselines[key]["reviewed"], 0),
+    baseline_rows = [(label, num(baselines[key]["metric"]), count(baselines[key]["reviewed"]),
                       money(baselines[key]["cost"]))
                      for key, label in (("review_none", "review nothing"), ("review_all", "review everything"))]
     parts = [
@@ -541,6 +518,7 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
         + "; whether it has a certified threshold and whether another policy beats it everywhere. Each column is "
         "explained under the table.</p>",
         _table(header, rows, table_id="comparison", marks=marks),
+        *_edge_notes(summary, "comparison-edge"),
         _comparison_legend(summary, metric, targets),
         "<h3>What each policy does</h3>",
         "<ul>" + "".join(f"<li><strong>{_esc(p['policy'])}</strong>: {_esc(p['description'] or '')}</li>"
@@ -624,7 +602,7 @@ def _certification_part(summary: dict[str, Any], metric: str) -> list[str]:
             rows.append([policy["policy"], *(["-"] * (len(header) - 2)), "not certifiable: a review budget"])
             continue
         at = found.get("at_threshold") or {"auto_rate": None, "metric": None, "cost": None}
-        row = [policy["policy"], num(found["threshold"]), str(found["accepted_n"]), str(found["accepted_errors"]),
+        row = [policy["policy"], num(found["threshold"]), count(found["accepted_n"]), count(found["accepted_errors"]),
                num(found["upper_bound"]), num(found["holdout_auto_rate"]), num(found["holdout_error"]),
                num(at["auto_rate"]), num(at["metric"])]
         if has_costs:
@@ -669,8 +647,23 @@ def _cost_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[s
         "the thresholds around the cheapest points (the grey box of the upper panel).</p>",
         _figure_html(figures["cost"], "cost", "Total cost against threshold, per policy; below, the zoom on the "
                                               "cheapest thresholds."),
+        *_edge_notes(summary, "cost-edge"),
     ]
     return parts
+
+
+def _edge_notes(summary: dict[str, Any], list_id: str) -> list[str]:
+    """A warning per policy whose cheapest point is the lowest or highest threshold swept: what it saves may
+    only be what an extreme of the range saves (none without costs or such a policy)."""
+    if summary["costs"] is None:
+        return []
+    notes = [f"<li><strong>{_esc(p['policy'])}</strong>: "
+             f"{_esc(edge_of_range_text(p['cost_optimum'], summary['thresholds']))}.</li>"
+             for p in summary["policies"] if p["cost_optimum"]["edge_of_range"]]
+    if not notes:
+        return []
+    return ['<p class="explain">Read these cheapest points with care:</p>',
+            f'<ul id="{list_id}">' + "".join(notes) + "</ul>"]
 
 
 def _calibration_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
@@ -1176,7 +1169,7 @@ def _esc(text: str) -> str:
 
 def _data_value(key: str, value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        return count(value)
     return num(value)
 
 
@@ -1227,28 +1220,3 @@ def _per_day_factor(summary: dict[str, Any]) -> float | None:
     """What turns a total for the data into a total per day (None when the daily volume is unknown)."""
     _, count, volume = _cost_basis(summary)
     return None if volume is None or not count else volume / count
-
-
-def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.4f}"
-
-
-def _share(value: float | None) -> str:
-    """A measured share as a percentage with one decimal, two when one would round it to 0% or 100%.
-
-    Examples
-    --------
-    >>> _share(0.2653), _share(0.99972), _share(1.0), _share(0.0003)
-    ('26.5%', '99.97%', '100.0%', '0.03%')
-    """
-    if value is None:
-        return "-"
-    shown = f"{100.0 * value:.1f}%"
-    if 0.0 < value < 1.0 and shown in ("0.0%", "100.0%"):
-        shown = f"{100.0 * value:.2f}%"
-    return shown
-
-
-def _percent_setting(value: float) -> str:
-    """A share the user set (1 - delta, max_error) as the shortest percentage: 0.95 is 95%."""
-    return f"{100.0 * value:.6g}%"

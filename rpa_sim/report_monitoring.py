@@ -16,6 +16,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from rpa_sim.formatting import count
+from rpa_sim.monitoring.study import SHORTFALL_ERRORS, proposed_method
 from rpa_sim.report import _PALETTE, _esc, _figure_html, _label, _percent_setting, _signed, _style, _table, num
 
 __all__ = ["MONITORING_PLOTS", "monitoring_figures", "monitoring_section"]
@@ -133,18 +135,25 @@ def monitoring_section(summary: dict[str, Any], figures: dict[str, Figure]) -> l
             f"{monitoring['width_days']} days a rate: a width shrinks about as one over the square root of the "
             "audits."))
     header = ["policy", "τ", "auto-accepted", "audits a day", "true error rate", "method", "coverage",
-              "± (Monte Carlo)", "mean width", "bias", "quality coverage", "naive bias"]
-    rows, notes = [], []
+              "± (Monte Carlo)", "mean width", "bias", "quality coverage", "naive bias", "reliable"]
+    rows, notes, unreliable, proposals = [], [], [], []
+    marks: dict[tuple[int, int], str] = {}
     for entry in monitoring["policies"]:
         if entry["note"] is not None:
             notes.append(f"<li><strong>{_esc(entry['policy'])}</strong> {_esc(entry['note'])}.</li>")
             continue
         for method, figures_of in entry["methods"].items():
-            rows.append([entry["policy"], num(entry["threshold"]), str(entry["auto_accepted"]),
+            if not figures_of["reliable"]:
+                marks[(len(rows), len(header) - 1)] = "loss"
+                unreliable.append(f"<li><strong>{_esc(entry['policy'])}</strong>, <code>{_esc(method)}</code>: "
+                                  f"{_esc(figures_of['reason'])}.</li>")
+            rows.append([entry["policy"], num(entry["threshold"]), count(entry["auto_accepted"]),
                          num(entry["expected_audits"], 1), num(entry["true_auto_error"]), method,
                          num(figures_of["coverage"], 3), num(figures_of["coverage_error"], 3),
                          num(figures_of["mean_width"]), _signed(figures_of["bias"]),
-                         num(figures_of["quality_coverage"], 3), _signed(entry["naive_bias"])])
+                         num(figures_of["quality_coverage"], 3), _signed(entry["naive_bias"]),
+                         "yes" if figures_of["reliable"] else "no"])
+        proposals.append(_proposal(entry))
     if rows:
         parts += [
             f'<p class="explain">Per policy and method: the threshold ({_esc(_sources(monitoring))}), the '
@@ -154,12 +163,29 @@ def monitoring_section(summary: dict[str, Any], figures: dict[str, Figure]) -> l
             "holds the true quality (reviewed items counted right, so reviewer mistakes show here), and the naive "
             "figure's mean less the truth. Methods: "
             + "; ".join(f"<code>{_esc(name)}</code>: {_esc(text)}" for name, text in _METHOD_NAMES.items())
-            + ".</p>",
-            _table(header, rows, table_id="monitoring-coverage"),
+            + f". A method is reliable unless its coverage falls short of {level} by more than "
+            f"{SHORTFALL_ERRORS:g} Monte Carlo standard errors, or its interval has zero width on most days "
+            "(docs/monitoring.md).</p>",
+            _table(header, rows, table_id="monitoring-coverage", marks=marks),
         ]
+        if unreliable:
+            parts += ['<p class="explain">Unreliable here, whatever their width: never estimate with them.</p>',
+                      '<ul id="monitoring-unreliable">' + "".join(unreliable) + "</ul>"]
+        parts.append('<p class="explain" id="monitoring-proposal">To estimate the auto-accepted error rate in '
+                     "production: " + "; ".join(proposals) + ".</p>")
     if notes:
         parts += ['<p class="explain">Not monitored:</p>', '<ul id="monitoring-notes">' + "".join(notes) + "</ul>"]
     return parts
+
+
+def _proposal(entry: dict[str, Any]) -> str:
+    """The method proposed for a monitored policy, in words: the narrowest reliable one, never an unreliable one."""
+    method = proposed_method(entry)
+    policy = f"<strong>{_esc(entry['policy'])}</strong>"
+    if method is None:
+        return f"{policy}: no method is reliable at this audit rate; audit more"
+    width = num(entry["methods"][method]["mean_width"])
+    return f"{policy} with <code>{_esc(method)}</code> (the narrowest reliable interval, mean width {width})"
 
 
 def _sources(monitoring: dict[str, Any]) -> str:

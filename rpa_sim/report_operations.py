@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from rpa_sim.formatting import count, hours, money
 from rpa_sim.report import _esc, _figure_html, _label, _new_axes, _style, _table, num
 
 __all__ = ["OPERATIONS_PLOTS", "operations_figures", "operations_section"]
@@ -98,10 +99,6 @@ def _backlog_figure(operations: dict[str, Any]) -> Figure:
     return figure
 
 
-def _hours(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds / 3600:.2f}"
-
-
 def operations_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
     """The section's HTML parts: the explanation, the staffing table and the plots."""
     operations = summary["operations"]
@@ -123,7 +120,7 @@ def operations_section(summary: dict[str, Any], figures: dict[str, Figure]) -> l
         "of the reviewed documents and the backlog. A document the team releases unreviewed when its patience "
         "runs out goes through as the model gave it: the last column is the quality after review with those "
         "documents counted so."
-        + ("" if team_cost is None else f" The team costs {team_cost:,.2f}{_esc(unit)} a day.") + "</p>",
+        + ("" if team_cost is None else f" The team costs {_esc(money(team_cost, currency))} a day.") + "</p>",
     ]
     header = ["policy", "point", "τ", "opened a day", "peak load (erlangs)", "peak reviewers to schedule",
               f"staffing cost a day{unit}", "service level (team)", "turnaround p50 h", "p90 h", "p99 h",
@@ -134,11 +131,11 @@ def operations_section(summary: dict[str, Any], figures: dict[str, Figure]) -> l
         for point in entry["points"]:
             simulated = point["simulated"]
             rows.append([entry["policy"], point["point"], num(point["threshold"], 3),
-                         num(point["documents_opened_per_day"], 1), num(point["peak_load"], 2),
-                         str(point["peak_scheduled_needed"]), num(point["staffing_cost_per_day"], 2),
-                         num(simulated["service_level"], 3), _hours(simulated["turnaround_p50_seconds"]),
-                         _hours(simulated["turnaround_p90_seconds"]), _hours(simulated["turnaround_p99_seconds"]),
-                         str(simulated["backlog_at_day_end"][-1]), num(simulated["utilisation"], 3),
+                         count(point["documents_opened_per_day"]), num(point["peak_load"], 2),
+                         count(point["peak_scheduled_needed"]), money(point["staffing_cost_per_day"]),
+                         num(simulated["service_level"], 3),
+                         *(hours(simulated[f"turnaround_{p}_seconds"], unit=False) for p in ("p50", "p90", "p99")),
+                         count(simulated["backlog_at_day_end"][-1]), num(simulated["utilisation"], 3),
                          num(point["released_share"], 3), num(point["quality_with_releases"], 4)])
     parts.append(_table(header, rows, table_id="operations-staffing-table"))
     overloaded = sorted({f"{entry['policy']} ({point['point']})" for entry in operations["policies"]

@@ -320,6 +320,8 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
             **best.to_dict(),
             "savings_vs_review_all": baselines["review_all"]["cost"] - best.cost,
             "savings_vs_review_none": baselines["review_none"]["cost"] - best.cost,
+            # the cheapest point at the lowest or highest τ swept: a wider range might hold a cheaper one
+            "edge_of_range": bool(best.threshold in (curve.threshold.min(), curve.threshold.max())),
         }
     if scenario.replicates:
         chosen = [p.threshold for p in points.values() if p is not None]
@@ -354,12 +356,13 @@ def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
                                summary: (jsontext.dumps(result.summary, indent=2) + "\n").encode("utf-8")})
 
 
-def _cell(value: float | None, digits: int = 4) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
 def comparison_table(result: ScenarioResult) -> str:
-    """The policies side by side: AUC, operating points, cost optimum, certified threshold, dominance."""
+    """The policies side by side: AUC, operating points, cost optimum, certified threshold, dominance; under it,
+    what to read with care: a cheapest point at the edge of the swept range, a monitoring method that is
+    unreliable."""
+    from rpa_sim.compare import edge_of_range_text  # noqa: PLC0415
+    from rpa_sim.formatting import count, money, number  # noqa: PLC0415
+
     summary = result.summary
     metric = summary["metric"]
     header = ["policy", "AUC"] + [f"auto@{t}" for t in summary["targets"]]
@@ -367,18 +370,23 @@ def comparison_table(result: ScenarioResult) -> str:
     if rejecting:
         header.append("rejected")
     if summary["costs"] is not None:
-        header += ["best cost", "at τ", "saves vs all"]
+        currency = summary["costs"].get("currency")
+        header += ["best cost" + ("" if currency is None else f" ({currency})"), "at τ", "saves vs all"]
     header += ["certified τ", "dominated by"]
-    rows = []
+    rows, cautions = [], []
     for p in summary["policies"]:
-        row = [p["policy"], _cell(p["auc"])]
-        row += [_cell(None if point is None else point["auto_rate"]) for point in p["operating_points"].values()]
+        row = [p["policy"], number(p["auc"])]
+        row += [number(None if point is None else point["auto_rate"]) for point in p["operating_points"].values()]
         if rejecting:
-            row.append(f"{p.get('rejected', 0):,}")
+            row.append(count(p.get("rejected", 0)))
         if summary["costs"] is not None:
             best = p["cost_optimum"]
-            row += [f"{best['cost']:.2f}", _cell(best["threshold"], 3), f"{best['savings_vs_review_all']:.2f}"]
-        row += [_cell(None if p["certified"] is None else p["certified"]["threshold"], 3),
+            edge = best["edge_of_range"]
+            row += [money(best["cost"]), number(best["threshold"], 3) + (" *" if edge else ""),
+                    money(best["savings_vs_review_all"])]
+            if edge:
+                cautions.append(f"* {p['policy']}: {edge_of_range_text(best, summary['thresholds'])}")
+        row += [number(None if p["certified"] is None else p["certified"]["threshold"], 3),
                 ", ".join(p["dominated_by"]) or "-"]
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
@@ -389,8 +397,12 @@ def comparison_table(result: ScenarioResult) -> str:
     for target, best in summary["optimized_per_field"].items():
         single = best["best_single_threshold"]
         if best["feasible"]:
-            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {_cell(best['auto_rate'])} "
-                         f"(one threshold for all fields: {_cell(None if single is None else single['auto_rate'])})")
+            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {number(best['auto_rate'])} "
+                         f"(one threshold for all fields: {number(None if single is None else single['auto_rate'])})")
         else:
             notes.append(f"{metric} {target} cannot be reached by reviewing entities alone")
-    return "\n".join(lines + [""] + notes)
+    for entry in (summary.get("monitoring") or {}).get("policies", []):
+        cautions += [f"monitoring: {method} is unreliable for {entry['policy']} at τ = {number(entry['threshold'])}: "
+                     f"{figures['reason']}" for method, figures in (entry["methods"] or {}).items()
+                     if not figures["reliable"]]
+    return "\n".join(lines + [""] + notes + cautions)

@@ -60,7 +60,8 @@ def test_the_summary_keys(monitored):
                           "expected_audits", "true_auto_error", "naive_mean", "naive_bias", "methods", "first_days",
                           "widths", "note"}
     assert list(entry["methods"]) == ["classical", "stratified", "ppi"]
-    assert set(entry["methods"]["ppi"]) == {"coverage", "coverage_error", "mean_width", "bias", "quality_coverage"}
+    assert set(entry["methods"]["ppi"]) == {"coverage", "coverage_error", "mean_width", "bias", "quality_coverage",
+                                            "reliable", "reason"}
     assert (entry["threshold"], entry["threshold_from"], entry["audit_rate"], entry["note"]) == (0.9, "given", 0.1,
                                                                                                  None)
 
@@ -204,7 +205,7 @@ def test_the_report_has_a_monitoring_section_only_with_the_section(receipts):
     assert html.count("a second, careful check") == 1  # the assumption is stated once
     entry = monitored.summary["monitoring"]["policies"][0]
     ppi = entry["methods"]["ppi"]
-    assert (f"<tr><td>confidence</td><td class=\"num\">0.9000</td><td class=\"num\">{entry['auto_accepted']}</td>"
+    assert (f"<tr><td>confidence</td><td class=\"num\">0.9000</td><td class=\"num\">{entry['auto_accepted']:,}</td>"
             in section)
     assert f'<td>ppi</td><td class="num">{ppi["coverage"]:.3f}</td>' in section
     assert section.count("<tr><td>") == 9  # three policies, three methods

@@ -291,6 +291,10 @@ def test_run_prints_the_operations_table(capsys):
                                 "(team)", "p90", "h", "backlog", "end", "util", "quality"]
     assert [line.split()[0] for line in table[3:9]] == ["confidence", "confidence", "document-escalation",
                                                         "document-escalation", "per-field", "per-field"]
+    # counts whole with separators, money with its currency (issue 21)
+    escalation = table[6].split()
+    assert (escalation[4], escalation[6], escalation[9]) == ("1,260", "2,268.00", "2,226")
+    assert "operations: 1,300 arrivals a day" in out and "team costs 1,344.00 EUR a day" in out
 
 
 def test_staff_scenario(capsys):
@@ -301,7 +305,7 @@ def test_staff_scenario(capsys):
     status, text, err = run_cli(capsys, "staff", "operations-day")
     lines = text.splitlines()
     assert lines[1].split()[3:] == [f"{h:02d}" for h in range(6, 20)] + ["cost/day"]
-    assert lines[3].split()[2:] == ["0"] + ["4"] * 12 + ["0", "1344.00"]
+    assert lines[3].split()[2:] == ["0"] + ["4"] * 12 + ["0", "1,344.00"]
     first = operations["policies"][0]["points"][0]
     assert lines[4].split()[-15:-1] == [str(n) for n in first["scheduled_needed_per_hour"][6:20]]
 

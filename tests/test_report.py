@@ -107,7 +107,7 @@ class _Cells(HTMLParser):
 
 
 def _f(value, digits=4):
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None else f"{value:,.{digits}f}"
 
 
 def _run(tmp_path: Path, text: str):
@@ -225,7 +225,7 @@ def test_certification_is_a_table_with_its_assumptions_stated_once(kie):
             assert row[-1] == "not certifiable: a review budget" and set(row[1:-1]) == {"-"}
             continue
         at = found.get("at_threshold") or {}
-        assert row[1:] == [_f(found["threshold"]), str(found["accepted_n"]), str(found["accepted_errors"]),
+        assert row[1:] == [_f(found["threshold"]), f"{found['accepted_n']:,}", f"{found['accepted_errors']:,}",
                            _f(found["upper_bound"]), _f(found["holdout_auto_rate"]), _f(found["holdout_error"]),
                            _f(at.get("auto_rate")), _f(at.get("metric")), _f(at.get("cost"), 2),
                            "certified" if found["threshold"] is not None else "nothing passes the test"]
@@ -242,7 +242,7 @@ def test_kie_other_tables_equal_summary_json(kie):
     summary = json.loads((tmp / "out" / "summary.json").read_text())
     tables = _parse(report).tables
     data = dict(tables["data"]["rows"])
-    assert data["documents"] == str(summary["data"]["documents"])
+    assert data["documents"] == f"{summary['data']['documents']:,}"
     assert data["KIEval_Aligned before review"] == _f(summary["data"]["kieval_aligned"])
     calibration = [row[1] for row in tables["calibration"]["rows"]]
     assert calibration == [_f(summary["calibration"][k]) for k in ("ece_equal_width", "ece_equal_mass", "aurc")]

@@ -67,7 +67,7 @@ def _panel_numbers(app) -> dict[str, str]:
     """The figures panel as shown: label -> the number's text, whatever the number of columns."""
     text = str(app.query_one(FiguresPanel).render())
     return {label: value for line in text.splitlines()[1:]
-            for label, value in re.findall(r"(\S.*?)\s+(-?[\d,]*\.?\d+|nan)(?=\s{3}|\s*$)", line)}
+            for label, value in re.findall(r"(\S.*?)\s+(-?[\d,]*\.?\d+|-)(?=\s{3}|\s*$)", line)}
 
 
 def _expected(app, threshold: float) -> dict[str, str]:
@@ -207,7 +207,8 @@ async def test_o_goes_to_the_cheapest_threshold(scenario):
                         if p["policy"] == app.model.policy_names[policy])
             assert app.threshold == best["threshold"]
             assert app.model.figures(policy, app.threshold)["cost"] == pytest.approx(best["cost"], abs=1e-9)
-            assert f"least cost {best['cost']:,.2f} EUR (o)" in _status(app)
+            edge = ", at the edge of the range swept" if best["edge_of_range"] else ""
+            assert f"least cost {best['cost']:,.2f} EUR{edge} (o)" in _status(app)
             costs = [app.model.figures(policy, t)["cost"] for t in np.linspace(0, 1, 201)]
             assert best["cost"] <= min(costs) + 1e-9
         await pilot.press("plus")
@@ -768,7 +769,7 @@ async def test_records_without_predictions_open_in_every_view(tmp_path):
         numbers = _panel_numbers(app)
         # no prediction: no auto-rate; the four missed values stay, so KIEval_Aligned^τ = 1 - 4 / 4
         assert (numbers["auto-rate"], numbers["KIEval_Aligned^τ"], numbers["residual additions"]) == (
-            "nan", "0.0000", "4")
+            "-", "0.0000", "4")
         for key in ("c", "f", "l", "dollar_sign", "s", "t", "plus", "2", "o", "g"):
             await pilot.press(key)
             await pilot.pause()

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from rpa_sim.policies import Policy
     from rpa_sim.reviewer import Reviewer
 
-__all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "monitoring_summary", "policy_monitoring",
-           "spec_of_summary"]
+__all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "SHORTFALL_ERRORS", "ZERO_WIDTH",
+           "monitoring_summary", "policy_monitoring", "reliability", "proposed_method", "spec_of_summary"]
 
 Method = Literal["classical", "stratified", "ppi"]
 #: The audit rate of a policy without an ``audit`` share of its own, unless the section gives one.
@@ -46,6 +46,12 @@ ASSUMPTIONS = ("Audits are a second, careful check of auto-accepted items, drawn
                "they label exactly. Reviewers are the scenario's: the items they review are labelled by what they "
                "report, so their misses and false corrections bias the naive figure and the post-correction quality, "
                "not the audited error rate.")
+#: How many Monte Carlo standard errors a method's replayed coverage may fall short of its nominal level before
+#: the method is unreliable: a method that keeps its promise falls that far short in about 2% of measurements.
+SHORTFALL_ERRORS = 2.0
+#: An interval narrower than this is of zero width (PPI's normal interval with no error among the audits is
+#: zero up to rounding, e.g. 1e-35).
+ZERO_WIDTH = 1e-9
 _Share = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
 _Days = BeforeValidator(limits.size_check("days", most=limits.MOST_MONITORED_DAYS,
                                           limited_by="a fixed ceiling: each day replays every item"))
@@ -186,16 +192,94 @@ def policy_monitoring(spec: MonitoringSpec, table: OutcomeTable, policy: Policy,
                         confidence_level=spec.confidence_level)
     rows = {method: daily.row(method) for method in methods}
     naive = daily.naive[~np.isnan(daily.naive)]
+    audits, audit_errors = float(rates.sum()), float(rates @ replayer.errors[accepted])
+    verdicts = {method: reliability(method, row.coverage, level=spec.confidence_level, days=spec.days,
+                                    zero_width=float(np.mean(daily.high[method] - daily.low[method] < ZERO_WIDTH)),
+                                    audits=audits, audit_errors=audit_errors) for method, row in rows.items()}
     entry.update(
-        expected_audits=float(rates.sum()), true_auto_error=daily.truth,
+        expected_audits=audits, true_auto_error=daily.truth,
         naive_mean=float(naive.mean()) if len(naive) else None, naive_bias=rows[methods[0]].naive_bias,
         methods={method: {"coverage": row.coverage, "coverage_error": row.coverage_error,
-                          "mean_width": row.mean_width, "bias": row.bias, "quality_coverage": row.quality_coverage}
+                          "mean_width": row.mean_width, "bias": row.bias, "quality_coverage": row.quality_coverage,
+                          "reliable": verdicts[method][0], "reason": verdicts[method][1]}
                  for method, row in rows.items()},
         first_days=_interval_columns(daily, spec.shown),
         widths=_widths(spec, table, policy, threshold, reviewer, methods) if spec.audit_rates else None,
         note=None)
     return entry
+
+
+def reliability(method: str, coverage: float, *, level: float, days: int, zero_width: float, audits: float,
+                audit_errors: float) -> tuple[bool, str]:
+    """Whether a method's intervals keep their promise over the replayed days, and if not, why, in words.
+
+    A method is unreliable when its coverage falls short of the nominal
+    ``level`` by more than :data:`SHORTFALL_ERRORS` Monte Carlo standard
+    errors, the larger of the measured one, ``sqrt(c (1 - c) / days)``, and
+    the one a method at its nominal level would have,
+    ``sqrt(level (1 - level) / days)`` (the measured one is 0 at a coverage
+    of 0 or 1, and small near them); or when its interval has zero width on
+    more than half of the days, a certainty no sample of audits gives, even
+    where the true rate is 0 and the interval holds it.
+
+    Parameters
+    ----------
+    method : str
+    coverage : float
+        The share of days whose interval holds the truth.
+    level : float
+        The intervals' nominal coverage.
+    days : int
+        The replayed days.
+    zero_width : float
+        The share of days whose interval has zero width (:data:`ZERO_WIDTH`).
+    audits, audit_errors : float
+        The audits a day and the errors among them, expected.
+
+    Returns
+    -------
+    tuple of (bool, str)
+        Reliable, and the reason it is not (empty when it is).
+
+    Examples
+    --------
+    >>> reliability("ppi", 0.24, level=0.95, days=200, zero_width=0.76, audits=51.8, audit_errors=0.35)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (False, "covers 24.0% of replayed days against a nominal 95% (± 3.0%): with about 0.35 errors expected among
+    52 audits a day, PPI's normal interval collapses to zero width on 76.0% of the days")
+    >>> reliability("classical", 0.94, level=0.95, days=200, zero_width=0.0, audits=51.8, audit_errors=0.35)
+    (True, '')
+    """
+    from rpa_sim.formatting import count, setting_share, share  # noqa: PLC0415
+
+    error = max(math.sqrt(coverage * (1.0 - coverage) / days), math.sqrt(level * (1.0 - level) / days))
+    short = level - coverage > SHORTFALL_ERRORS * error
+    collapsed = zero_width > 0.5
+    if not (short or collapsed):
+        return True, ""
+    found = (f"covers {share(coverage)} of replayed days against a nominal {setting_share(level)} (± {share(error)})"
+             if short else "")
+    if method != "ppi" and not collapsed:
+        return False, found
+    errors = f"{audit_errors:.2g}" if audit_errors < 10 else count(audit_errors)  # 0.35, 4.5, 12, 1,234
+    expected = f"with about {errors} errors expected among {count(audits)} audits a day, "
+    interval = "PPI's normal interval" if method == "ppi" else "its interval"
+    cause = (f"{interval} collapses to zero width on {share(zero_width)} of the days" if collapsed
+             else f"{interval} is too narrow for so few errors")
+    return False, f"{found}: {expected}{cause}" if found else f"{expected}{cause}, a certainty no audit gives"
+
+
+def proposed_method(entry: dict[str, Any]) -> str | None:
+    """The method to estimate a monitored policy with: the narrowest reliable one (the first of a tie); None
+    when no method is reliable or the policy has no figures.
+
+    >>> proposed_method({"methods": {"classical": {"reliable": True, "mean_width": 0.08},
+    ...                              "ppi": {"reliable": False, "mean_width": 0.01}}})
+    'classical'
+    """
+    reliable = {method: figures["mean_width"] for method, figures in (entry.get("methods") or {}).items()
+                if figures["reliable"]}
+    return min(reliable, key=reliable.__getitem__) if reliable else None
 
 
 def _widths(spec: MonitoringSpec, table: OutcomeTable, policy: Policy, threshold: float, reviewer: Reviewer,

@@ -553,28 +553,22 @@ def operations_summary(model: OperationModel, sweepers: Sequence[Sweeper],
     }
 
 
-def _hours(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds / _HOUR:.2f}"
-
-
-def _share(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def operations_table(operations: dict[str, Any], *, currency: str | None = None) -> str:
     """The operating points of every policy as text: work, reviewers needed, cost, and the team's figures."""
     header = ["policy", "point", "τ", "opened/day", "peak need", "staff cost/day", "SL (team)", "p90 h",
               "backlog end", "util", "quality"]
+    from rpa_sim.formatting import count, hours, money, number  # noqa: PLC0415
+
     rows = []
     for policy in operations["policies"]:
         for point in policy["points"]:
             simulated = point["simulated"]
-            cost = point["staffing_cost_per_day"]
-            rows.append([policy["policy"], point["point"], f"{point['threshold']:.3f}",
-                         f"{point['documents_opened_per_day']:.1f}", str(point["peak_scheduled_needed"]),
-                         "-" if cost is None else f"{cost:.2f}", _share(simulated["service_level"]),
-                         _hours(simulated["turnaround_p90_seconds"]), str(simulated["backlog_at_day_end"][-1]),
-                         _share(simulated["utilisation"]), _share(point["quality_with_releases"])])
+            rows.append([policy["policy"], point["point"], number(point["threshold"], 3),
+                         count(point["documents_opened_per_day"]), count(point["peak_scheduled_needed"]),
+                         money(point["staffing_cost_per_day"]), number(simulated["service_level"], 3),
+                         hours(simulated["turnaround_p90_seconds"], unit=False),
+                         count(simulated["backlog_at_day_end"][-1]), number(simulated["utilisation"], 3),
+                         number(point["quality_with_releases"], 3)])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)
                        for i, (cell, width) in enumerate(zip(row, widths))) for row in [header, *rows]]
@@ -582,10 +576,9 @@ def operations_table(operations: dict[str, Any], *, currency: str | None = None)
     settings = operations["settings"]
     level = settings["service_level"]
     team_cost = operations["team"]["cost_per_day"]
-    unit = f" {currency}" if currency else ""
-    notes = [f"operations: {operations['documents_per_day']:.0f} arrivals a day over {operations['days']} simulated "
-             f"day(s); service level {level['share']:g} within {level['within_hours']:g} h (all documents); "
-             f"team costs {'-' if team_cost is None else f'{team_cost:.2f}'}{unit} a day",
+    notes = [f"operations: {count(operations['documents_per_day'])} arrivals a day over {operations['days']} "
+             f"simulated day(s); service level {level['share']:g} within {level['within_hours']:g} h (all "
+             f"documents); team costs {money(team_cost, currency)} a day",
              "peak need = most reviewers to schedule in an hour for the service level (Erlang); SL (team), p90 h, "
              "backlog end and util are simulated with the scenario's team; quality = the metric after review, "
              "documents the team released unreviewed counted as they came"]
@@ -613,13 +606,15 @@ def staffing_table(operations: dict[str, Any]) -> str:
     team = operations["team"]["scheduled_per_hour"]
     shown = [hour for hour, rate in enumerate(arrivals) if rate > 0 or team[hour % _HOURS_IN_DAY] > 0]
     header = ["policy", "point", "τ", *(f"{hour % 24:02d}" for hour in shown), "cost/day"]
-    rows = [["team (scheduled)", "", "", *(str(team[hour % _HOURS_IN_DAY]) for hour in shown),
-             _money(operations["team"]["cost_per_day"])]]
+    from rpa_sim.formatting import count, money, number  # noqa: PLC0415
+
+    rows = [["team (scheduled)", "", "", *(count(team[hour % _HOURS_IN_DAY]) for hour in shown),
+             money(operations["team"]["cost_per_day"])]]
     for policy in operations["policies"]:
         for point in policy["points"]:
             scheduled = point["scheduled_needed_per_hour"]
-            rows.append([policy["policy"], point["point"], f"{point['threshold']:.3f}",
-                         *(str(scheduled[hour]) for hour in shown), _money(point["staffing_cost_per_day"])])
+            rows.append([policy["policy"], point["point"], number(point["threshold"], 3),
+                         *(count(scheduled[hour]) for hour in shown), money(point["staffing_cost_per_day"])])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)
                        for i, (cell, width) in enumerate(zip(row, widths))) for row in [header, *rows]]
@@ -628,7 +623,3 @@ def staffing_table(operations: dict[str, Any]) -> str:
     shrinkage = operations["settings"]["reviewers"]["shrinkage"]
     return "\n".join([f"Reviewers to schedule per hour for {level['share']:g} of documents done within "
                       f"{level['within_hours']:g} h (shrinkage {shrinkage:g}; Erlang per hour)", *lines])
-
-
-def _money(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"

@@ -390,7 +390,8 @@ class DashboardApp(App[int]):
         elif (best := model.cost_optimum(self.policy)) is None:
             self.notify(f"{name} has no least cost", title="Least cost")
         else:
-            note = f"least cost {model.money(best['cost'])} (o)"
+            edge = ", at the edge of the range swept" if best["edge_of_range"] else ""
+            note = f"least cost {model.money(best['cost'])}{edge} (o)"
             self.set_threshold(best["threshold"], jump=Jump("optimum", 0, self.policy, best["threshold"], note))
 
     def action_target(self) -> None:

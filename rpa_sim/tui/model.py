@@ -19,6 +19,7 @@ import numpy as np
 
 from rpa_sim.costs import CostModel
 from rpa_sim.errors import InputError
+from rpa_sim.formatting import money
 from rpa_sim.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
 from rpa_sim.policies import Policy
 from rpa_sim.progress import StageEvent, listening
@@ -252,9 +253,7 @@ class DashboardModel:
         >>> DashboardModel("m", None, [], [], costs=CostModel(per_review=1.0, currency="EUR")).money(0.5)
         '0.50 EUR'
         """
-        if value is None or not math.isfinite(value):
-            return "-"
-        return f"{value:,.2f}" + (f" {self.currency}" if self.currency else "")
+        return money(value, self.currency)
 
     # -- trade-off ----------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from textual.containers import Horizontal
 from textual_plotext import PlotextPlot
 
 from rpa_sim.errors import InputError
-from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring, spec_of_summary
+from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.plot import Marker
 from rpa_sim.tui.computed import ComputedView
@@ -132,9 +132,14 @@ class MonitoringView(ComputedView):
         spec = self.spec()
         audit = "audit plan" if entry["audit_rate"] is None else f"audit {entry['audit_rate']:.4g}"
         naive = "-" if entry["naive_mean"] is None else f"{entry['naive_mean']:.4f}"
+        warnings = [f"\n⚠ {method} is unreliable here: {figures['reason']}"
+                    for method, figures in entry["methods"].items() if not figures["reliable"]]
+        proposed = proposed_method(entry)
+        if warnings:
+            warnings.append(f" · estimate with {proposed}" if proposed else " · no method is reliable: audit more")
         return (f"{head} · {entry['auto_accepted']:,} auto-accepted · {audit} ({entry['expected_audits']:,.1f} a "
                 f"day) · true error {entry['true_auto_error']:.4f} · naive {naive} · {spec.days} days, "
-                f"{spec.confidence_level:.0%}\n{ASSUMPTION}")
+                f"{spec.confidence_level:.0%}{''.join(warnings)}\n{ASSUMPTION}")
 
     def show(self, key: tuple[int, float, int]) -> None:
         self.shown_key = key
@@ -151,7 +156,8 @@ class MonitoringView(ComputedView):
                              *((METHOD_MARKERS[name], f"{name} width") for name in methods)])
         table.show(f"{'method':<12}{'coverage':>10}{'±':>7}{'mean width':>12}{'bias':>9}{'quality cov.':>14}",
                    [f"{name:<12}{row['coverage']:>10.3f}{row['coverage_error']:>7.3f}{row['mean_width']:>12.4f}"
-                    f"{row['bias']:>+9.4f}{row['quality_coverage']:>14.3f}" for name, row in methods.items()])
+                    f"{row['bias']:>+9.4f}{row['quality_coverage']:>14.3f}"
+                    + ("" if row["reliable"] else "  ⚠ unreliable") for name, row in methods.items()])
         self.draw_intervals(entry)
         self.draw_widths(entry)
 

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual_plotext import PlotextPlot
 
 from rpa_sim.costs import CostModel
+from rpa_sim.formatting import count, hours, money, number
 from rpa_sim.operations.spec import OperationsSpec
 from rpa_sim.operations.study import OperationModel, Workload, with_releases
 from rpa_sim.reviewer import Reviewer
@@ -135,25 +136,19 @@ class OperationsView(ComputedView):
         level = operation.spec.service_level
         team_cost = operation.team_cost_per_day(key[2])
         currency = (self.model.summary.get("costs") or {}).get("currency")
-        unit = "" if currency is None else f" {currency}"
-        cost = "" if team_cost is None else f" · team {team_cost:,.2f}{unit} a day"
+        cost = "" if team_cost is None else f" · team {money(team_cost, currency)} a day"
         self.show_note(f"{self.head(key)}\nopens {figures['opened_share']:.1%} of "
-                       f"{operation.profile.documents_per_day:,.0f} a day · {figures['items_per_document']:.2f} items "
-                       f"each · {figures['handle_seconds']:.0f} s{cost}")
-
-        def cell(value: float | None, form: str) -> str:
-            return "-" if value is None else format(value, form)
-
-        hours = [cell(simulated[f"turnaround_{p}_seconds"] and simulated[f"turnaround_{p}_seconds"] / 3600, ".2f")
-                 for p in ("p50", "p90", "p99")]
-        entries = [("service level", f"{cell(simulated['service_level'], '.3f')} (target {level.share:.2f})"),
-                   ("turnaround p50/p90/p99", f"{' / '.join(hours)} h"),
-                   ("backlog at day ends", " · ".join(map(str, simulated["backlog_at_day_end"]))),
-                   ("utilisation", cell(simulated["utilisation"], ".3f")),
-                   ("reviewers needed", f"{figures['peak_scheduled_needed']} at peak"),
-                   ("their cost a day", cell(figures["staffing_cost_per_day"], ",.2f") + unit),
+                       f"{count(operation.profile.documents_per_day)} a day · {figures['items_per_document']:.2f} "
+                       f"items each · {figures['handle_seconds']:.0f} s{cost}")
+        turnaround = [hours(simulated[f"turnaround_{p}_seconds"], unit=False) for p in ("p50", "p90", "p99")]
+        entries = [("service level", f"{number(simulated['service_level'], 3)} (target {level.share:.2f})"),
+                   ("turnaround p50/p90/p99", f"{' / '.join(turnaround)} h"),
+                   ("backlog at day ends", " · ".join(map(count, simulated["backlog_at_day_end"]))),
+                   ("utilisation", number(simulated["utilisation"], 3)),
+                   ("reviewers needed", f"{count(figures['peak_scheduled_needed'])} at peak"),
+                   ("their cost a day", money(figures["staffing_cost_per_day"], currency)),
                    ("released unreviewed", f"{figures['released_share']:.1%}"),
-                   (f"{self.model.metric_label} then", cell(figures["quality_with_releases"], ".4f"))]
+                   (f"{self.model.metric_label} then", number(figures["quality_with_releases"]))]
         for columns in (2, 1):  # side by side where they fit
             lines = figure_columns(entries, columns=columns)
             if max(map(len, lines)) <= self.size.width:

@@ -22,7 +22,9 @@ from textual.strip import Strip
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual_plotext import PlotextPlot
 
+from rpa_sim.compare import edge_of_range_text
 from rpa_sim.errors import SHOWN_LIMIT, escaped
+from rpa_sim.formatting import count, money, number
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import padded_limits
 from rpa_sim.tui.plot import MarkedPlot, Marker
@@ -66,10 +68,11 @@ def axis_ticks(low: float, high: float, marks: Sequence[float], rows: int) -> li
 
 
 def cell(value: Any, digits: int = 4) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
+    """A table's cell: an int is a count, a float a measure with ``digits`` decimals (:mod:`rpa_sim.formatting`)."""
+    if value is None or isinstance(value, float):
+        return number(value, digits)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return count(value)
     return str(value)
 
 
@@ -219,8 +222,8 @@ class FiguresPanel(Readout):
     @staticmethod
     def value_text(key: str, value: float) -> str:
         if key in FiguresPanel.COUNTS:
-            return f"{value:,.0f}"
-        return f"{value:,.2f}" if key == "cost" else f"{value:.4f}"
+            return count(value)
+        return money(value) if key == "cost" else number(value)
 
     def show(self, model: DashboardModel, policy: int, threshold: float) -> None:
         self.shown = (model, policy, threshold)
@@ -388,7 +391,7 @@ class CompareView(View):
 
     def text(self, column: str, value: Any) -> str:
         if column in ("cost_optimum", "savings_vs_review_all"):
-            return "-" if value is None else f"{value:,.2f}"
+            return money(value)
         return cell(value)
 
     def fill(self) -> None:
@@ -479,9 +482,9 @@ class FieldsView(View):
         for name in self.columns(row):
             value, rate = row[name], row.get(f"{name}_rate")
             if isinstance(value, int) and name != "predictions":
-                texts[name] = f"{value:,}" + ("" if rate is None else f" ({rate:.1%})")
+                texts[name] = count(value) + ("" if rate is None else f" ({rate:.1%})")
             elif isinstance(value, int):
-                texts[name] = f"{value:,}"
+                texts[name] = count(value)
             else:
                 # a field's name comes from the data: its control characters are shown escaped, on one line
                 texts[name] = escaped(cell(value), SHOWN_LIMIT)
@@ -663,7 +666,9 @@ class CostsView(View):
         entries = [(policy_marker(policy), model.policy_names[policy]), (CURRENT_THRESHOLD, now)]
         best, review_all = model.cost_optimum(policy), model.review_all_cost()
         if best:
-            entries.append((COST_OPTIMUM, f"least cost {model.money(best['cost'])} at τ = {best['threshold']:.4f}"))
+            edge = " (edge of the range swept)" if best["edge_of_range"] else ""
+            entries.append((COST_OPTIMUM,
+                            f"least cost {model.money(best['cost'])} at τ = {best['threshold']:.4f}{edge}"))
         if review_all is not None:
             entries.append((REVIEW_ALL, f"review all {model.money(review_all)}"))
         zoom = "all" if self.zoomed else "zoom"
@@ -697,6 +702,8 @@ class CostsView(View):
         if best:
             text += (f" · least {model.money(best['cost'])} at τ = {best['threshold']:.4f} (o goes there), "
                      f"saving {model.money(best['savings_vs_review_all'])} against reviewing everything")
+            if best["edge_of_range"]:
+                text += f"\n⚠ {edge_of_range_text(best, model.summary['thresholds'])}"
         elif not model.summarised:
             text += " · finding the least cost…"
         note.show_text(text)

@@ -1,0 +1,119 @@
+"""How figures read: one set of formatting rules for the report, the CLI's tables and the dashboard.
+
+Counts are whole numbers with thousands separated (``31,952``); money has two
+decimals, thousands separated, then its currency (``4,724.25 EUR``); shares
+labelled as percentages are percentages (``26.5%``); durations carry their
+unit. Measured figures (a quality, an auto-rate, a threshold) keep their fixed
+decimals. A figure that is absent or undefined (None, NaN, infinite) prints as
+``missing``: ``-`` unless the caller says otherwise. In a table the unit is in the column's header and the cells
+are bare numbers; in a sentence it follows the number. Machine outputs (CSV,
+JSON) never go through these: they keep every digit.
+
+Examples
+--------
+>>> count(31952.0), money(4724.2533, "EUR"), share(0.2653), hours(52560)
+('31,952', '4,724.25 EUR', '26.5%', '14.60 h')
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["MISSING", "number", "count", "expected_count", "money", "share", "setting_share", "signed", "hours"]
+
+#: What an absent or undefined figure prints as.
+MISSING = "-"
+
+
+def _absent(value: float | None) -> bool:
+    return value is None or not math.isfinite(value)
+
+
+def number(value: float | None, digits: int = 4, *, missing: str = MISSING) -> str:
+    """A measured figure with ``digits`` decimals, thousands separated.
+
+    >>> number(0.123456), number(12.5, 2), number(1234.5, 1), number(None), number(math.nan, missing="n/a")
+    ('0.1235', '12.50', '1,234.5', '-', 'n/a')
+    """
+    return missing if _absent(value) else f"{value:,.{digits}f}"
+
+
+def count(value: float | None, *, missing: str = MISSING) -> str:
+    """A count as a whole number, thousands separated: an expected count (a mean over draws) is rounded.
+
+    >>> count(31952.0), count(8467.28), count(7), count(None)
+    ('31,952', '8,467', '7', '-')
+    """
+    return missing if _absent(value) else f"{round(value):,}"
+
+
+def expected_count(value: float | None, *, missing: str = MISSING) -> str:
+    """A count that may be an expectation: whole when it is, else with the decimals it needs (at most four).
+
+    A table of a curve shows the expected counts of an imperfect reviewer exactly (``1.25`` substitutions left).
+
+    >>> expected_count(1346.0), expected_count(12.5), expected_count(2.123456), expected_count(None, missing="n/a")
+    ('1,346', '12.5', '2.1235', 'n/a')
+    """
+    if _absent(value):
+        return missing
+    rounded = round(value, 4)
+    if float(rounded).is_integer():
+        return f"{int(rounded):,}"
+    return f"{rounded:,.4f}".rstrip("0")
+
+
+def money(value: float | None, currency: str | None = None, *, missing: str = MISSING) -> str:
+    """An amount of money: two decimals, thousands separated, then the currency when there is one.
+
+    In a table whose header names the currency, leave ``currency`` out.
+
+    >>> money(4724.2533, "EUR"), money(-12.1), money(None, "EUR")
+    ('4,724.25 EUR', '-12.10', '-')
+    """
+    if _absent(value):
+        return missing
+    return f"{value:,.2f}" + ("" if currency is None else f" {currency}")
+
+
+def share(value: float | None, *, missing: str = MISSING) -> str:
+    """A measured share as a percentage with one decimal, two when one would round it to 0% or 100%.
+
+    >>> share(0.2653), share(0.99972), share(1.0), share(0.0003), share(None)
+    ('26.5%', '99.97%', '100.0%', '0.03%', '-')
+    """
+    if _absent(value):
+        return missing
+    shown = f"{100.0 * value:.1f}%"
+    if 0.0 < value < 1.0 and shown in ("0.0%", "100.0%"):
+        shown = f"{100.0 * value:.2f}%"
+    return shown
+
+
+def setting_share(value: float) -> str:
+    """A share the user set (a confidence level, a maximum error) as the shortest percentage.
+
+    >>> setting_share(0.95), setting_share(0.025)
+    ('95%', '2.5%')
+    """
+    return f"{100.0 * value:.6g}%"
+
+
+def signed(value: float | None, digits: int = 4, *, missing: str = MISSING) -> str:
+    """A difference, always with its sign.
+
+    >>> signed(0.0123), signed(-0.5, 2), signed(None)
+    ('+0.0123', '-0.50', '-')
+    """
+    return missing if _absent(value) else f"{value:+,.{digits}f}"
+
+
+def hours(seconds: float | None, *, unit: bool = True, missing: str = MISSING) -> str:
+    """A duration given in seconds, in hours with two decimals; ``unit=False`` in a column whose header says h.
+
+    >>> hours(52560), hours(4896, unit=False), hours(None)
+    ('14.60 h', '1.36', '-')
+    """
+    if _absent(seconds):
+        return missing
+    return f"{seconds / 3600.0:,.2f}" + (" h" if unit else "")

@@ -1,0 +1,269 @@
+"""Figures that do not mislead (issue 21): unreliable monitoring methods are marked and never proposed; a cost
+optimum at the edge of the swept range is flagged; counts, money and durations read the same everywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+
+import pytest
+
+from rpa_sim.generators import generate_receipts
+from rpa_sim.monitoring.study import (
+    SHORTFALL_ERRORS,
+    MonitoringSpec,
+    policy_monitoring,
+    proposed_method,
+    reliability,
+)
+from rpa_sim.outcomes import evaluate_kie
+from rpa_sim.policies import load_policy
+from rpa_sim.reviewer import Reviewer
+from rpa_sim.scenario import load_scenario
+from rpa_sim.study import comparison_table, run_scenario
+from tests.conftest import run_cli
+from tests.tui_support import SCENARIO, ready, scenario_file, shown
+
+EDGE = "the cheapest point lies at the edge of the range you swept"
+#: the dashboard's small scenario, monitored where PPI collapses: τ 0.98, 2% of about 540 items audited a day
+MONITORED = SCENARIO + ("monitoring:\n  threshold: 0.98\n  audit_rate: 0.02\n  days: 40\n  width_days: 10\n"
+                        "  audit_rates: [0.02]\n")
+
+
+# --------------------------------------------------------------------------- 1. unreliable estimators
+
+
+def test_the_rule_shortfall_beyond_two_monte_carlo_errors():
+    # 200 days at 95%: the error at the nominal level is sqrt(0.95 0.05 / 200) = 0.0154, the measured one is
+    # larger below it and counts: 0.91 is 0.04 short, less than 2 x 0.0202; 0.90 is 0.05 short, more than 2 x 0.0212
+    assert SHORTFALL_ERRORS * math.sqrt(0.91 * 0.09 / 200) > 0.95 - 0.91
+    assert SHORTFALL_ERRORS * math.sqrt(0.90 * 0.10 / 200) < 0.95 - 0.90
+    assert reliability("classical", 0.91, level=0.95, days=200, zero_width=0.0, audits=50, audit_errors=5) == (
+        True, "")
+    verdict = reliability("classical", 0.90, level=0.95, days=200, zero_width=0.0, audits=50, audit_errors=5)
+    assert verdict == (False, "covers 90.0% of replayed days against a nominal 95% (± 2.1%)")
+    # a coverage of 0 has a measured error of 0: the error at the nominal level keeps one day from condemning
+    assert reliability("ppi", 0.0, level=0.95, days=1, zero_width=0.0, audits=50, audit_errors=5)[0] is False
+    assert reliability("ppi", 0.8, level=0.95, days=5, zero_width=0.0, audits=50, audit_errors=5)[0] is True
+
+
+def test_zero_width_on_most_days_is_unreliable_even_where_it_holds_the_truth():
+    reliable, reason = reliability("ppi", 1.0, level=0.95, days=200, zero_width=0.8, audits=52, audit_errors=0.0)
+    assert not reliable
+    assert reason == ("with about 0 errors expected among 52 audits a day, PPI's normal interval collapses to "
+                      "zero width on 80.0% of the days, a certainty no audit gives")
+    assert reliability("ppi", 0.95, level=0.95, days=200, zero_width=0.5, audits=52, audit_errors=3.0)[0] is True
+
+
+def test_proposed_method_is_the_narrowest_reliable_one():
+    methods = {"classical": {"reliable": True, "mean_width": 0.08}, "stratified": {"reliable": True,
+                                                                                   "mean_width": 0.08},
+               "ppi": {"reliable": False, "mean_width": 0.01}}
+    assert proposed_method({"methods": methods}) == "classical"
+    assert proposed_method({"methods": {"ppi": methods["ppi"]}}) is None
+    assert proposed_method({"methods": None}) is None
+
+
+@pytest.fixture(scope="module")
+def docvqa():
+    """docvqa-demo's confidence policy monitored at its cost optimum with the default settings (no widths grid)."""
+    scenario, base = load_scenario("docvqa-demo")
+    scenario = scenario.model_copy(update={"policies": ["confidence"], "monitoring": MonitoringSpec(audit_rates=[])})
+    return run_scenario(scenario, base)
+
+
+def test_docvqa_demo_ppi_is_unreliable_in_the_summary(docvqa):
+    entry = docvqa.summary["monitoring"]["policies"][0]
+    assert (entry["policy"], entry["threshold"], entry["auto_accepted"]) == ("confidence", 0.9931, 1036)
+    ppi = entry["methods"]["ppi"]
+    assert (ppi["coverage"], ppi["reliable"]) == (0.24, False)
+    assert ppi["reason"] == ("covers 24.0% of replayed days against a nominal 95% (± 3.0%): with about 0.35 errors "
+                             "expected among 52 audits a day, PPI's normal interval collapses to zero width on "
+                             "76.0% of the days")
+    for method in ("classical", "stratified"):
+        assert (entry["methods"][method]["reliable"], entry["methods"][method]["reason"]) == (True, "")
+
+
+def test_docvqa_demo_ppi_is_marked_and_not_proposed_in_the_report(docvqa):
+    from rpa_sim.report import render_report
+
+    html = render_report(docvqa)
+    section = html[html.index('<h2 id="monitoring">'):html.index("<h2>Provenance</h2>")]
+    rows = re.findall(r"<tr><td>confidence</td>.*?</tr>", section)
+    assert [re.search(r"<td>(classical|stratified|ppi)</td>", row).group(1) for row in rows] == [
+        "classical", "stratified", "ppi"]
+    assert [row.endswith('<td>yes</td></tr>') for row in rows] == [True, True, False]
+    assert rows[2].endswith('<td class="loss">no</td></tr>')
+    unreliable = section[section.index('<ul id="monitoring-unreliable">'):]
+    assert ("<li><strong>confidence</strong>, <code>ppi</code>: covers 24.0% of replayed days against a nominal 95% "
+            "(± 3.0%): with about 0.35 errors expected among 52 audits a day, PPI&#x27;s normal interval collapses "
+            "to zero width on 76.0% of the days.</li></ul>") in unreliable
+    proposal = re.search(r'<p class="explain" id="monitoring-proposal">(.*?)</p>', section).group(1)
+    # PPI is the narrowest (0.0148 against 0.0801), and not proposed
+    assert proposal == ("To estimate the auto-accepted error rate in production: <strong>confidence</strong> with "
+                        "<code>classical</code> (the narrowest reliable interval, mean width 0.0801).")
+    assert "<code>ppi</code> (the narrowest" not in section
+
+
+def test_docvqa_demo_ppi_is_marked_in_the_run_text(docvqa):
+    notes = comparison_table(docvqa).splitlines()
+    assert notes[-1] == ("monitoring: ppi is unreliable for confidence at τ = 0.9931: "
+                         + docvqa.summary["monitoring"]["policies"][0]["methods"]["ppi"]["reason"])
+    assert sum("unreliable" in line for line in notes) == 1
+
+
+def test_receipts_with_enough_audits_are_reliable():
+    # about 335 audits a day among 3,353 auto-accepted receipt fields, with an imperfect reviewer
+    spec = MonitoringSpec(audit_rate=0.1, days=300, seed=5, audit_rates=[])
+    entry = policy_monitoring(spec, evaluate_kie(generate_receipts(300, seed=4)), load_policy("confidence"),
+                              threshold=0.9, reviewer=Reviewer(miss_rate=0.1, false_correction_rate=0.02))
+    assert round(entry["expected_audits"]) == 335
+    assert {method: (figures["reliable"], figures["reason"]) for method, figures in entry["methods"].items()} == {
+        "classical": (True, ""), "stratified": (True, ""), "ppi": (True, "")}
+    assert proposed_method(entry) == "ppi"  # reliable here, and the narrowest
+
+
+def test_the_monitoring_view_warns_with_the_reason(tmp_path):
+    pytest.importorskip("textual_plotext")
+    from rpa_sim.tui.app import DashboardApp
+    from rpa_sim.tui.monitoring_view import MonitoringView
+    from rpa_sim.tui.views import TextTable
+
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, MONITORED, "monitored.yaml"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            app.set_threshold(0.98)
+            await pilot.press("m")
+            view = app.query_one(MonitoringView)
+            await shown(view, pilot)
+            entry = view.results[view.key()]
+            ppi = entry["methods"]["ppi"]
+            assert not ppi["reliable"] and all(entry["methods"][m]["reliable"] for m in ("classical", "stratified"))
+            note = str(app.query_one("#monitoring-note").render())
+            assert f"⚠ ppi is unreliable here: {ppi['reason']} · estimate with classical" in note
+            assert note.count("unreliable") == 1
+            lines = view.query_one(TextTable).lines
+            assert [line.endswith("⚠ unreliable") for line in lines] == [False, False, True]
+
+    asyncio.run(run())
+
+
+# --------------------------------------------------------------------------- 2. an optimum at the edge
+
+
+@pytest.fixture(scope="module")
+def cost_benefit():
+    return run_scenario(*load_scenario("cost-benefit"))
+
+
+def test_cost_benefit_headline_optimum_is_at_the_edge(cost_benefit):
+    optima = {p["policy"]: p["cost_optimum"] for p in cost_benefit.summary["policies"]}
+    # document-escalation's 4,724.25 saved comes from τ = 1, the top of linspace:0:1:201; audited-budget's
+    # cheapest point, 0.985, is inside the range
+    assert {name: (best["threshold"], best["edge_of_range"]) for name, best in optima.items()} == {
+        "confidence": (1.0, True), "document-escalation": (1.0, True), "audited-budget": (0.985, False)}
+    assert all(type(best["edge_of_range"]) is bool for best in optima.values())
+
+
+def test_the_edge_in_the_run_text(cost_benefit):
+    text = comparison_table(cost_benefit)
+    rows = {line.split()[0]: line for line in text.splitlines()[2:5]}
+    assert "1.000 *" in rows["document-escalation"] and "2,689.94" in rows["document-escalation"]
+    assert "*" not in rows["audited-budget"] and "0.985" in rows["audited-budget"]
+    assert (f"* document-escalation: {EDGE} (τ = 1.0000, 0.03% of predictions left unreviewed): a cheaper one may "
+            "lie beyond it") in text.splitlines()
+    assert "audited-budget:" not in text
+
+
+def test_the_edge_in_the_report(cost_benefit):
+    from rpa_sim.report import render_report
+
+    html = render_report(cost_benefit)
+    for list_id in ("comparison-edge", "cost-edge"):
+        notes = re.search(rf'<ul id="{list_id}">(.*?)</ul>', html).group(1)
+        assert re.findall(r"<strong>(.*?)</strong>", notes) == ["confidence", "document-escalation"]
+        assert (f"<li><strong>document-escalation</strong>: {EDGE} (τ = 1.0000, 0.03% of predictions left "
+                "unreviewed): a cheaper one may lie beyond it.</li>") in notes
+    cost = html[html.index("<h2>Cost</h2>"):html.index("<h2>Calibration</h2>")]
+    assert 'id="cost-edge"' in cost
+
+
+def test_an_interior_optimum_is_not_flagged_and_an_exact_edge_says_why(tmp_path, capsys):
+    # the dashboard's small scenario: free reviews (no seconds given), so document-escalation is cheapest
+    # reviewing all it can, the top of its exact grid; confidence's optimum, 0.9991, is inside
+    out = tmp_path / "out"
+    status, text, err = run_cli(capsys, "run", scenario_file(tmp_path, SCENARIO), "--out-dir", out)
+    assert status == 0 and err.splitlines()[-2:] == [f"wrote {out / 'curves.csv'}", f"wrote {out / 'summary.json'}"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert [(p["policy"], p["cost_optimum"]["edge_of_range"]) for p in summary["policies"]] == [
+        ("confidence", False), ("document-escalation", True)]
+    lines = text.splitlines()
+    assert [line for line in lines if line.startswith("* ")] == [
+        f"* document-escalation: {EDGE} (τ = {summary['policies'][1]['cost_optimum']['threshold']:.4f}, 0.0% of "
+        "predictions left unreviewed): the policy is cheapest reviewing as much, or as little, as it can"]
+
+
+def test_the_costs_view_flags_the_edge(tmp_path):
+    pytest.importorskip("textual_plotext")
+    from rpa_sim.tui.app import DashboardApp
+
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("dollar_sign")
+            await pilot.pause()
+            note, legend = (str(app.query_one(f"#costs-{part}").render()) for part in ("note", "legend"))
+            assert EDGE not in note and "edge of the range swept" not in legend  # confidence: inside
+            await pilot.press("2")
+            await pilot.pause()
+            note, legend = (str(app.query_one(f"#costs-{part}").render()) for part in ("note", "legend"))
+            assert f"⚠ {EDGE} (τ = " in note and "as little, as it can" in note
+            assert "(edge of the range swept)" in legend
+            await pilot.press("o")
+            await pilot.pause()
+            assert "EUR, at the edge of the range swept (o)" in str(app.query_one("#status").render())
+            await pilot.press("1", "o")
+            await pilot.pause()
+            assert "edge" not in str(app.query_one("#status").render())
+
+    asyncio.run(run())
+
+
+# --------------------------------------------------------------------------- 3. counts, money, units
+
+
+def test_the_figures_panel_formats():
+    pytest.importorskip("textual")
+    from rpa_sim.tui.views import FiguresPanel, cell
+
+    assert [FiguresPanel.value_text(key, value) for key, value in (
+        ("reviewed", 31952.0), ("reviewed", 8467.28), ("cost", 4724.2533), ("auto_rate", 0.41362), ("cost", math.nan))
+    ] == ["31,952", "8,467", "4,724.25", "0.4136", "-"]
+    assert [cell(1234), cell(0.5), cell(None), cell("total"), cell(1234.5, 1)] == ["1,234", "0.5000", "-", "total",
+                                                                                  "1,234.5"]
+
+
+def test_report_counts_are_whole_and_money_separated(cost_benefit):
+    from rpa_sim.report import render_report
+
+    html = render_report(cost_benefit)
+
+    def cells(table_id: str) -> list[list[str]]:
+        table = re.search(rf'<table id="{table_id}">(.*?)</table>', html, re.DOTALL).group(1)
+        return [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr><td.*?</tr>", table)]
+
+    data = {row[0]: row[1] for row in cells("data")}
+    assert data["documents"] == "2,000"
+    baselines = {row[0]: row[1:] for row in cells("baselines")}
+    everything = cost_benefit.summary["baselines"]["review_all"]
+    assert baselines["review everything"][1:] == [f"{everything['reviewed']:,.0f}", f"{everything['cost']:,.2f}"]
+    assert re.fullmatch(r"\d{1,3}(,\d{3})+", baselines["review everything"][1])
+    comparison = {row[0]: row for row in cells("comparison")}
+    assert comparison["document-escalation"][6:10] == ["2,689.94", "1.0000", "4,724.25", "16,878.06"]
+    # numbers with separators stay numbers: right-aligned
+    assert '<td class="num best">4,724.25</td>' in html
+    assert not re.search(r"\d{5}\.\d", html.split("<svg", 1)[0])  # no long number without its separators
