@@ -13,10 +13,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SHOWN_LIMIT", "InputError", "UsageError", "escaped", "shown"]
+__all__ = ["SHOWN_LIMIT", "FIELD_LIMIT", "InputError", "UsageError", "escaped", "shown"]
 
-#: The most characters of a value (or an id, or a field) a message shows; the rest is counted, not shown.
+#: The most characters of a value (or an id) a message shows; the rest is counted, not shown.
 SHOWN_LIMIT = 80
+#: The most characters of a field path a message shows: paths of nested service outputs run past 100
+#: (``ExpenseDocuments[0].LineItemGroups[0].LineItems[0]...``) and are what the reader needs whole.
+FIELD_LIMIT = 240
 # a value whose text is longer is not written further just to count it (a YAML alias can nest a list a million times)
 _RENDER_BUDGET = 1_000_000
 # the escapes that read better than their code, as Python's repr writes them
@@ -187,7 +190,7 @@ class Location:
         elif record_id is not None:
             parts.append(f"id {record_id}")
         if self.field:
-            parts.append(escaped(self.field, SHOWN_LIMIT))
+            parts.append(escaped(self.field, FIELD_LIMIT))
         return ": ".join(parts)
 
 

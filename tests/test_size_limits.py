@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 # imported here, so that the time a refusal takes is the command's, not the first import of these modules
 import rpa_sim.generators
-import rpa_sim.operations.simulation
+import rpa_sim.operations.simulation  # noqa: F401
 from rpa_sim import limits
 from rpa_sim.cli import _parser
 from rpa_sim.errors import UsageError
