@@ -44,6 +44,9 @@ __all__ = ["Decision", "Constraint", "Alternative", "Team", "Cost", "Point", "de
 CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
 #: Team sizes beyond the scenario's largest that the "team for threshold" alternative tries.
 _MORE_TEAMS = 100
+#: Simulations a decision runs point by point before it takes the service level to fall as τ rises, and finds
+#: where it fails by bisection (docs/decision.md, "The search").
+EXACT_SIMULATIONS = 64
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,7 @@ class _Search:
         # the same documents, more reviewers: under FCFS with late documents still reviewed, none finishes later
         self.monotone = model is not None and model.spec.discipline == "fcfs" and not self.releases
         self._simulated: dict[tuple[float, float, int], dict[str, Any]] = {}
+        self._boundary: dict[tuple[int, int], int] = {}
         self._totals: dict[tuple[int, int], np.ndarray] = {}
         self._floor: dict[int, list[int]] = {}
 
@@ -426,9 +430,34 @@ class _Search:
 
     def _meets(self, policy: int, index: int, extra: int, active: frozenset[str]) -> bool:
         """The constraints that need the team simulated."""
-        if "service_level" in active and self.service_level(policy, index, extra) < self.model.spec.service_level.share:
+        if "service_level" in active and not self._keeps_level(policy, index, extra):
             return False
         return not ("quality" in active and self.releases) or self.quality_at(policy, index, extra) >= self.target
+
+    def _keeps_level(self, policy: int, index: int, extra: int) -> bool:
+        """Whether the team keeps the service level at the point: simulated there, until
+        :data:`EXACT_SIMULATIONS` have run; then, unless that point was simulated already, read from the
+        policy's last threshold at which the team keeps it (:meth:`_last_kept`)."""
+        opened = float(self.opened[policy][index])
+        reviewed = float(self.curves[policy].columns["reviewed"][index])
+        if len(self._simulated) < EXACT_SIMULATIONS or (opened, reviewed, extra) in self._simulated:
+            return self.service_level(policy, index, extra) >= self.model.spec.service_level.share
+        return index <= self._last_kept(policy, extra)
+
+    def _last_kept(self, policy: int, extra: int) -> int:
+        """The last threshold of the policy's grid at which the team keeps the service level (-1: none), by
+        bisection, taking the level to fall as τ rises (a higher τ opens and reviews at least as much)."""
+        if (policy, extra) not in self._boundary:
+            share = self.model.spec.service_level.share
+            kept, failed = -1, len(self.curves[policy])
+            while failed - kept > 1:
+                middle = (kept + failed) // 2
+                if self.service_level(policy, middle, extra) >= share:
+                    kept = middle
+                else:
+                    failed = middle
+            self._boundary[policy, extra] = kept
+        return self._boundary[policy, extra]
 
     def _smallest_team(self, policy: int, index: int, teams: list[int], active: frozenset[str]) -> int | None:
         """The smallest of ``teams`` meeting the simulated constraints: by bisection from the Erlang estimate

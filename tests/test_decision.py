@@ -282,3 +282,34 @@ def test_a_bad_decision_section_is_one_line(capsys, tmp_path, section, message):
     assert err.count("\n") == 1 and err.startswith("rpa-sim: error: ") and message in err
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_past_the_exact_budget_the_level_is_found_by_bisection_in_tau(monkeypatch):
+    import rpa_sim.decision as decision_module
+
+    scenario = Scenario.model_validate({
+        "name": "dense", "data": {"generate": "receipts", "n": 200, "seed": 12},
+        "policies": ["confidence", "document-escalation"],
+        "reviewer": {"seconds_per_item": 8, "seconds_per_document": 25},
+        "costs": {"hourly_rate": 28, "per_residual_error": 4.0}, "thresholds": "linspace:0:1:81", "targets": [0.95],
+        "operations": {"arrivals": {"hourly": [0] * 7 + [60, 120, 160, 150, 120, 120, 150, 100, 30] + [0] * 8},
+                       "reviewers": {"shifts": [{"start_hour": 7, "end_hour": 13, "reviewers": 3},
+                                                {"start_hour": 13, "end_hour": 19, "reviewers": 3}]},
+                       "service_level": {"share": 0.9, "within_hours": 4}, "days": 2},
+    })
+    inputs = _inputs(scenario)[1:]
+    runs = []
+    original = decision_module._Search.simulated
+
+    def counted(self, policy, index, extra):
+        runs.append((policy, index, extra))
+        return original(self, policy, index, extra)
+
+    monkeypatch.setattr(decision_module._Search, "simulated", counted)
+    exact = decide(scenario, *inputs)
+    every = len(runs)
+    runs.clear()
+    monkeypatch.setattr(decision_module, "EXACT_SIMULATIONS", 0)
+    bisected = decide(scenario, *inputs)
+    assert bisected == exact and exact.feasible
+    assert len(runs) < every
