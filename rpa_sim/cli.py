@@ -842,6 +842,10 @@ def _run(args: argparse.Namespace) -> int:
 
         currency = (result.summary["costs"] or {}).get("currency")
         text += "\n\n" + operations_table(result.summary["operations"], currency=currency)
+    if (args.format or "table") == "table":
+        from rpa_sim.decision import decision_text  # noqa: PLC0415
+
+        text += "\n\n" + decision_text(result.summary["decision"])
     if args.out_dir is not None:
         for path in write_outputs(result, args.out_dir):
             print(f"wrote {path}", file=sys.stderr)

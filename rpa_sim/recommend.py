@@ -2,7 +2,11 @@
 
 :func:`recommend` takes the summary :func:`~rpa_sim.study.run_scenario`
 returns (the figures of ``summary.json``) and applies fixed rules, so that the
-report states a decision instead of leaving it to the reader:
+report states a decision instead of leaving it to the reader. A summary with
+a ``decision`` (:mod:`rpa_sim.decision`, every summary :func:`~rpa_sim.study.run_study`
+writes) is followed: its policy and threshold, its basis, and no recommendation
+when it is infeasible (its reason). Without one (summaries of earlier versions)
+the rules are:
 
 - **With costs**, the cheapest policy at its cheapest threshold (its cost
   optimum); ties go to the higher auto-rate, then to the policy listed first.
@@ -220,6 +224,9 @@ def recommend(summary: dict[str, Any]) -> Recommendation:
 
 def _choose(summary: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any], float | None] | str:
     """(basis, policy summary, point, target) by the module's rules, or the reason there is none."""
+    decision = summary.get("decision")
+    if decision is not None:
+        return _decided(summary, decision)
     if not summary["data"]["predictions"]:
         return "the data holds no predictions, so there is nothing to route"
     policies = summary["policies"]
@@ -239,6 +246,16 @@ def _choose(summary: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any
     policy = min(reaching, key=lambda p: (-p["operating_points"][key]["auto_rate"],
                                           -p["operating_points"][key]["metric"]))
     return "target", policy, policy["operating_points"][key], target
+
+
+def _decided(summary: dict[str, Any],
+             decision: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any], float | None] | str:
+    """The study's decision as (basis, policy summary, point, target), or the reason there is none."""
+    if decision["policy"] is None or not decision["feasible"]:
+        return decision["reason"]
+    policy = next(p for p in summary["policies"] if p["policy"] == decision["policy"])
+    target = summary["targets"][0] if decision["basis"] == "target" else None
+    return decision["basis"], policy, {"threshold": decision["threshold"], **decision["point"]}, target
 
 
 def _versus(point: dict[str, Any], baseline: dict[str, Any], *, auto_rate: float | None) -> Versus:

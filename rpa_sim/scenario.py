@@ -26,7 +26,7 @@ from rpa_sim.yamlfile import field_line, read_yaml, validated
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-__all__ = ["Scenario", "DataSpec", "CertifySpec", "load_scenario", "bundled_scenarios"]
+__all__ = ["Scenario", "DataSpec", "CertifySpec", "DecisionSpec", "TeamRange", "load_scenario", "bundled_scenarios"]
 
 _Open = Annotated[float, Field(gt=0.0, lt=1.0)]
 
@@ -83,6 +83,47 @@ class CertifySpec(_Strict):
     seed: Annotated[int, Field(ge=0)] = 0
 
 
+#: The most team sizes a decision weighs: each may need a simulation at each threshold.
+MOST_TEAM_SIZES = 101
+
+
+class TeamRange(_Strict):
+    """Reviewers added to every shift of the ``operations`` team (``count``: to the count), from ``min`` to
+    ``max``; negative takes some away (a shift keeps at least one)."""
+
+    min: Annotated[int, Field(ge=-1000, le=1000)] = 0
+    max: Annotated[int, Field(ge=-1000, le=1000)] = 0
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TeamRange:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}")
+        if self.max - self.min + 1 > MOST_TEAM_SIZES:
+            raise ValueError(f"a decision weighs at most {MOST_TEAM_SIZES} team sizes (a fixed ceiling for time: "
+                             f"each may be simulated at each threshold), got {self.max - self.min + 1}")
+        return self
+
+
+class DecisionTeam(_Strict):
+    """The teams a decision may choose from: ``extra_per_shift`` reviewers on every shift."""
+
+    extra_per_shift: TeamRange
+
+
+class DecisionSpec(_Strict):
+    """A scenario's ``decision:`` section: which teams the decision may choose, and the budget (docs/decision.md).
+
+    Without ``team`` the ``operations`` team is fixed, and its service level a
+    constraint on τ. ``max_reviewers`` caps the reviewers the roster
+    schedules in a day (each shift's, summed); ``max_cost_per_day`` the
+    total cost a day.
+    """
+
+    team: DecisionTeam | None = None
+    max_reviewers: Annotated[int, Field(ge=1)] | None = None
+    max_cost_per_day: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | None = None
+
+
 class Scenario(_Strict):
     """One study: ``rpa-sim run SCENARIO.yaml``."""
 
@@ -107,6 +148,21 @@ class Scenario(_Strict):
     monitoring: MonitoringSpec | None = None
     #: the review operation: arrivals, reviewers, service level (docs/operations.md)
     operations: OperationsSpec | None = None
+    #: the teams the decision may choose from, and the budget (docs/decision.md)
+    decision: DecisionSpec | None = None
+
+    @model_validator(mode="after")
+    def _decidable(self) -> Scenario:
+        decision = self.decision
+        if decision is None:
+            return self
+        if self.operations is None and (decision.team is not None or decision.max_reviewers is not None):
+            raise ValueError("decision.team and decision.max_reviewers need an operations section (the team)")
+        if decision.max_cost_per_day is not None and (self.costs is None or (
+                self.operations is None and self.costs.volume_per_day is None)):
+            raise ValueError("decision.max_cost_per_day needs costs and a daily volume (an operations section or "
+                             "costs.volume_per_day)")
+        return self
 
 
 def bundled_scenarios() -> dict[str, Traversable]:

@@ -22,7 +22,9 @@ from rpa_sim.compare import (
     operating_point,
     pareto,
 )
+from rpa_sim.costs import CostBreakdown
 from rpa_sim.data import evaluate_records, load_table
+from rpa_sim.decision import decide
 from rpa_sim.errors import InputError
 from rpa_sim.files import atomic_write_files
 from rpa_sim.generators import (
@@ -144,16 +146,27 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
     return certified
 
 
-def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Any]:
-    def at(threshold: float, missing: str) -> dict[str, float]:
+def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Curve]:
+    """Reviewing nothing and reviewing everything, each a one-point curve (priced as the policies' are)."""
+    def at(threshold: float, missing: str) -> Curve:
         # predictions without a confidence are left alone when nothing is reviewed, reviewed when everything is
         plain = Policy.model_validate({"name": "baseline", "review_if": {"confidence": "sweep"},
                                        "missing_confidence": missing})
-        return Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs).at(threshold)
+        return Sweeper(table, plain, reviewer=scenario.reviewer, costs=scenario.costs).curve(np.array([threshold]))
 
-    none, everything = at(0.0, "accept"), at(2.0, "review")
-    return {name: {"metric": point[table.metric_name], "reviewed": point["reviewed"], "cost": point.get("cost")}
-            for name, point in (("review_none", none), ("review_all", everything))}
+    return {"review_none": at(0.0, "accept"), "review_all": at(2.0, "review")}
+
+
+def _first(breakdown: CostBreakdown | None) -> CostBreakdown | None:
+    """A one-point curve's breakdown as numbers (None without costs)."""
+    return None if breakdown is None else breakdown.at(0)
+
+
+def _baseline_summary(curve: Curve) -> dict[str, Any]:
+    """A baseline's entry in the summary: its quality, reviews and cost."""
+    cost = curve.columns.get("cost")
+    return {"metric": float(curve.metric[0]), "reviewed": float(curve.columns["reviewed"][0]),
+            "cost": None if cost is None else float(cost[0])}
 
 
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
@@ -201,12 +214,15 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
     # for the output: they come from the exact curves (every threshold at which anything changes).
     exact = curves if isinstance(grid, str) else [sweeper.curve("exact") for sweeper in sweepers]
     dominated_by = pareto(exact)
-    baselines = _baselines(table, scenario)
     operation = None if scenario.operations is None else operation_model(scenario, table)
-    curves, baselines = priced(operation, scenario, table, curves, baselines)  # staffing joins the costs
+    curves = priced(operation, scenario, curves)  # staffing joins the costs
+    baseline_curves = dict(zip(("review_none", "review_all"),
+                               priced(operation, scenario, list(_baselines(table, scenario).values()))))
+    baselines = {name: _baseline_summary(curve) for name, curve in baseline_curves.items()}
     summaries = []
     for sweeper, curve, full in zip(sweepers, curves, exact):
-        summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines))
+        summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines,
+                                         _first(baseline_curves["review_all"].breakdown)))
     summary = {
         "schema_version": SCHEMA_VERSION,
         "scenario": scenario.name,
@@ -232,6 +248,8 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
 
         summary["monitoring"] = monitoring_summary(scenario.monitoring, table, policies, summary,
                                                    reviewer=scenario.reviewer)
+    certified = [None if entry["certified"] is None else entry["certified"]["threshold"] for entry in summaries]
+    summary["decision"] = decide(scenario, sweepers, curves, certified, operation).to_dict()
     return ScenarioResult(scenario, table, policies, curves, _json_safe(summary))
 
 
@@ -299,7 +317,7 @@ def _data_summary(table: OutcomeTable) -> dict[str, Any]:
 
 
 def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Curve, dominated_by: list[str],
-                    baselines: dict[str, Any]) -> dict[str, Any]:
+                    baselines: dict[str, Any], review_all: CostBreakdown | None) -> dict[str, Any]:
     points = {f"{target:g}": operating_point(exact, target) for target in scenario.targets}
     summary: dict[str, Any] = {
         "policy": curve.policy,
@@ -316,10 +334,16 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
         summary["rejected"] = int(np.count_nonzero(sweeper.compiled.rejected))
     if scenario.costs is not None:
         best = cost_optimum(curve)
+        parts = curve.breakdown.at(int(np.flatnonzero(curve.threshold == best.threshold)[0]))
+        saved = review_all.minus(parts).by_kind()
         summary["cost_optimum"] = {
             **best.to_dict(),
             "savings_vs_review_all": baselines["review_all"]["cost"] - best.cost,
             "savings_vs_review_none": baselines["review_none"]["cost"] - best.cost,
+            "breakdown": parts.by_kind(),
+            # what the saving comes from: the automation, and each kind of cost it moves
+            "reviews_saved": baselines["review_all"]["reviewed"] - best.reviewed,
+            "savings_by_kind": {kind: saved[kind] for kind in ("review", "staffing", "errors", "rejected")},
             # the cheapest point at the lowest or highest τ swept: a wider range might hold a cheaper one
             "edge_of_range": bool(best.threshold in (curve.threshold.min(), curve.threshold.max())),
         }

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rpa_sim import limits
-from rpa_sim.costs import CostModel
+from rpa_sim.costs import CostBasis, CostBreakdown, CostModel
 from rpa_sim.errors import InputError
 from rpa_sim.outcomes import OutcomeTable, table_type
 from rpa_sim.policies import Policy, compile_policy
@@ -125,11 +125,17 @@ class Curve:
     ``columns`` holds the FORMATS.md sweep columns (without ``policy``) and
     ``cost`` when a cost model was given. Ratios that are undefined at a
     threshold are NaN here and ``null`` in exports.
+
+    ``basis`` holds what a cost prices at each threshold and ``breakdown``
+    the ``cost`` column split by kind (None without a cost model); neither
+    is a column, so exports are unchanged.
     """
 
     policy: str
     task: str
     columns: dict[str, np.ndarray]
+    basis: CostBasis | None = field(default=None, compare=False)
+    breakdown: CostBreakdown | None = field(default=None, compare=False)
 
     @property
     def threshold(self) -> np.ndarray:
@@ -168,13 +174,14 @@ class Curve:
             raise ValueError("the spread was computed on other thresholds than the curve")
         extra = {f"{name}_mc_{stat}": getattr(spread, stat)[name]
                  for name in (self.metric_name, "auto_rate") for stat in ("mean", "std", "low", "high")}
-        return Curve(self.policy, self.task, {**self.columns, **extra})
+        return Curve(self.policy, self.task, {**self.columns, **extra}, self.basis, self.breakdown)
 
     def with_rejected(self) -> Curve:
         """The curve with a ``rejected`` column (zeros when its policy rejects nothing), to sit beside one that has it."""
         if REJECTED in self.columns:
             return self
-        return Curve(self.policy, self.task, {**self.columns, REJECTED: np.zeros(len(self))})
+        return Curve(self.policy, self.task, {**self.columns, REJECTED: np.zeros(len(self))}, self.basis,
+                     self.breakdown)
 
     def rows(self) -> list[dict[str, str | float | None]]:
         """One dict per threshold, in the FORMATS.md column order."""
@@ -422,8 +429,12 @@ class Sweeper:
         """The trade-off curve at every threshold of ``grid``."""
         thresholds = self.thresholds(grid)
         state = self._state(thresholds)
-        columns = self._metrics(self._base + self._prefix[:, state].T, self._doc_base + self._doc_prefix[:, state].T)
-        return Curve(self.policy.name, self.task, {"threshold": thresholds, **columns})
+        columns, basis = self._metrics(self._base + self._prefix[:, state].T,
+                                       self._doc_base + self._doc_prefix[:, state].T)
+        breakdown = None if self.costs is None else self.costs.breakdown(self.reviewer, basis)
+        if breakdown is not None:
+            columns["cost"] = breakdown.total
+        return Curve(self.policy.name, self.task, {"threshold": thresholds, **columns}, basis, breakdown)
 
     def at(self, threshold: float) -> dict[str, float]:
         """Every figure of the curve at one threshold (a point query)."""
@@ -489,7 +500,10 @@ class Sweeper:
         runs: dict[str, list[np.ndarray]] = {}
         for _ in range(replicates):
             base, prefix, doc_base, doc_prefix = self._sums(self._drawn(rng))
-            for name, values in self._metrics(base + prefix[:, state].T, doc_base + doc_prefix[:, state].T).items():
+            columns, basis = self._metrics(base + prefix[:, state].T, doc_base + doc_prefix[:, state].T)
+            if self.costs is not None:
+                columns["cost"] = self.costs.breakdown(self.reviewer, basis).total
+            for name, values in columns.items():
                 runs.setdefault(name, []).append(values)
         stacked = {name: np.vstack(values) for name, values in runs.items()}
         return Spread(thresholds, replicates, seed,
@@ -513,7 +527,8 @@ class Sweeper:
         addition_miss = rng.binomial(self.table.missed_per_unit(), r.miss_rate).astype(np.float64)
         return self._quantities(audit, miss, false, unit_audit=unit_audit, addition_miss=addition_miss)
 
-    def _metrics(self, sums: np.ndarray, unit_sums: np.ndarray) -> dict[str, np.ndarray]:
+    def _metrics(self, sums: np.ndarray, unit_sums: np.ndarray) -> tuple[dict[str, np.ndarray], CostBasis]:
+        """The curve's columns (``cost`` aside) and what a cost would price, from the summed quantities."""
         n = self.n
         reviewed = sums[:, 0]
         rejected, rejected_units = self._rejected_count, self._rejected_unit_count
@@ -527,12 +542,9 @@ class Sweeper:
                    "documents_straight_through": self.table.unit_count - touched, **figures}
         if self.policy.reject_if is not None:
             columns[REJECTED] = np.full(len(sums), rejected)
-        if self.costs is not None:
-            columns["cost"] = (reviewed * self.costs.review_price(self.reviewer)
-                               + opened * self.costs.document_price(self.reviewer)
-                               + residual_errors * self.costs.per_residual_error
-                               + rejected * self.costs.per_rejected + rejected_units * self.costs.per_rejected_document)
-        return columns
+        points = len(sums)
+        return columns, CostBasis(reviewed=reviewed, opened=opened, residual_errors=residual_errors,
+                                  rejected=np.full(points, rejected), rejected_documents=np.full(points, rejected_units))
 
 
 def _check_replicates(replicates: int, *, items: int, thresholds: int) -> None:

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from rpa_sim.reviewer import Reviewer
     from rpa_sim.sweep import Curve, Sweeper
 
-__all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "staffed_baselines", "priced",
+__all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "priced",
            "operations_summary", "operations_table"]
 
 _HOUR = 3600.0
@@ -433,18 +433,11 @@ def operation_model(scenario: Any, table: Any) -> OperationModel:
         raise InputError(f"scenario {scenario.name!r}: operations: {problem}") from None
 
 
-def _timed_cost(costs: CostModel, reviewer: Reviewer, reviewed: Any, opened: Any) -> Any:
-    """The part of a cost that prices review time at ``hourly_rate`` (fixed prices are not time)."""
-    per_review = 0.0 if costs.per_review is not None else costs.review_price(reviewer)
-    per_document = 0.0 if costs.per_document is not None else costs.document_price(reviewer)
-    return per_review * reviewed + per_document * opened
-
-
 def staffed_curve(curve: Curve, model: OperationModel, costs: CostModel, reviewer: Reviewer) -> Curve:
     """The curve with ``staffing_cost`` (rostering the reviewers each threshold needs, for the data's
-    volume) and its ``cost`` re-priced: review time priced from ``hourly_rate`` is replaced by the
-    staffing cost, since rostered reviewers are paid by the hour, busy or not; fixed prices
-    (``per_review``, ``per_document``) and residual errors stay."""
+    volume) and its ``cost`` re-priced by :meth:`CostModel.breakdown`: review time priced from
+    ``hourly_rate`` is replaced by the staffing cost, since rostered reviewers are paid by the hour, busy
+    or not; fixed prices (``per_review``, ``per_document``) and residual errors stay."""
     from rpa_sim.sweep import Curve  # noqa: PLC0415
 
     documents = model.documents
@@ -452,33 +445,17 @@ def staffed_curve(curve: Curve, model: OperationModel, costs: CostModel, reviewe
     reviewed = curve.columns["reviewed"]
     staffing = np.array([model.staffing_cost_for_data(Workload(opened=o, reviewed=r, documents=documents))
                          for o, r in zip(opened.tolist(), reviewed.tolist())], dtype=np.float64)
-    cost = curve.columns["cost"] - _timed_cost(costs, reviewer, reviewed, opened) + staffing
-    return Curve(curve.policy, curve.task, {**curve.columns, "cost": cost, "staffing_cost": staffing})
+    breakdown = costs.breakdown(reviewer, curve.basis, staffing=staffing)
+    return Curve(curve.policy, curve.task, {**curve.columns, "cost": breakdown.total, "staffing_cost": staffing},
+                 curve.basis, breakdown)
 
 
-def staffed_baselines(baselines: dict[str, Any], model: OperationModel, costs: CostModel, reviewer: Reviewer,
-                      *, opened_by_review_all: float) -> dict[str, Any]:
-    """Review-none and review-all costs priced as :func:`staffed_curve` prices a curve; reviewing all
-    opens ``opened_by_review_all`` documents (those with a prediction)."""
-    documents = model.documents
-    priced = {}
-    for name, opened in (("review_none", 0.0), ("review_all", opened_by_review_all)):
-        reviewed = baselines[name]["reviewed"]
-        staffing = model.staffing_cost_for_data(Workload(opened=opened, reviewed=reviewed, documents=documents))
-        priced[name] = {**baselines[name], "cost": baselines[name]["cost"]
-                        - _timed_cost(costs, reviewer, reviewed, opened) + staffing}
-    return {**baselines, **priced}
-
-
-def priced(model: OperationModel | None, scenario: Any, table: Any, curves: list[Curve],
-           baselines: dict[str, Any]) -> tuple[list[Curve], dict[str, Any]]:
-    """Curves and baselines with staffing in their costs (:func:`staffed_curve`); as they are without an
-    operation, a cost model or an hourly cost."""
+def priced(model: OperationModel | None, scenario: Any, curves: list[Curve]) -> list[Curve]:
+    """Curves with staffing in their costs (:func:`staffed_curve`); as they are without an operation, a
+    cost model or an hourly cost."""
     if model is None or scenario.costs is None or model.hourly_cost is None:
-        return curves, baselines
-    return ([staffed_curve(curve, model, scenario.costs, scenario.reviewer) for curve in curves],
-            staffed_baselines(baselines, model, scenario.costs, scenario.reviewer, opened_by_review_all=float(
-                len(table) if table.review_units is None else np.unique(table.review_units).size)))
+        return curves
+    return [staffed_curve(curve, model, scenario.costs, scenario.reviewer) for curve in curves]
 
 
 def _operating_thresholds(policy: dict[str, Any]) -> list[tuple[str, float]]:
