@@ -82,25 +82,19 @@ def decision_of(summary: dict[str, Any]) -> dict[str, Any]:
             "reason": ""}
 
 
-def chosen_point(result: ScenarioResult, decision: dict[str, Any]) -> tuple[float, float] | None:
-    """The decided policy's (auto-rate, quality) at the decided τ on its curve; None when it is not on it."""
-    row = _curve_row(result, decision)
+def chosen_point(decision: dict[str, Any]) -> tuple[float, float] | None:
+    """The decided point's (auto-rate, quality); None when there is none."""
+    row = _decided_point(decision)
     return None if row is None else (row["auto_rate"], row["metric"])
 
 
-def _curve_row(result: ScenarioResult, decision: dict[str, Any]) -> dict[str, float] | None:
-    """The decided policy's curve at the decided τ: auto-rate, quality and cost (None without costs)."""
-    if decision["policy"] is None or decision["threshold"] is None:
+def _decided_point(decision: dict[str, Any]) -> dict[str, float | None] | None:
+    """The decision's own point (``point``: auto-rate, quality and cost, None without costs), as the study found
+    it; None when nothing was decided or its auto-rate is undefined."""
+    point = decision.get("point")
+    if decision["policy"] is None or point is None or point["auto_rate"] is None:
         return None
-    curve = next((c for c in result.curves if c.policy == decision["policy"]), None)
-    if curve is None:
-        return None
-    at = np.flatnonzero(np.isclose(curve.threshold, decision["threshold"], rtol=0.0, atol=1e-12))
-    if len(at) == 0 or np.isnan(curve.auto_rate[at[0]]):
-        return None
-    cost = curve.columns.get("cost")
-    return {"auto_rate": float(curve.auto_rate[at[0]]), "metric": float(curve.metric[at[0]]),
-            "cost": None if cost is None else float(cost[at[0]])}
+    return {"auto_rate": point["auto_rate"], "metric": point["metric"], "cost": point["cost"]}
 
 
 def starred(result: ScenarioResult, found: Recommendation) -> Recommendation:
@@ -109,7 +103,7 @@ def starred(result: ScenarioResult, found: Recommendation) -> Recommendation:
     if "decision" not in result.summary:
         return found
     decision = result.summary["decision"]
-    row = _curve_row(result, decision)
+    row = _decided_point(decision)
     if row is None:
         return replace(found, basis=None)
     return replace(found, basis=decision["basis"], policy=decision["policy"], threshold=decision["threshold"], **row)
@@ -134,7 +128,7 @@ def decision_figure(result: ScenarioResult) -> Figure | None:
         axes.axhline(target, color="grey", linestyle="--", linewidth=1)
     if summary["targets"]:
         handles.append(Line2D([], [], color="grey", linestyle="--", label="target"))
-    point = chosen_point(result, decision)
+    point = chosen_point(decision)
     if point is not None:
         axes.scatter(*point, marker="*", s=300, color=_PALETTE[-1], edgecolor="black", zorder=5)
         left = point[0] > 0.5  # the label points towards the middle, so that it stays inside the panel
@@ -191,6 +185,16 @@ def _lead(decision: dict[str, Any], summary: dict[str, Any]) -> str:
     return f"Run {run}: {why}{binds}."
 
 
+def _clock(hour: float) -> str:
+    """An hour of the day as a shift's bound reads: ``07``, or ``07:30`` for a half hour.
+
+    >>> _clock(7), _clock(13.0), _clock(7.5)
+    ('07', '13', '07:30')
+    """
+    whole, minutes = int(hour), round((hour % 1) * 60)
+    return f"{whole:02d}" if not minutes else f"{whole:02d}:{minutes:02d}"
+
+
 def _team(reviewers: dict[str, Any] | None) -> str:
     """`` with ...``: the team the decision needs, in words (nothing without operations).
 
@@ -204,7 +208,7 @@ def _team(reviewers: dict[str, Any] | None) -> str:
     if reviewers is None:
         return ""
     if reviewers.get("shifts"):
-        team = " and ".join(f"{count} reviewer{'' if count == 1 else 's'} {start:02d}–{end:02d} h"
+        team = " and ".join(f"{count} reviewer{'' if count == 1 else 's'} {_clock(start)}–{_clock(end)} h"
                             for start, end, count in reviewers["shifts"])
     else:
         count = reviewers["count"]
@@ -290,7 +294,7 @@ def _risk_words(result: ScenarioResult, decision: dict[str, Any]) -> str:
     if decision["edge_of_range"]:
         return ("τ is at the edge of the thresholds swept, so a better point may lie beyond them: widen "
                 "<code>thresholds</code> and run again.")
-    point = chosen_point(result, decision)
+    point = chosen_point(decision)
     if point is None or not result.summary["calibration"]:
         return "every figure rests on the scenario's reviewer and model confidence: check both on live data."
     risk = _risk(result.summary, point[0])

@@ -612,7 +612,7 @@ class Decision:
     basis: Literal["cost", "target"]
     edge_of_range: bool
     reason: str
-    point: DecisionPoint | None = _left_out()
+    point: DecisionPoint | None
 
 
 # -- the whole study -----------------------------------------------------------------------------

@@ -291,7 +291,7 @@ def test_summary_recommends_a_policy_and_threshold(kie):
     share_none = 100 * (nothing["cost"] - best["cost"]) / nothing["cost"]
     assert rows["saved by the recommendation, %"] == ["-", f"{share_all:.1f}", f"{share_none:.1f}"]
     text = report.read_text(encoding="utf-8")
-    summary_html = text.split('id="summary"')[1].split("</section>")[0]
+    summary_html = text.split('id="summary"')[1].split("</details>")[0]
     assert f"{best['savings_vs_review_all']:,.2f} EUR ({share_all:.1f}%) saved" in summary_html
     # reviewing predictions one by one ends below reviewing everything: no missed field is added
     assert best["metric"] < everything["metric"] and "adds the fields the model missed" not in summary_html

@@ -7,6 +7,7 @@ import dataclasses
 import html
 import re
 
+import numpy as np
 import pytest
 
 from rpa_sim.recommend import _risk, recommend
@@ -68,7 +69,21 @@ def tau(result) -> float:
 
 
 def _with(result, decision):
+    """``result`` with ``decision``; its ``point`` is the decided threshold's point on the decided policy's curve."""
+    if "point" not in decision and decision["policy"] is not None:
+        curve = next(c for c in result.curves if c.policy == decision["policy"])
+        index = int(np.flatnonzero(curve.threshold == decision["threshold"])[0])
+        columns = curve.columns
+        decision = {**decision, "point": {"auto_rate": float(columns["auto_rate"][index]),
+                                          "metric": float(columns[result.summary["metric"]][index]),
+                                          "reviewed": float(columns["reviewed"][index]),
+                                          "cost": float(columns["cost"][index])}}
     return dataclasses.replace(result, summary={**result.summary, "decision": decision})
+
+
+def _without_decision(result):
+    """``result`` as a study summarised before decisions were made: no ``decision`` key."""
+    return dataclasses.replace(result, summary={k: v for k, v in result.summary.items() if k != "decision"})
 
 
 def _parsed(text: str) -> _Cells:
@@ -87,7 +102,7 @@ def test_a_feasible_decision_with_its_team_costs_and_targets(result, tau):
     cost = parsed.tables["decision-cost"]
     assert cost["header"] == ["cost (EUR)", "per day", "per month"]
     # a rejected cost of 0 is left out (only a reject band has one)
-    assert cost["rows"] == [[label, f"{value:.2f}", f"{value * 30.4:.2f}"] for label, value in (
+    assert cost["rows"] == [[label, f"{value:,.2f}", f"{value * 30.4:,.2f}"] for label, value in (
         ("review", 123.4), ("staffing", 1500.0), ("errors left", 80.0), ("total", 1703.4))]
     assert DAYS_PER_MONTH == 30.4 and "A month is 30.4 days: per month = per day × 30.4." in text
     targets = parsed.tables["decision-targets"]
@@ -173,12 +188,13 @@ def test_nothing_to_decide(result):
 
 
 def test_without_a_decision_the_recommendation_opens_in_the_same_form(result):
+    result = _without_decision(result)
     found = recommend(result.summary)
     text = _section(result)
     parsed = _parsed(text)
     assert parsed.texts["decision-text"] == (f"Run {found.policy} at τ = {found.threshold:.4f} (on {found.knob}): "
                                              "the cheapest point that meets every target.")
-    assert parsed.tables["decision-cost"]["rows"] == [["total", f"{found.cost:.2f}"]]
+    assert parsed.tables["decision-cost"]["rows"] == [["total", f"{found.cost:,.2f}"]]
     assert "for the 60 documents of the data" in text
     assert parsed.tables["decision-targets"]["rows"] == [["quality (KIEval_Aligned^τ)", "≥ 0.9500",
                                                           f"{found.metric:.4f}", "✓ met"]]
@@ -194,13 +210,15 @@ def test_the_page_opens_with_the_decision_then_closed_details(result, tau):
         "Against reviewing everything or nothing", "The study", "Trade-off curves", "Comparison of the policies",
         "Cost", "Calibration", "Optimized per-field thresholds", "Provenance"]
     assert text.count("<details>") == text.count("</details>") == len(headings) and "<details open" not in text
-    # a decision at another point than the recommendation: the recommendation's detail is left out, and the
-    # detail plots star the decision
+    # a decision at another point than the study's own: the recommendation's detail follows the decision, and
+    # the detail plots star it
     found = recommend(result.summary)
     policy = next(p for p in result.summary["policies"] if p["policy"] != found.policy)
     other = policy["cost_optimum"]
     decided = _with(result, _decision(other["threshold"], policy=policy["policy"]))
-    assert 'id="summary"' not in render_report(decided)
+    follows = recommend(decided.summary)
+    assert (follows.policy, follows.threshold) == (policy["policy"], other["threshold"])
+    assert f"We recommend <strong>{policy['policy']}</strong>" in render_report(decided)
     star = starred(decided, found)
     assert (star.policy, star.threshold, star.metric) == (policy["policy"], other["threshold"], other["metric"])
     agreeing = _with(result, _decision(found.threshold, policy=found.policy))
