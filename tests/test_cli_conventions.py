@@ -217,7 +217,7 @@ def test_report_png_dir_and_its_deprecated_spelling(capsys, tmp_path, scenario):
     names = sorted(p.name for p in (tmp_path / "png").iterdir())
     status, _, err = run(capsys, "report", scenario, "--out", tmp_path / "r2.html", "--png-dir", tmp_path / "png2")
     assert status == 0 and sorted(p.name for p in (tmp_path / "png2").iterdir()) == names == [
-        "calibration.png", "cost.png", "tradeoff.png"]
+        "calibration.png", "cost.png", "decision.png", "tradeoff.png"]
 
 
 def test_sweep_out_writes_the_file_and_prints_nothing(capsys, tmp_path, kie):

@@ -1083,4 +1083,4 @@ def test_report_writes_its_html_inside_the_plots_folder(material, tmp_path):
     outcome, stderr = _run_in(tmp_path, ["report", "s.yaml", "--out", "plots/report.html", "--png-dir", "plots"])
     assert (outcome.status, stderr) == (0, "wrote plots/report.html\n")
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
-        "calibration.png", "cost.png", "report.html", "tradeoff.png"]
+        "calibration.png", "cost.png", "decision.png", "report.html", "tradeoff.png"]

@@ -319,7 +319,7 @@ def test_report_writes_no_html_when_a_png_fails(capsys, folder, monkeypatch):
                when=lambda source, target: staged(source) and str(target).endswith(".png"))
     status, out, err = run_cli(capsys, "report", "s.yaml", "--out", "r.html", "--png-dir", "plots")
     assert (status, out) == (1, "")
-    assert one_error(err) == "plots/tradeoff.png: Permission denied"
+    assert one_error(err) == "plots/decision.png: Permission denied"
     assert snapshot(folder) == before  # r.html as it was, and no plots folder
 
 
