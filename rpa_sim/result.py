@@ -40,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 
 from rpa_sim import jsontext
 from rpa_sim.costs import CostModel
+from rpa_sim.decision import Decision
 from rpa_sim.errors import InputError, shown
 from rpa_sim.monitoring.audit_plan import AuditPlan
 from rpa_sim.operations.spec import OperationsSpec
@@ -50,8 +51,7 @@ __all__ = ["SCHEMA_VERSION", "FrozenMap", "StudySummary", "KieData", "VqaData", 
            "CostOptimum", "AtThreshold", "Certification", "NotCertifiable", "MonteCarlo", "PolicyResult",
            "OptimizedThresholds", "OperationsTeam", "Simulation", "OperationsPoint", "OperationsGridRow",
            "PolicyOperations", "Operations", "MethodCoverage", "FirstDays", "AuditWidths", "MonitoredPolicy",
-           "Monitoring", "ChosenTeam", "Constraint", "Alternative", "DecisionPoint", "Decision", "encoded",
-           "decoded"]
+           "Monitoring", "encoded", "decoded"]
 
 #: The version of ``summary.json`` this rpa-sim writes and reads; a summary without the key is version 1.
 SCHEMA_VERSION = 2
@@ -547,72 +547,6 @@ class Monitoring:
     reviewer: Reviewer
     assumptions: str
     policies: tuple[MonitoredPolicy, ...]
-
-
-# -- the decision --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ChosenTeam:
-    """The team of a decision: reviewers added to every shift and the shifts ``(start_hour, end_hour,
-    reviewers)`` they give, or a count."""
-
-    extra_per_shift: int | None
-    shifts: tuple[tuple[float, float, int], ...] | None
-    count: int | None
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """One requirement of a decision (``quality``, ``service_level``, ``reviewers``, ``cost_per_day``,
-    ``certified_error``), its bound, the value reached and whether it is met."""
-
-    name: str
-    target: float
-    value: float | None
-    met: bool
-
-
-@dataclass(frozen=True)
-class Alternative:
-    """Another answer worth knowing (``team_for_threshold``, ``threshold_for_team``, ``best_within_budget``)."""
-
-    kind: str
-    policy: str | None
-    threshold: float | None
-    reviewers: ChosenTeam | None
-    constraints: tuple[Constraint, ...]
-    cost: CostByKind | None
-    note: str
-
-
-@dataclass(frozen=True)
-class DecisionPoint:
-    """The decision's point on its policy's curve: what it automates, the quality reached, the items reviewed
-    and the cost, for the scenario's data."""
-
-    auto_rate: float | None
-    metric: float | None
-    reviewed: float
-    cost: float | None
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The study's answer: which policy, at which threshold, with which team, at what cost, meeting what."""
-
-    policy: str | None
-    threshold: float | None
-    reviewers: ChosenTeam | None
-    feasible: bool
-    constraints: tuple[Constraint, ...]
-    binding: str | None
-    cost: CostByKind | None
-    alternatives: tuple[Alternative, ...]
-    basis: Literal["cost", "target"]
-    edge_of_range: bool
-    reason: str
-    point: DecisionPoint | None
 
 
 # -- the whole study -----------------------------------------------------------------------------

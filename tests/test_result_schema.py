@@ -152,7 +152,7 @@ DECISION = {"policy": "document-escalation", "threshold": 0.93,
             "reviewers": {"extra_per_shift": 2, "shifts": [[7, 13, 6], [13.0, 19.0, 6]], "count": None},
             "feasible": True, "constraints": CONSTRAINTS, "binding": "service_level", "cost": COST,
             "alternatives": [{"kind": "team_for_threshold", "policy": "confidence", "threshold": 0.9,
-                              "reviewers": {"extra_per_shift": None, "shifts": None, "count": 5},
+                              "reviewers": {"extra_per_shift": 0, "shifts": None, "count": 5},
                               "constraints": CONSTRAINTS[:1], "cost": COST, "note": "one more reviewer a shift"}],
             "basis": "cost", "edge_of_range": False, "reason": "",
             "point": {"auto_rate": 0.62, "metric": 0.9612, "reviewed": 1210.0, "cost": 1703.4}}
