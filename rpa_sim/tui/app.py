@@ -49,14 +49,39 @@ class _Closed(Exception):
 
 
 class Jump(NamedTuple):
-    """Where ``o`` (kind "optimum") or ``g`` (kind "target", the ``target``-th) took τ; the status line says
-    ``note`` while the policy and τ stay there."""
+    """Where ``o`` (kind "optimum"), ``g`` (kind "target", the ``target``-th) or ``d`` (kind "decision") took τ;
+    the status line says ``note`` while the policy and τ stay there."""
 
     kind: str
     target: int
     policy: int
     threshold: float
     note: str
+
+
+def decision_words(decision: dict[str, Any], model: DashboardModel) -> str:
+    """The decision in a sentence: policy, τ, team and cost (the decided point's, for the data, as the figures
+    panel shows it; and the decision's own, per day or for the data, with its team); when no point meets every
+    constraint, that, and the constraint that binds."""
+    words = f"{decision['policy']} at τ = {decision['threshold']:.4f}"
+    team = decision["reviewers"]
+    if team is not None:
+        if team["shifts"] is None:
+            words += f" with {team['count']} reviewers"
+        else:
+            shifts = ", ".join(f"{count} {start:02g}-{end:02g} h" for start, end, count in team["shifts"])
+            words += f" with {sum(shift[2] for shift in team['shifts'])} reviewers ({shifts})"
+    point, cost = decision.get("point") or {}, decision["cost"]
+    if point.get("cost") is not None:
+        words += f" · cost {model.money(point['cost'])} for the data"
+    if cost is not None and (cost["per"] == "day" or team is not None):
+        words += f" · {model.money(cost['total'])} per {cost['per']} with this team"
+    if not decision["feasible"]:
+        words = (f"no point meets every constraint ({decision['binding']} binds): {decision['reason']}. "
+                 f"Nearest: {words}")
+    elif decision["binding"] is not None:
+        words += f" · binding: {decision['binding']}"
+    return words
 
 
 class LoadingPanel(Vertical):
@@ -105,6 +130,7 @@ class DashboardApp(App[int]):
         Binding("left_square_bracket", "nudge(-1, True)", "τ down 5 steps", show=False),
         Binding("o", "optimum", "Least cost"),
         Binding("g", "target", "Target"),
+        Binding("d", "decision", "Decision", show=False),
         Binding("equals_sign", "type_threshold", "Type τ", show=False),
         Binding("z", "zoom", "Zoom"),
         *[Binding(key, f"show('{view}')", title, show=False) for view, title, key, _ in VIEWS],
@@ -131,7 +157,7 @@ class DashboardApp(App[int]):
         self.load_error: BaseException | None = None
         #: what the comparison of the policies failed with (the views stay, without it)
         self.summary_error: str | None = None
-        #: the last jump (o, g), shown in the status line until τ or the policy moves
+        #: the last jump (o, g, d), shown in the status line until τ or the policy moves
         self._jump: Jump | None = None
         self._summarising: str | None = None
         self._quitting = threading.Event()
@@ -369,7 +395,7 @@ class DashboardApp(App[int]):
             return "operations" in self.model.summary
         if action == "zoom":
             return self.model is not None and isinstance(self.active_view(), CostsView)
-        if action in ("nudge", "optimum", "target", "type_threshold", "show", "policy", "export"):
+        if action in ("nudge", "optimum", "target", "decision", "type_threshold", "show", "policy", "export"):
             if self.model is None:
                 return False if self.error is not None else None  # nothing to act on: hidden, or dimmed
         return True
@@ -416,6 +442,33 @@ class DashboardApp(App[int]):
             return
         note = f"reaches {model.metric_label} {target:g}" + (" (g: next target)" if len(targets) > 1 else "")
         self.set_threshold(threshold, jump=Jump("target", index, self.policy, threshold, note))
+
+    def action_decision(self) -> None:
+        """τ and the policy to the study's decision (``summary["decision"]``), the Operations view's team to its."""
+        model = self.model
+        if model is None:
+            return
+        if not model.summarised:
+            self.notify("still comparing the policies: the decision comes with them", title="Decision")
+            return
+        decision = model.decision
+        if decision is None:
+            reason = model.summary.get("decision", {}).get("reason") or "nothing to decide"
+            self.notify(f"no decision: {reason}", title="Decision")
+            return
+        policy, threshold = model.policy_names.index(decision["policy"]), decision["threshold"]
+        team = decision["reviewers"]
+        if team is not None:
+            self.query_one(OperationsView).extra = team["extra_per_shift"]
+        words = decision_words(decision, model)
+        point = decision.get("point") or {}
+        note = "decision" if decision["feasible"] else f"no point meets every constraint ({decision['binding']} binds)"
+        if point.get("cost") is not None:
+            note += f", cost {model.money(point['cost'])}"
+        self.set_policy(policy)
+        self.set_threshold(threshold, jump=Jump("decision", 0, policy, threshold, note + " (d)"))
+        self.notify(words, title="Decision" if decision["feasible"] else "Decision: no point meets every constraint",
+                    severity="information" if decision["feasible"] else "warning", timeout=15)
 
     def action_zoom(self) -> None:
         view = self.active_view()
@@ -478,6 +531,8 @@ class DashboardApp(App[int]):
                             self.action_optimum)
         yield SystemCommand("Go to the first target", "τ to where the selected policy reaches the first target; "
                             "again: the next (g)", self.action_target)
+        yield SystemCommand("Go to the decision", "τ, the policy and the team to the study's decision (d)",
+                            self.action_decision)
         yield SystemCommand("Type τ", "Type a threshold (=)", self.action_type_threshold)
         yield SystemCommand("Export CSV", "Write the current view's data as CSV (e)", lambda: self.action_export("csv"))
         yield SystemCommand("Export JSON", "Write the current view's data as JSON (j)",

@@ -23,6 +23,7 @@ A policy decides which, against one threshold **τ**; the views show what each �
 | `]` / `[` | τ up / down five steps |
 | `o` | τ to the selected policy's least cost |
 | `g` | τ to where the selected policy reaches the first target (again: the next target) |
+| `d` | τ, the policy and (Operations) the team to the study's decision; it says when no point meets every constraint |
 | `=` | type τ (Enter applies it, Esc goes back; other keys stay the dashboard's) |
 | `1`-`9` | select a policy (or Enter on a policy, in the list or in Compare) |
 | left / right | move the focused slider (shift: five steps; home / end: the ends); a click jumps |
@@ -57,7 +58,14 @@ A policy decides which, against one threshold **τ**; the views show what each �
   documents of which none is reviewed.
 - **cost**: reviews (a reviewer's time at the hourly rate, or a price per review and document)
   plus each error left times its price. **Least cost**: the cheapest τ; **review all**: the cost
-  of reviewing every prediction.
+  of reviewing every prediction. With an `operations:` section that prices reviewer-hours, the
+  cost is the study's: rostering the reviewers τ needs replaces review time (**staffing cost**);
+  the figures panel splits it into review, staffing, error and rejection cost.
+- **decision** (`d`): the study's one recommendation: policy, τ, team, cost. The figures panel
+  marks it (★) and shows each of its constraints at τ: ✓ met, ✗ not; quality from the curve,
+  the service level at the decision itself or, **(grid)**, on the Operations τ grid for the
+  scenario's team; **at d**: known at the decision only. **team's cost/day**: the decision's
+  team priced by the day.
 - **target**: a quality after review the business needs (the grey lines on the trade-off plot).
   **auto-rate at T**: the most that can go straight through with the quality at least T,
   reached at **τ for T**.

@@ -27,10 +27,11 @@ from rpa_sim.reviewer import Reviewer
 from rpa_sim.sweep import Curve, Sweeper
 
 if TYPE_CHECKING:
+    from rpa_sim.operations.study import OperationModel
     from rpa_sim.scenario import Scenario
 
-__all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model", "open_source", "padded_limits",
-           "PLOT_GRID", "DATA_TARGETS"]
+__all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model", "open_source", "operation_of",
+           "padded_limits", "PLOT_GRID", "DATA_TARGETS", "COST_PARTS"]
 
 #: thresholds the plotted curves are drawn at, one per fine step of τ (the figures panel and the
 #: marked operating points are exact at any threshold)
@@ -43,6 +44,9 @@ _DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
 UNIT_COLUMNS = frozenset({"auto_rate", "kieval_aligned", "anls", "accuracy", "smudge"})
 #: points of the fine cost curve drawn in the Costs view's window
 COST_POINTS = 401
+#: the parts of a cost (``CostBreakdown.by_kind``) the figures panel splits it into, as it names them
+COST_PARTS = (("review", "review cost"), ("staffing", "staffing cost"), ("errors", "error cost"),
+              ("rejected", "rejection cost"))
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,19 @@ def count_lines(path: Path) -> int | None:
     return lines + (last != b"\n")
 
 
+def operation_of(summary: dict[str, Any], table: OutcomeTable) -> OperationModel:
+    """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table."""
+    from rpa_sim.operations.spec import OperationsSpec  # noqa: PLC0415
+    from rpa_sim.operations.study import OperationModel  # noqa: PLC0415
+
+    costs = summary.get("costs")
+    ids = table.document_ids if table.task == "kie" else table.question_ids
+    return OperationModel(OperationsSpec.model_validate(summary["operations"]["settings"]),
+                          documents=table.unit_count, reviewer=Reviewer(**summary["reviewer"]),
+                          costs=None if costs is None else CostModel(**costs),
+                          received_at=table.received_at, review_seconds=table.review_seconds, ids=ids.tolist())
+
+
 def _finite(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
@@ -179,6 +196,10 @@ class DashboardModel:
     source: str = ""
     #: the records or outcome table file's name when that is what was opened (no scenario around it)
     data_file: str | None = None
+    #: the operation rebuilt from the summary it came with (:attr:`operation`)
+    _operation: tuple[dict[str, Any], OperationModel] | None = field(default=None, repr=False)
+    #: :meth:`cost_range` by policy and summary
+    _cost_ranges: dict[tuple[int, int], dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_table(cls, name: str, table: OutcomeTable, policies: list[Policy], *, reviewer: Reviewer | None = None,
@@ -284,9 +305,67 @@ class DashboardModel:
         return low, high
 
     def figures_rows(self, policy: int, threshold: float) -> list[dict[str, Any]]:
+        """The figures panel's numbers: :meth:`figures`, the cost priced as the study prices it, by kind."""
         at = self.figures(policy, threshold)
-        return [{"policy": self.policy_names[policy], "threshold": threshold,
-                 **{k: _finite(v) for k, v in at.items() if k != "threshold"}}]
+        row = {"policy": self.policy_names[policy], "threshold": threshold,
+               **{k: _finite(v) for k, v in at.items() if k != "threshold"}}
+        parts = self.cost_parts(policy, threshold)
+        if parts is not None:
+            row["cost"] = _finite(parts["total"])
+            row.update({f"{name}_cost": _finite(parts[name]) for name, _ in COST_PARTS})
+        return [row]
+
+    # -- the decision -------------------------------------------------------------------------------
+
+    @property
+    def decision(self) -> dict[str, Any] | None:
+        """The study's decision (``summary["decision"]``); None before the summary or when it decides nothing."""
+        decision = self.summary.get("decision")
+        return None if decision is None or decision.get("policy") is None else decision
+
+    def at_decision(self, policy: int, threshold: float) -> bool:
+        """Whether the policy and τ are the decision's."""
+        decision = self.decision
+        return decision is not None and decision["policy"] == self.policy_names[policy] and \
+            decision["threshold"] == threshold
+
+    def constraint_checks(self, policy: int, threshold: float) -> list[dict[str, Any]]:
+        """Each constraint of the decision at the policy and τ: ``name``, ``target``, ``value`` and ``met``
+        (None when it cannot be told there) and ``source``: ``decision`` at the decided point (its own
+        figures, with its team), ``curve`` (quality after review; the certified τ), ``grid`` (the service
+        level of the scenario's team on the Operations section's τ grid), or ``""`` when not evaluable."""
+        decision = self.decision
+        if decision is None:
+            return []
+        if self.at_decision(policy, threshold):
+            return [{**constraint, "source": "decision"} for constraint in decision["constraints"]]
+        checks = []
+        for constraint in decision["constraints"]:
+            name, target = constraint["name"], constraint["target"]
+            value, met, source = None, None, ""
+            if name == "quality":
+                value = _finite(self.figures(policy, threshold)[self.metric_name])
+                met, source = value is not None and value >= target, "curve"
+            elif name == "service_level":
+                value = self._grid_service_level(policy, threshold)
+                if value is not None:
+                    met, source = value >= target, "grid"
+            elif name == "reviewers":  # the decided team, whatever τ
+                value, met, source = constraint["value"], constraint["met"], "decision"
+            elif name == "certified_error":
+                certified = self._policy_summary(policy).get("certified") or {}
+                if certified.get("threshold") is not None:
+                    met, source = threshold >= certified["threshold"], "curve"
+            checks.append({"name": name, "target": target, "value": value, "met": met, "source": source})
+        return checks
+
+    def _grid_service_level(self, policy: int, threshold: float) -> float | None:
+        """The service level of the scenario's team at τ when τ is on the Operations section's grid."""
+        entries = (self.summary.get("operations") or {}).get("policies", [])
+        entry = next((e for e in entries if e["policy"] == self.policy_names[policy]), None)
+        row = None if entry is None else next((r for r in entry["grid"] if math.isclose(r["threshold"], threshold,
+                                                                                        abs_tol=1e-12)), None)
+        return None if row is None else _finite(row["simulated"]["service_level"])
 
     def target_threshold(self, policy: int, target: float) -> float | None:
         """The τ at which the policy reaches ``target`` with the most going straight through (the summary's
@@ -431,10 +510,53 @@ class DashboardModel:
         return [(by, calibration[key]) for by, key in (("document type", "by_document_type"), ("field", "by_field"))
                 if calibration.get(key)]
 
+    @property
+    def operation(self) -> OperationModel | None:
+        """The scenario's operation once the summary has it (:func:`operation_of`); None without one."""
+        if "operations" not in self.summary:
+            return None
+        if self._operation is None or self._operation[0] is not self.summary:
+            self._operation = (self.summary, operation_of(self.summary, self.table))
+        return self._operation[1]
+
+    @property
+    def staffed(self) -> bool:
+        """Whether costs price rostered reviewers (an operation with an hourly cost), as the study's curves do."""
+        operation = self.operation
+        return self.costs is not None and operation is not None and operation.hourly_cost is not None
+
+    def priced_curve(self, policy: int, thresholds: np.ndarray) -> Curve:
+        """The policy's curve at ``thresholds``, priced as the study prices it: with staffing
+        (:func:`~rpa_sim.operations.study.staffed_curve`) once the summary brings a staffed operation, so
+        that its costs are ``summary.json``'s (curves, ``cost_optimum``) at the same τ."""
+        sweeper = self.sweepers[policy]
+        curve = sweeper.curve(thresholds)
+        if not self.staffed:
+            return curve
+        from rpa_sim.operations.study import staffed_curve  # noqa: PLC0415
+
+        return staffed_curve(curve, self.operation, self.costs, sweeper.reviewer)
+
+    def cost_parts(self, policy: int, threshold: float) -> dict[str, Any] | None:
+        """The policy's cost at τ by kind (review, staffing, errors, rejected, total, currency), for the
+        scenario's data; None without costs."""
+        curve = self.priced_curve(policy, np.array([threshold]))
+        return None if curve.breakdown is None else curve.breakdown.at(0).by_kind()
+
+    def cost_range(self, policy: int) -> dict[str, tuple[float, float]]:
+        """Each cost part's least and greatest value over a fine grid of τ (the figures panel pads to them)."""
+        key = (policy, id(self.summary))
+        if key not in self._cost_ranges:
+            curve = self.priced_curve(policy, np.linspace(0.0, 1.0, 201))
+            parts = {} if curve.breakdown is None else curve.breakdown.by_kind()
+            self._cost_ranges[key] = {name: (float(np.min(values)), float(np.max(values)))
+                                      for name, values in parts.items() if name != "currency"}
+        return self._cost_ranges[key]
+
     def cost_rows(self, policy: int) -> list[dict[str, Any]]:
         if self.costs is None:
             return []
-        curve = self.plot_curves[policy]
+        curve = self.priced_curve(policy, PLOT_GRID)
         return [{"policy": curve.policy, "threshold": float(t), "cost": float(c)}
                 for t, c in zip(curve.threshold, curve.columns["cost"])]
 
@@ -453,7 +575,7 @@ class DashboardModel:
         if self.costs is None or reference is None:
             return 0.0, 1.0
         grid = np.linspace(0.0, 1.0, 2001)
-        cheap = grid[self.sweepers[policy].curve(grid).columns["cost"] <= reference]
+        cheap = grid[self.priced_curve(policy, grid).columns["cost"] <= reference]
         if len(cheap) == 0:
             return 0.0, 1.0
         low, high = float(cheap.min()), float(cheap.max())
@@ -463,7 +585,7 @@ class DashboardModel:
     def cost_curve(self, policy: int, window: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
         """The policy's cost on :data:`COST_POINTS` thresholds spread over ``window``."""
         grid = np.linspace(*window, COST_POINTS)
-        return grid, self.sweepers[policy].curve(grid).columns["cost"]
+        return grid, self.priced_curve(policy, grid).columns["cost"]
 
     def smudge_rows(self) -> list[dict[str, Any]]:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""

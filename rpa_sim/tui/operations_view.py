@@ -20,12 +20,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual_plotext import PlotextPlot
 
-from rpa_sim.costs import CostModel
 from rpa_sim.formatting import count, hours, money, number
-from rpa_sim.operations.spec import OperationsSpec
 from rpa_sim.operations.study import OperationModel, Workload, with_releases
-from rpa_sim.reviewer import Reviewer
 from rpa_sim.tui.export import export_stem
+from rpa_sim.tui.model import operation_of
 from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.plot import Marker
 from rpa_sim.tui.views import Legend, Readout, figure_columns
@@ -36,16 +34,6 @@ __all__ = ["OperationsView", "SETTLE_SECONDS"]
 SETTLE_SECONDS = 0.2
 BACKLOG, ARRIVALS = Marker("●", "cyan+"), Marker("▌", "gray")
 Key = tuple[int, float, int, int]
-
-
-def operation_of(summary: dict[str, Any], table: Any) -> OperationModel:
-    """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table."""
-    costs = summary.get("costs")
-    ids = table.document_ids if table.task == "kie" else table.question_ids
-    return OperationModel(OperationsSpec.model_validate(summary["operations"]["settings"]),
-                          documents=table.unit_count, reviewer=Reviewer(**summary["reviewer"]),
-                          costs=None if costs is None else CostModel(**costs),
-                          received_at=table.received_at, review_seconds=table.review_seconds, ids=ids.tolist())
 
 
 class TeamFigures(Readout, can_focus=True):

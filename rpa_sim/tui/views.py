@@ -26,7 +26,7 @@ from rpa_sim.compare import edge_of_range_text
 from rpa_sim.errors import SHOWN_LIMIT, escaped
 from rpa_sim.formatting import count, money, number
 from rpa_sim.tui.export import export_stem
-from rpa_sim.tui.model import padded_limits
+from rpa_sim.tui.model import COST_PARTS, padded_limits
 from rpa_sim.tui.plot import MarkedPlot, Marker
 from rpa_sim.tui.scale import LinearScale, ThresholdScale
 from rpa_sim.tui.slider import Slider
@@ -225,6 +225,12 @@ class FiguresPanel(Readout):
             return count(value)
         return money(value) if key == "cost" else number(value)
 
+    #: a constraint of the decision as the panel names it
+    CONSTRAINT_LABELS = {"quality": "quality ≥", "service_level": "service level ≥", "reviewers": "reviewers ≤",
+                         "cost_per_day": "cost/day ≤", "certified_error": "certified error ≤"}
+    #: where a constraint's value comes from, when not the decided point itself (there the title says so)
+    SOURCES = {"grid": " (grid)"}
+
     def show(self, model: DashboardModel, policy: int, threshold: float) -> None:
         self.shown = (model, policy, threshold)
         figures = model.figures(policy, threshold)
@@ -233,20 +239,62 @@ class FiguresPanel(Readout):
             key = model.metric_name if key == "metric" else key
             if key not in figures:
                 continue
-            name = name or model.metric_label
-            if key == "cost" and model.currency:
-                name = f"cost ({model.currency})"
+            if key == "cost":
+                entries += self.cost_entries(model, policy, threshold, rejecting="rejected" in figures)
+                continue
             # values padded to the widest over every τ, so a threshold move keeps the panel's shape
             low, high = model.value_ranges[policy].get(key, (0.0, 0.0))
             width = max(len(self.value_text(key, v)) for v in (low, high, float("nan")))
-            entries.append((name, self.value_text(key, figures[key]).rjust(width)))
+            entries.append((name or model.metric_label, self.value_text(key, figures[key]).rjust(width)))
+        entries += self.constraint_entries(model, policy, threshold)
         # narrow screens put the panel below the plot, as wide as the screen: as many columns as fit
         for columns in (3, 2, 1) if self.screen.has_class("-narrow") else (1,):
             lines = figure_columns(entries, columns=columns)
             if max(map(cell_len, lines), default=0) <= self.size.width:
                 break
         title = f"{model.policy_names[policy]} at τ = {threshold:.4f}"
+        if model.at_decision(policy, threshold):
+            title += " ★ decision"
         self.show_text(Content("\n".join([title, *lines])).stylize("bold", 0, len(title)))
+
+    def cost_entries(self, model: DashboardModel, policy: int, threshold: float, *,
+                     rejecting: bool) -> list[tuple[str, str]]:
+        """The cost at τ as the study prices it (with staffing once the summary has a staffed operation),
+        its total then its parts: staffing only when staffed, rejection only for a policy that rejects, and
+        no part that is nothing at every τ (e.g. review time a roster pays for)."""
+        parts = model.cost_parts(policy, threshold)
+        ranges = model.cost_range(policy)
+        shown = [("total", f"cost ({model.currency})" if model.currency else "cost")]
+        shown += [(name, f" {words}") for name, words in COST_PARTS
+                  if (name != "staffing" or model.staffed) and (name != "rejected" or rejecting)
+                  and ranges.get(name, (0.0, 0.0)) != (0.0, 0.0)]
+        entries = []
+        for name, words in shown:
+            width = max(len(money(v)) for v in (*ranges.get(name, (0.0, 0.0)), float("nan")))
+            entries.append((words, money(parts[name]).rjust(width)))
+        return entries
+
+    def constraint_entries(self, model: DashboardModel, policy: int, threshold: float) -> list[tuple[str, str]]:
+        """Each constraint of the decision, met (✓) or not (✗) at τ where the curves tell; ``at d`` where only
+        the decided point does (the service level off the Operations grid, the cost a day of a team)."""
+        entries = []
+        decision = model.decision
+        if model.at_decision(policy, threshold) and decision["cost"] is not None:
+            # the decision prices its own team (the curve: the reviewers each τ needs), per day when it can
+            entries.append((f"team's cost/{decision['cost']['per']}", money(decision["cost"]["total"])))
+        for check in model.constraint_checks(policy, threshold):
+            name, target, value = check["name"], check["target"], check["value"]
+            label = f"{self.CONSTRAINT_LABELS.get(name, name)} {money(target) if name == 'cost_per_day' else f'{target:g}'}"
+            label += self.SOURCES.get(check["source"], "")
+            if check["met"] is None:
+                text = "at d"
+            else:
+                # the quality from the curve is the metric shown above: its mark is enough
+                shown = "" if value is None or (name == "quality" and check["source"] == "curve") else \
+                    count(value) if name == "reviewers" else money(value) if name == "cost_per_day" else number(value)
+                text = f"{shown} {'✓' if check['met'] else '✗'}".strip()
+            entries.append((label, text.rjust(6)))
+        return entries
 
     def on_resize(self, event: events.Resize) -> None:
         if self.shown is not None:  # after the resize: a layout asked for while handling it would be lost
@@ -697,8 +745,9 @@ class CostsView(View):
         if inside != self.inside:
             self.draw_legend(inside)
         best = model.cost_optimum(dash.policy)
-        now = model.figures(dash.policy, dash.threshold)["cost"]
-        text = f"{model.policy_names[dash.policy]}: cost {model.money(now)} at τ = {dash.threshold:.4f}"
+        now = model.cost_parts(dash.policy, dash.threshold)["total"]  # as the figures panel prices it
+        staffing = " (staffing included)" if model.staffed else ""
+        text = f"{model.policy_names[dash.policy]}: cost {model.money(now)}{staffing} at τ = {dash.threshold:.4f}"
         if best:
             text += (f" · least {model.money(best['cost'])} at τ = {best['threshold']:.4f} (o goes there), "
                      f"saving {model.money(best['savings_vs_review_all'])} against reviewing everything")
