@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from rpa_sim import __version__, limits
 from rpa_sim.errors import InputError, UsageError
 from rpa_sim.progress import reporting, stage, track
+from rpa_sim.workers import available_cores
 
 if TYPE_CHECKING:
     from rpa_sim.bundled import Kind
@@ -388,13 +389,6 @@ def _import_format(formats: Any, name: str, summary: str, source: str, *,
     return parser
 
 
-def _usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> None:
     parser.add_argument("data", type=Path, metavar="DATA",
                         help="records (.jsonl or .jsonl.gz), a regular file" + (
@@ -415,7 +409,7 @@ def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> 
                              "folded (default: exact)")
     parser.add_argument("--alpha", type=_SHARE, metavar="A",
                         help="VQA only: SMuDGE's weight of the match score, in [0, 1] (default: 0.25)")
-    parser.add_argument("--workers", type=_POSITIVE, default=_usable_cores(), metavar="N",
+    parser.add_argument("--workers", type=_POSITIVE, default=available_cores(), metavar="N",
                         help="processes that evaluate the records, at most one per core and per batch of 256 "
                              "records (a larger N is capped); results are identical for any N (default: every core "
                              "this process may use)")
