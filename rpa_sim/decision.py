@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from rpa_sim.scenario import Scenario
     from rpa_sim.sweep import Curve, Sweeper
 
-__all__ = ["Decision", "Constraint", "Alternative", "Team", "Cost", "Point", "decide", "CONSTRAINTS"]
+__all__ = ["Decision", "Constraint", "Alternative", "Team", "Cost", "Point", "decide", "decision_text", "CONSTRAINTS"]
 
 #: Every constraint a decision may report, in the order it reports them.
 CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
@@ -672,13 +672,13 @@ def _point_lines(point: dict[str, Any], indent: str) -> list[str]:
     cost = point["cost"]
     if cost is not None:
         unit = f" {cost['currency']}" if cost["currency"] else ""
-        lines.append(f"{indent}cost per {cost['per']}: {cost['total']:,.2f}{unit} = review {cost['review']:,.2f} + "
+        lines.append(f"{indent}cost {'per day' if cost['per'] == 'day' else 'for the data'}: {cost['total']:,.2f}{unit} = review {cost['review']:,.2f} + "
                      f"staffing {cost['staffing']:,.2f} + errors {cost['errors']:,.2f} + rejected "
                      f"{cost['rejected']:,.2f}")
     for constraint in point["constraints"]:
         name, value, target = constraint["name"], constraint["value"], constraint["target"]
         shown = "-" if value is None else f"{value:,.2f}" if name == "cost_per_day" else f"{value:.4f}" \
             if name != "reviewers" else str(value)
-        side = "<=" if name in ("reviewers", "cost_per_day") else ">="
+        side = ">=" if name in ("quality", "service_level") else "<="
         lines.append(f"{indent}{name} {shown} ({side} {target:g}): {'met' if constraint['met'] else 'NOT met'}")
     return lines
