@@ -18,7 +18,6 @@ from rpa_sim.certify import certify_threshold
 from rpa_sim.compare import (
     area_under_curve,
     cost_optimum,
-    finite_or_none,
     operating_point,
     pareto,
 )
@@ -250,18 +249,8 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
                                                    reviewer=scenario.reviewer)
     certified = [None if entry["certified"] is None else entry["certified"]["threshold"] for entry in summaries]
     summary["decision"] = decide(scenario, sweepers, curves, certified, operation).to_dict()
-    return ScenarioResult(scenario, table, policies, curves, _json_safe(summary))
-
-
-def _json_safe(value: Any) -> Any:
-    """The summary with every NaN (an undefined figure) as None: JSON has no NaN."""
-    if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(item) for item in value]
-    if isinstance(value, float):
-        return finite_or_none(value)
-    return value
+    # the summary as summary.json holds it: an undefined figure (NaN, infinity) is None
+    return ScenarioResult(scenario, table, policies, curves, jsontext.finite(summary))
 
 
 def _optimized(table: OutcomeTable, scenario: Scenario, *, by_document_type: bool = False) -> dict[str, Any]:
