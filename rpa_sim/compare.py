@@ -147,8 +147,3 @@ def dominates(a: Curve, b: Curve, *, tolerance: float = 1e-12) -> bool:
 def pareto(curves: Sequence[Curve]) -> dict[str, list[str]]:
     """For each policy, the policies that dominate it (an empty list: it is on the Pareto front)."""
     return {b.policy: [a.policy for a in curves if a is not b and dominates(a, b)] for b in curves}
-
-
-def finite_or_none(value: float | None) -> float | None:
-    """JSON has no NaN: undefined figures are written as null."""
-    return None if value is None or math.isnan(value) else value
