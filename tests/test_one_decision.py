@@ -22,28 +22,10 @@ from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.operations_view import OperationsView  # noqa: E402
 from rpa_sim.tui.views import FiguresPanel  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
-from tests.tui_support import ready, scenario_file  # noqa: E402
+from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, ready, scenario_file  # noqa: E402
 
 #: KIE with costs priced by the hour and a rostered team: the study's costs include staffing
-SCENARIO = """\
-name: one-decision
-data:
-  generate: receipts
-  n: 80
-  seed: 3
-policies: [confidence, document-escalation]
-reviewer: {seconds_per_item: 8, seconds_per_document: 25}
-costs: {hourly_rate: 30, per_residual_error: 1.5, currency: EUR}
-thresholds: linspace:0:1:21
-targets: [0.9]
-operations:
-  arrivals: {hourly: [0, 0, 0, 0, 0, 0, 0, 0, 60, 80, 80, 70, 50, 60, 70, 60, 40, 0, 0, 0, 0, 0, 0, 0]}
-  reviewers:
-    shifts: [{start_hour: 8, end_hour: 12, reviewers: 2}, {start_hour: 12, end_hour: 17, reviewers: 2}]
-  service_level: {share: 0.9, within_hours: 2}
-  days: 2
-"""
-#: the same with a team that may grow by up to three a shift, so that the decision may choose another team
+SCENARIO = STAFFED_SCENARIO + OPERATIONS
 GROWING = SCENARIO + "decision:\n  team: {extra_per_shift: {min: 0, max: 3}}\n"
 #: a quality no point reaches: nothing is feasible
 IMPOSSIBLE = SCENARIO.replace("targets: [0.9]", "targets: [0.9999]")

@@ -14,29 +14,7 @@ pytest.importorskip("textual_plotext")
 from rpa_sim.operations.study import Workload, with_releases  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.operations_view import OperationsView, operation_of  # noqa: E402
-from tests.tui_support import ready, scenario_file, shown  # noqa: E402
-
-SCENARIO = """\
-name: tui-operations
-data:
-  generate: receipts
-  n: 80
-  seed: 3
-policies: [confidence, document-escalation]
-reviewer: {seconds_per_item: 8, seconds_per_document: 25}
-costs: {hourly_rate: 30, per_residual_error: 1.5, currency: EUR}
-thresholds: linspace:0:1:21
-targets: [0.9]
-"""
-OPERATIONS = """\
-operations:
-  arrivals: {hourly: [0, 0, 0, 0, 0, 0, 0, 0, 60, 80, 80, 70, 50, 60, 70, 60, 40, 0, 0, 0, 0, 0, 0, 0]}
-  reviewers:
-    shifts: [{start_hour: 8, end_hour: 12, reviewers: 2}, {start_hour: 12, end_hour: 17, reviewers: 2}]
-  service_level: {share: 0.9, within_hours: 2}
-  days: 2
-"""
-
+from tests.tui_support import OPERATIONS, STAFFED_SCENARIO as SCENARIO, ready, scenario_file, shown  # noqa: E402
 
 def note(app) -> str:
     return str(app.query_one("#operations-note").render())

@@ -50,3 +50,27 @@ async def shown(view, pilot, *, timeout: float = 60.0) -> None:
         assert time.monotonic() - start < timeout, "the view did not compute"
         await pilot.pause(0.02)
     await pilot.pause()
+
+
+#: KIE with costs priced by the hour, for the views that price a review team (without its operations: section)
+STAFFED_SCENARIO = """\
+name: tui-operations
+data:
+  generate: receipts
+  n: 80
+  seed: 3
+policies: [confidence, document-escalation]
+reviewer: {seconds_per_item: 8, seconds_per_document: 25}
+costs: {hourly_rate: 30, per_residual_error: 1.5, currency: EUR}
+thresholds: linspace:0:1:21
+targets: [0.9]
+"""
+#: The operations: section of STAFFED_SCENARIO: two shifts of two reviewers over a business day
+OPERATIONS = """\
+operations:
+  arrivals: {hourly: [0, 0, 0, 0, 0, 0, 0, 0, 60, 80, 80, 70, 50, 60, 70, 60, 40, 0, 0, 0, 0, 0, 0, 0]}
+  reviewers:
+    shifts: [{start_hour: 8, end_hour: 12, reviewers: 2}, {start_hour: 12, end_hour: 17, reviewers: 2}]
+  service_level: {share: 0.9, within_hours: 2}
+  days: 2
+"""
