@@ -1,8 +1,8 @@
 """What to do: the policy and threshold a study recommends, read from its summary.
 
-:func:`recommend` takes the summary :func:`~rpa_sim.study.run_scenario`
-returns (the figures of ``summary.json``) and applies fixed rules, so that the
-report states a decision instead of leaving it to the reader. A summary with
+:func:`recommend` takes a study's result (:class:`~rpa_sim.result.StudySummary`, the figures of
+``summary.json``) and applies fixed rules, so that the report states a decision
+instead of leaving it to the reader. A summary with
 a ``decision`` (:mod:`rpa_sim.decision`, every summary :func:`~rpa_sim.study.run_study`
 writes) is followed: its policy and threshold, its basis, and no recommendation
 when it is infeasible (its reason). Without one (summaries of earlier versions)
@@ -33,10 +33,17 @@ The main risk is whichever exposure is larger at the recommended auto-rate
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-__all__ = ["Recommendation", "Versus", "CertifiedAlternative", "Risk", "recommend", "spans_all_auto_rates",
-           "TOLERANCE"]
+from rpa_sim.result import Calibration, OperatingPoint
+from rpa_sim.reviewer import Reviewer
+
+if TYPE_CHECKING:
+    from rpa_sim.decision import Decision
+    from rpa_sim.result import Baseline, PolicyResult, StudySummary
+
+__all__ = ["Recommendation", "Versus", "CertifiedAlternative", "Risk", "recommend", "main_risk",
+           "spans_all_auto_rates", "TOLERANCE"]
 
 #: How much a figure must exceed another to count as above it, and how close an auto-rate range must come to
 #: 0 and 1 to span them: sums of shares and means are not exact in floating point.
@@ -161,26 +168,26 @@ class Recommendation:
         return found
 
 
-def spans_all_auto_rates(auto_rate_range: list[float | None]) -> bool:
+def spans_all_auto_rates(auto_rate_range: tuple[float | None, float | None]) -> bool:
     """Whether a policy's auto-rates run from 0 to 1, so that its AUC compares with others'.
 
     Examples
     --------
-    >>> spans_all_auto_rates([0.0, 1.0]), spans_all_auto_rates([0.735, 0.98]), spans_all_auto_rates([None, None])
+    >>> spans_all_auto_rates((0.0, 1.0)), spans_all_auto_rates((0.735, 0.98)), spans_all_auto_rates((None, None))
     (True, False, False)
     """
     low, high = auto_rate_range
     return low is not None and high is not None and low <= TOLERANCE and high >= 1.0 - TOLERANCE
 
 
-def recommend(summary: dict[str, Any]) -> Recommendation:
+def recommend(summary: StudySummary) -> Recommendation:
     """The policy and threshold the study's figures support, compared with the two extremes.
 
     Parameters
     ----------
-    summary : dict
-        The study summary (``ScenarioResult.summary``, the content of
-        ``summary.json``); read only.
+    summary : StudySummary
+        The study's result (``ScenarioResult.typed_summary``, or ``summary.json`` read by
+        :meth:`~rpa_sim.result.StudySummary.from_json`).
 
     Returns
     -------
@@ -189,105 +196,124 @@ def recommend(summary: dict[str, Any]) -> Recommendation:
 
     Examples
     --------
-    >>> point = {"threshold": 0.9, "auto_rate": 0.8, "metric": 0.95, "reviewed": 20.0, "cost": None}
-    >>> summary = {"targets": [0.95], "costs": None, "data": {"predictions": 100},
-    ...            "reviewer": {"miss_rate": 0.0, "false_correction_rate": 0.0},
-    ...            "calibration": {"ece_equal_width": 0.05},
-    ...            "baselines": {"review_none": {"metric": 0.85, "reviewed": 0.0, "cost": None},
-    ...                          "review_all": {"metric": 0.99, "reviewed": 100.0, "cost": None}},
-    ...            "policies": [{"policy": "confidence", "knob": "confidence", "operating_points": {"0.95": point},
-    ...                          "cost_optimum": None, "certified": None}]}
+    A study of 2,000 documents with costs, whose decision is the confidence policy at τ = 0.9:
+
+    >>> from rpa_sim.study import run_scenario
+    >>> from rpa_sim.scenario import load_scenario
+    >>> scenario, base = load_scenario("cost-benefit")
+    >>> small = scenario.model_copy(update={"data": scenario.data.model_copy(update={"n": 100})})
+    >>> summary = run_scenario(small, base).typed_summary
     >>> found = recommend(summary)
-    >>> found.basis, found.policy, found.threshold, found.versus_review_all.reviews_saved, found.risk.kind
-    ('target', 'confidence', 0.9, 80.0, 'calibration')
+    >>> (found.basis, found.policy, found.threshold) == ("cost", summary.decision.policy, summary.decision.threshold)
+    True
+    >>> found.versus_review_all.reviews_saved == summary.baselines.review_all.reviewed - found.reviewed
+    True
     """
     chosen = _choose(summary)
     if isinstance(chosen, str):
         return Recommendation(basis=None, reason=chosen, certified=_certified(summary, None))
     basis, policy, point, target = chosen
-    baselines = summary["baselines"]
-    predictions = summary["data"]["predictions"]
-    metric = point["metric"]
-    review_all = baselines["review_all"]["metric"]
+    baselines = summary.baselines
+    predictions = summary.data.predictions
+    metric = point.metric
+    review_all = baselines.review_all.metric
     return Recommendation(
-        basis=basis, reason="", policy=policy["policy"], knob=policy["knob"], threshold=point["threshold"],
-        target=target, auto_rate=point["auto_rate"], metric=metric, reviewed=point["reviewed"], cost=point["cost"],
-        reached=tuple(t for t in summary["targets"] if metric is not None and metric >= t),
-        missed=tuple(t for t in summary["targets"] if metric is None or metric < t),
+        basis=basis, reason="", policy=policy.policy, knob=policy.knob, threshold=point.threshold,
+        target=target, auto_rate=point.auto_rate, metric=metric, reviewed=point.reviewed, cost=point.cost,
+        reached=tuple(t for t in summary.targets if metric is not None and metric >= t),
+        missed=tuple(t for t in summary.targets if metric is None or metric < t),
         beats_review_all=metric is not None and review_all is not None and metric > review_all + TOLERANCE,
-        versus_review_all=_versus(point, baselines["review_all"], auto_rate=0.0 if predictions else None),
-        versus_review_none=_versus(point, baselines["review_none"], auto_rate=1.0 if predictions else None),
-        certified=_certified(summary, policy["policy"]),
-        risk=_risk(summary, point["auto_rate"]),
+        versus_review_all=_versus(point, baselines.review_all, auto_rate=0.0 if predictions else None),
+        versus_review_none=_versus(point, baselines.review_none, auto_rate=1.0 if predictions else None),
+        certified=_certified(summary, policy.policy),
+        risk=main_risk(summary.calibration, summary.reviewer, point.auto_rate),
     )
 
 
-def _choose(summary: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any], float | None] | str:
-    """(basis, policy summary, point, target) by the module's rules, or the reason there is none."""
-    decision = summary.get("decision")
-    if decision is not None:
-        return _decided(summary, decision)
-    if not summary["data"]["predictions"]:
+def _choose(summary: StudySummary) -> tuple[str, PolicyResult, OperatingPoint, float | None] | str:
+    """(basis, policy, point, target) by the module's rules, or the reason there is none."""
+    if summary.decision is not None:
+        return _decided(summary, summary.decision)
+    if not summary.data.predictions:
         return "the data holds no predictions, so there is nothing to route"
-    policies = summary["policies"]
-    if summary["costs"] is not None:
+    policies = summary.policies
+    if summary.costs is not None:
         # min() keeps the first of equal keys: the policy listed first wins a full tie
-        policy = min(policies, key=lambda p: (p["cost_optimum"]["cost"], -p["cost_optimum"]["auto_rate"]))
-        return "cost", policy, policy["cost_optimum"], None
-    if not summary["targets"]:
+        policy = min(policies, key=lambda p: (p.cost_optimum.cost, -p.cost_optimum.auto_rate))
+        return "cost", policy, policy.cost_optimum, None
+    if not summary.targets:
         return "the scenario sets neither costs nor a target: add costs or targets to get a recommendation"
-    target = summary["targets"][0]
+    target = summary.targets[0]
     key = f"{target:g}"
-    reaching = [p for p in policies if p["operating_points"].get(key) is not None]
+    reaching = [p for p in policies if p.operating_points.get(key) is not None]
     if not reaching:
-        best = summary["baselines"]["review_all"]["metric"]
+        best = summary.baselines.review_all.metric
         return (f"no policy reaches the first target {key}"
                 + ("" if best is None else f" (reviewing everything gives {best:.4f})"))
-    policy = min(reaching, key=lambda p: (-p["operating_points"][key]["auto_rate"],
-                                          -p["operating_points"][key]["metric"]))
-    return "target", policy, policy["operating_points"][key], target
+    policy = min(reaching, key=lambda p: (-p.operating_points[key].auto_rate, -p.operating_points[key].metric))
+    return "target", policy, policy.operating_points[key], target
 
 
-def _decided(summary: dict[str, Any],
-             decision: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any], float | None] | str:
-    """The study's decision as (basis, policy summary, point, target), or the reason there is none."""
-    if decision["policy"] is None or not decision["feasible"]:
-        return decision["reason"]
-    policy = next(p for p in summary["policies"] if p["policy"] == decision["policy"])
-    target = summary["targets"][0] if decision["basis"] == "target" else None
-    return decision["basis"], policy, {"threshold": decision["threshold"], **decision["point"]}, target
+def _decided(summary: StudySummary,
+             decision: Decision) -> tuple[str, PolicyResult, OperatingPoint, float | None] | str:
+    """The study's decision as (basis, policy, point, target), or the reason there is none."""
+    if decision.policy is None or not decision.feasible:
+        return decision.reason
+    policy = next(p for p in summary.policies if p.policy == decision.policy)
+    target = summary.targets[0] if decision.basis == "target" else None
+    point = decision.point
+    return decision.basis, policy, OperatingPoint(threshold=decision.threshold, auto_rate=point.auto_rate,
+                                                  metric=point.metric, reviewed=point.reviewed, cost=point.cost), target
 
 
-def _versus(point: dict[str, Any], baseline: dict[str, Any], *, auto_rate: float | None) -> Versus:
-    cost, base_cost = point["cost"], baseline["cost"]
+def _versus(point: OperatingPoint, baseline: Baseline, *, auto_rate: float | None) -> Versus:
+    cost, base_cost = point.cost, baseline.cost
     savings = None if cost is None or base_cost is None else base_cost - cost
-    metric, base_metric = point["metric"], baseline["metric"]
+    metric, base_metric = point.metric, baseline.metric
     return Versus(
-        metric=base_metric, auto_rate=auto_rate, reviewed=baseline["reviewed"], cost=base_cost,
+        metric=base_metric, auto_rate=auto_rate, reviewed=baseline.reviewed, cost=base_cost,
         metric_gain=None if metric is None or base_metric is None else metric - base_metric,
-        reviews_saved=baseline["reviewed"] - point["reviewed"], savings=savings,
+        reviews_saved=baseline.reviewed - point.reviewed, savings=savings,
         savings_percent=None if savings is None or not base_cost else 100.0 * savings / base_cost,
     )
 
 
-def _certified(summary: dict[str, Any], recommended: str | None) -> CertifiedAlternative | None:
-    certified = [p for p in summary["policies"]
-                 if p["certified"] is not None and p["certified"]["threshold"] is not None]
+def _certified(summary: StudySummary, recommended: str | None) -> CertifiedAlternative | None:
+    certified = [p for p in summary.policies if p.certified is not None and p.certified.threshold is not None]
     if not certified:
         return None
-    own = [p for p in certified if p["policy"] == recommended]
-    policy = own[0] if own else min(certified, key=lambda p: -(p["certified"]["at_threshold"]["auto_rate"] or 0.0))
-    found = policy["certified"]
-    at = found["at_threshold"]
-    return CertifiedAlternative(policy=policy["policy"], knob=policy["knob"], threshold=found["threshold"],
-                                max_error=found["max_error"], confidence=1.0 - found["delta"],
-                                auto_rate=at["auto_rate"], metric=at["metric"], cost=at["cost"])
+    own = [p for p in certified if p.policy == recommended]
+    policy = own[0] if own else min(certified, key=lambda p: -(p.certified.at_threshold.auto_rate or 0.0))
+    found = policy.certified
+    at = found.at_threshold
+    return CertifiedAlternative(policy=policy.policy, knob=policy.knob, threshold=found.threshold,
+                                max_error=found.max_error, confidence=1.0 - found.delta,
+                                auto_rate=at.auto_rate, metric=at.metric, cost=at.cost)
 
 
-def _risk(summary: dict[str, Any], auto_rate: float) -> Risk:
-    ece = summary["calibration"]["ece_equal_width"]
-    reviewer = summary["reviewer"]
-    miss, broken = reviewer["miss_rate"], reviewer["false_correction_rate"]
+def main_risk(calibration: Calibration, reviewer: Reviewer, auto_rate: float) -> Risk:
+    """The main risk at ``auto_rate`` by the module's rule: calibration or the reviewer, whichever exposure is
+    larger (ties: calibration).
+
+    Parameters
+    ----------
+    calibration : Calibration
+        The study's calibration (``StudySummary.calibration``, of a study whose predictions have confidences).
+    reviewer : Reviewer
+        The study's reviewer.
+    auto_rate : float
+        The share of predictions accepted without review at the point in question.
+
+    Examples
+    --------
+    >>> from rpa_sim.result import Reliability
+    >>> calibration = Calibration(0.05, None, None, Reliability((), (), (), (), ()), ())
+    >>> found = main_risk(calibration, Reviewer(miss_rate=0.02), 0.8)
+    >>> found.kind, round(found.calibration_exposure, 4), round(found.reviewer_exposure, 4)
+    ('calibration', 0.04, 0.004)
+    """
+    ece = calibration.ece_equal_width
+    miss, broken = reviewer.miss_rate, reviewer.false_correction_rate
     calibration_exposure = ece * auto_rate
     reviewer_exposure = max(miss, broken) * (1.0 - auto_rate)
     return Risk(kind="calibration" if calibration_exposure >= reviewer_exposure else "reviewer", ece=ece,

@@ -5,8 +5,8 @@ decision (:mod:`rpa_sim.report_decision`, at most 250 words and one figure),
 every other section follows as a closed ``<details>`` element that starts with
 a short plain-language explanation, and it ends with where its figures come from
 (version, scenario, data hash, the command that reproduces it). Every number in
-it comes from the run's ``summary`` (the same figures as ``summary.json``),
-formatted by :mod:`rpa_sim.formatting`: counts whole and thousands separated,
+it comes from the run's typed summary (``ScenarioResult.typed_summary``, the same
+figures as ``summary.json``), formatted by :mod:`rpa_sim.formatting`: counts whole and thousands separated,
 money with two decimals and the scenario's currency, measured figures with
 four decimals. The plots are drawn by matplotlib and embedded as inline SVG,
 so the file needs nothing beside it; the same run always gives the same bytes
@@ -42,11 +42,14 @@ from rpa_sim.formatting import count, money, number, setting_share, share, signe
 from rpa_sim.metrics.smudge import alpha_curve
 from rpa_sim.outcomes import VQAOutcomes
 from rpa_sim.recommend import TOLERANCE, recommend, spans_all_auto_rates
+from rpa_sim.result import Certification, NotCertifiable, VqaData, encoded
 from rpa_sim.scenario import bundled_scenarios
 
 if TYPE_CHECKING:
     from rpa_sim.policies import Policy
     from rpa_sim.recommend import Recommendation, Versus
+    from rpa_sim.result import Calibration, GroupCalibration, PolicyResult, Reliability, StudySummary
+    from rpa_sim.reviewer import Reviewer
     from rpa_sim.study import ScenarioResult
 
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]
@@ -167,17 +170,17 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
         A complete HTML document.
     """
     figures = _figures(result) if figures is None else figures
-    summary = result.summary
+    summary = result.typed_summary
     metric = result.table.metric_label
-    title = f"rpa-sim report: {summary['scenario']}"
+    title = f"rpa-sim report: {summary.scenario}"
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_esc(title)}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>",
         f"<h1>{_esc(title)}</h1>",
     ]
-    if summary["description"]:
-        parts.append(f'<p class="description">{_esc(summary["description"])}</p>')
+    if summary.description:
+        parts.append(f'<p class="description">{_esc(summary.description)}</p>')
     from rpa_sim.report_decision import decision_section  # noqa: PLC0415
 
     parts += decision_section(result, figures)
@@ -190,15 +193,15 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
                 _tradeoff_section(result, metric, figures),
                 _comparison_section(summary, metric),
                 _cost_section(summary, figures),
-                _calibration_section(summary, figures)]
+                _calibration_section(summary.calibration, figures)]
     if "smudge-alpha" in figures:
-        details.append(_smudge_section(summary, figures))
+        details.append(_smudge_section(figures))
     details.append(_optimized_section(summary, metric))
-    if "monitoring" in summary:  # only with the scenario's monitoring section
+    if summary.monitoring is not None:  # only with the scenario's monitoring section
         from rpa_sim.report_monitoring import monitoring_section  # noqa: PLC0415
 
-        details.append(monitoring_section(summary, figures))
-    if "operations" in summary:  # only with the scenario's operations section
+        details.append(monitoring_section(summary.monitoring, figures))
+    if summary.operations is not None:  # only with the scenario's operations section
         from rpa_sim.report_operations import operations_section  # noqa: PLC0415
 
         details.append(operations_section(summary, figures))
@@ -215,14 +218,14 @@ def _collapsible(section: list[str]) -> list[str]:
     return ["<details>", f"<summary>{heading}</summary>", *body, "</details>"]
 
 
-def _recommendation_is_the_decision(summary: dict[str, Any]) -> bool:
+def _recommendation_is_the_decision(summary: StudySummary) -> bool:
     """Whether the recommendation names the decision's policy and τ (always so without a decision, which is then
     the recommendation): a detail naming another point would contradict the opening."""
-    decision = summary.get("decision")
+    decision = summary.decision
     if decision is None:
         return True
     found = recommend(summary)
-    return (found.policy, found.threshold) == (decision["policy"], decision["threshold"])
+    return (found.policy, found.threshold) == (decision.policy, decision.threshold)
 
 
 # ---------------------------------------------------------------- sections
@@ -230,7 +233,7 @@ def _recommendation_is_the_decision(summary: dict[str, Any]) -> bool:
 
 def _summary_section(result: ScenarioResult, metric: str) -> list[str]:
     """The recommendation in detail: what it buys against the two extremes, the certified option, the risk."""
-    summary = result.summary
+    summary = result.typed_summary
     found = recommend(summary)
     parts = ['<h2 id="summary">Against reviewing everything or nothing</h2>']
     if found.basis is None:
@@ -251,28 +254,28 @@ def _summary_section(result: ScenarioResult, metric: str) -> list[str]:
     parts.append(_recommendation_table(found, summary, metric))
     points = [_versus_text("reviewing everything", found.versus_review_all, found, metric, currency),
               _versus_text("reviewing nothing", found.versus_review_none, found, metric, currency)]
-    if summary["targets"]:
+    if summary.targets:
         points.append(_targets_text(found, metric))
-    why = _why_above_review_all(next(p for p in result.policies if p.name == found.policy), summary)
+    why = _why_above_review_all(next(p for p in result.policies if p.name == found.policy), summary.reviewer)
     if found.beats_review_all and why and _shown_above(found.metric, found.versus_review_all.metric):
         points.append(f"It ends above reviewing everything because {why}.")
     if found.certified is not None:
         points.append(_certified_text(found, metric, summary))
-    elif summary["policies"] and any(p["certified"] is not None for p in summary["policies"]):
+    elif any(p.certified is not None for p in summary.policies):
         points.append("No threshold could be certified with the scenario's settings (see Certified thresholds).")
     parts.append("<ul>" + "".join(f"<li>{point}</li>" for point in points)
                  + f'<li id="risk">{_risk_text(found)}</li></ul>')
     return parts
 
 
-def _recommendation_table(found: Recommendation, summary: dict[str, Any], metric: str) -> str:
+def _recommendation_table(found: Recommendation, summary: StudySummary, metric: str) -> str:
     everything, nothing = found.versus_review_all, found.versus_review_none
     currency = _currency(summary)
     rows = [[f"{metric} after review", num(found.metric), num(everything.metric), num(nothing.metric)],
             ["auto-rate (share not reviewed)", num(found.auto_rate), num(everything.auto_rate), num(nothing.auto_rate)],
             ["items reviewed", num(found.reviewed, 0), num(everything.reviewed, 0), num(nothing.reviewed, 0)]]
     marks = {}
-    if summary["costs"] is not None:
+    if summary.costs is not None:
         rows.append([f"cost{_in(currency)}", money(found.cost), money(everything.cost), money(nothing.cost)])
         per_day = _per_day_factor(summary)
         if per_day is not None:
@@ -315,20 +318,20 @@ def _targets_text(found: Recommendation, metric: str) -> str:
     return f"It reaches {reached} but {short}." if found.reached else f"It {short}."
 
 
-def _why_above_review_all(policy: Policy, summary: dict[str, Any]) -> str:
+def _why_above_review_all(policy: Policy, reviewer: Reviewer) -> str:
     """Why a policy's quality can exceed reviewing every prediction: the two mechanisms the replay models
     (empty when neither applies, and then it cannot)."""
     reasons = []
     if policy.fix_additions:
         reasons.append("it reviews whole documents and adds the fields the model missed, which checking each "
                        "prediction cannot")
-    broken = summary["reviewer"]["false_correction_rate"]
+    broken = reviewer.false_correction_rate
     if broken > 0:
         reasons.append(f"it leaves confident predictions alone, which the reviewer would break at rate {num(broken)}")
     return ", and because ".join(reasons)
 
 
-def _certified_text(found: Recommendation, metric: str, summary: dict[str, Any]) -> str:
+def _certified_text(found: Recommendation, metric: str, summary: StudySummary) -> str:
     certified = found.certified
     who = ("The same policy" if certified.policy == found.policy
            else f"Certified alternative: <strong>{_esc(certified.policy)}</strong>")
@@ -357,15 +360,15 @@ def _risk_text(found: Recommendation) -> str:
             f"{num(risk.calibration_exposure)} for calibration).")
 
 
-def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[str]:
-    data = summary["data"]
-    rows = [(label, _data_value(key, data[key])) for key, label in _DATA_LABELS.items() if key in data]
-    reviewer = summary["reviewer"]
+def _settings_section(summary: StudySummary, metric: str, task: str) -> list[str]:
+    data = summary.data
+    rows = [(label, _data_value(getattr(data, name))) for name, label in _DATA_LABELS.items() if hasattr(data, name)]
+    reviewer = summary.reviewer
     reviewer_rows = [
-        ("misses an error with probability", num(reviewer["miss_rate"])),
-        ("breaks a right prediction with probability", num(reviewer["false_correction_rate"])),
-        ("seconds per reviewed item", num(reviewer["seconds_per_item"], 1)),
-        ("seconds per opened document", num(reviewer["seconds_per_document"], 1)),
+        ("misses an error with probability", num(reviewer.miss_rate)),
+        ("breaks a right prediction with probability", num(reviewer.false_correction_rate)),
+        ("seconds per reviewed item", num(reviewer.seconds_per_item, 1)),
+        ("seconds per opened document", num(reviewer.seconds_per_document, 1)),
     ]
     parts = [
         "<h2>The study</h2>",
@@ -381,15 +384,15 @@ def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[s
         _table(["setting", "value"], reviewer_rows, table_id="reviewer"),
         "<h3>Costs</h3>",
     ]
-    costs = summary["costs"]
+    costs = summary.costs
     if costs is None:
         parts.append('<p class="explain">Costs were not set for this scenario: no money figures.</p>')
     else:
-        cost_rows = [(label, money(costs[key])) for key, label in (
-            ("per_review", "per reviewed item"), ("per_document", "per opened document"),
-            ("hourly_rate", "reviewer's hourly rate"), ("per_residual_error", "per error left in the output"))
-            if costs[key] is not None]
-        currency = costs.get("currency")
+        cost_rows = [(label, money(amount)) for amount, label in (
+            (costs.per_review, "per reviewed item"), (costs.per_document, "per opened document"),
+            (costs.hourly_rate, "reviewer's hourly rate"), (costs.per_residual_error, "per error left in the output"))
+            if amount is not None]
+        currency = costs.currency
         unit, _, volume = _cost_basis(summary)
         per_day = "" if volume is None else f" and, where said, per day at {volume:,.0f} {unit} a day"
         parts += ['<p class="explain" id="cost-basis">What one review and one error left in the output cost, in '
@@ -397,10 +400,10 @@ def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[s
                   + "; review prices not given are the reviewer's seconds at the hourly rate. Every total in this "
                   f"report is {_esc(_basis_text(summary))}{per_day}.</p>",
                   _table(["cost", f"amount{_in(currency)}"], cost_rows, table_id="costs")]
-    targets = ", ".join(num(t) for t in summary["targets"]) or "none"
+    targets = ", ".join(num(t) for t in summary.targets) or "none"
     parts += [
         "<h3>Thresholds and targets</h3>",
-        f'<p class="explain">Thresholds swept: <code>{_esc(summary["thresholds"])}</code> ("exact" means every '
+        f'<p class="explain">Thresholds swept: <code>{_esc(summary.thresholds)}</code> ("exact" means every '
         "threshold at which any decision changes). Targets, the output quality the business needs "
         f"({_esc(metric)} after review): {targets}.</p>",
     ]
@@ -408,7 +411,7 @@ def _settings_section(summary: dict[str, Any], metric: str, task: str) -> list[s
 
 
 def _tradeoff_section(result: ScenarioResult, metric: str, figures: dict[str, Figure]) -> list[str]:
-    summary = result.summary
+    summary = result.typed_summary
     if "tradeoff" not in figures:
         return ["<h2>Trade-off curves</h2>",
                 '<p class="explain" id="no-predictions">The data holds no predictions, so no policy has anything '
@@ -427,11 +430,11 @@ def _tradeoff_section(result: ScenarioResult, metric: str, figures: dict[str, Fi
         _figure_html(figures["tradeoff"], "tradeoff", "Auto-rate against quality after review, per policy; "
                                                       "below, the zoom on the operating points."),
     ]
-    notes = [f"<li><strong>{_esc(p['policy'])}</strong> is a partial curve: {_partial_text(p)}.</li>"
-             for p in summary["policies"] if not spans_all_auto_rates(p["auto_rate_range"])]
-    everything = summary["baselines"]["review_all"]["metric"]
+    notes = [f"<li><strong>{_esc(p.policy)}</strong> is a partial curve: {_partial_text(p)}.</li>"
+             for p in summary.policies if not spans_all_auto_rates(p.auto_rate_range)]
+    everything = summary.baselines.review_all.metric
     for curve, policy in zip(result.curves, result.policies, strict=True):
-        top, why = _top(curve.metric), _why_above_review_all(policy, summary)
+        top, why = _top(curve.metric), _why_above_review_all(policy, summary.reviewer)
         if why and everything is not None and top is not None and _shown_above(top, everything):
             notes.append(f"<li><strong>{_esc(policy.name)}</strong> ends above reviewing everything ({num(top)} "
                          f"against {num(everything)}) because {why}.</li>")
@@ -442,8 +445,8 @@ def _tradeoff_section(result: ScenarioResult, metric: str, figures: dict[str, Fi
     return parts
 
 
-def _partial_text(policy: dict[str, Any]) -> str:
-    low, high = policy["auto_rate_range"]
+def _partial_text(policy: PolicyResult) -> str:
+    low, high = policy.auto_rate_range
     if low is None:
         return "it has no defined auto-rate"
     limits = []
@@ -467,39 +470,39 @@ def _top(values: np.ndarray) -> float | None:
     return float(defined.max()) if len(defined) else None
 
 
-def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
-    targets = [f"{t:g}" for t in summary["targets"]]
-    has_costs = summary["costs"] is not None
+def _comparison_section(summary: StudySummary, metric: str) -> list[str]:
+    targets = [f"{t:g}" for t in summary.targets]
+    has_costs = summary.costs is not None
     unit = _in(_currency(summary))
     header = ["policy", "AUC"]
     for target in targets:
         header += [f"auto-rate at {target}", f"τ at {target}"]
-    rejecting = any("rejected" in p for p in summary["policies"])  # a policy with a reject band
+    rejecting = any(p.rejected is not None for p in summary.policies)  # a policy with a reject band
     if rejecting:
         header.append("rejected")
     if has_costs:
         header += [f"best cost{unit}", "τ at best cost", f"saves vs review-all{unit}", f"saves vs review-none{unit}"]
     header += ["certified τ", "dominated by"]
     rows, values = [], []  # values: the comparable figure behind each cell, None where there is none
-    for policy in summary["policies"]:
-        full = spans_all_auto_rates(policy["auto_rate_range"])
-        low, high = policy["auto_rate_range"]
-        row = [policy["policy"], num(policy["auc"]) if full or low is None else f"partial ({num(low)}–{num(high)})"]
-        value = [None, policy["auc"] if full else None]
+    for policy in summary.policies:
+        full = spans_all_auto_rates(policy.auto_rate_range)
+        low, high = policy.auto_rate_range
+        row = [policy.policy, num(policy.auc) if full or low is None else f"partial ({num(low)}–{num(high)})"]
+        value = [None, policy.auc if full else None]
         for target in targets:
-            point = policy["operating_points"].get(target)
-            row += [num(None if point is None else point[key]) for key in ("auto_rate", "threshold")]
-            value += [None if point is None else point["auto_rate"], None]
+            point = policy.operating_points.get(target)
+            row += [num(None if point is None else point.auto_rate), num(None if point is None else point.threshold)]
+            value += [None if point is None else point.auto_rate, None]
         if rejecting:
-            row.append(count(policy.get("rejected", 0)))
+            row.append(count(0 if policy.rejected is None else policy.rejected))
             value.append(None)
         if has_costs:
-            best = policy["cost_optimum"]
-            row += [money(best["cost"]), num(best["threshold"]), money(best["savings_vs_review_all"]),
-                    money(best["savings_vs_review_none"])]
-            value += [best["cost"], None, best["savings_vs_review_all"], best["savings_vs_review_none"]]
-        certified = policy["certified"]
-        row += [num(None if certified is None else certified["threshold"]), ", ".join(policy["dominated_by"]) or "-"]
+            best = policy.cost_optimum
+            row += [money(best.cost), num(best.threshold), money(best.savings_vs_review_all),
+                    money(best.savings_vs_review_none)]
+            value += [best.cost, None, best.savings_vs_review_all, best.savings_vs_review_none]
+        certified = policy.certified
+        row += [num(None if certified is None else certified.threshold), ", ".join(policy.dominated_by) or "-"]
         rows.append(row)
         values.append([*value, None, None])
     marks = _best_marks(rows, values, lowest={header.index(f"best cost{unit}")} if has_costs else set())
@@ -507,10 +510,10 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
         for column in (len(header) - 4, len(header) - 3):
             marks.update({(r, column): "loss" for r, value in enumerate(values)
                           if value[column] is not None and value[column] < 0})
-    baselines = summary["baselines"]
-    baseline_rows = [(label, num(baselines[key]["metric"]), count(baselines[key]["reviewed"]),
-                      money(baselines[key]["cost"]))
-                     for key, label in (("review_none", "review nothing"), ("review_all", "review everything"))]
+    baselines = summary.baselines
+    baseline_rows = [(label, num(baseline.metric), count(baseline.reviewed), money(baseline.cost))
+                     for baseline, label in ((baselines.review_none, "review nothing"),
+                                             (baselines.review_all, "review everything"))]
     parts = [
         "<h2>Comparison of the policies</h2>",
         '<p class="explain">Every policy at its best: per target, the most automation that still reaches it'
@@ -521,15 +524,15 @@ def _comparison_section(summary: dict[str, Any], metric: str) -> list[str]:
         *_edge_notes(summary, "comparison-edge"),
         _comparison_legend(summary, metric, targets),
         "<h3>What each policy does</h3>",
-        "<ul>" + "".join(f"<li><strong>{_esc(p['policy'])}</strong>: {_esc(p['description'] or '')}</li>"
-                         for p in summary["policies"]) + "</ul>",
+        "<ul>" + "".join(f"<li><strong>{_esc(p.policy)}</strong>: {_esc(p.description)}</li>"
+                         for p in summary.policies) + "</ul>",
         "<h3>The two extremes</h3>",
         '<p class="explain">Reviewing nothing and reviewing everything, for reference'
         + (f"; costs {_esc(_basis_text(summary))}" if has_costs else "") + ".</p>",
         _table(["baseline", f"{metric} after review", "items reviewed", f"cost{unit}"], baseline_rows,
                table_id="baselines"),
     ]
-    if any(p["certified"] is not None for p in summary["policies"]):
+    if any(p.certified is not None for p in summary.policies):
         parts += _certification_part(summary, metric)
     return parts
 
@@ -551,7 +554,7 @@ def _best_marks(rows: list[list[str]], values: list[list[float | None]], *,
     return marks
 
 
-def _comparison_legend(summary: dict[str, Any], metric: str, targets: list[str]) -> str:
+def _comparison_legend(summary: StudySummary, metric: str, targets: list[str]) -> str:
     entries = [
         ("AUC", "area under the trade-off curve over auto-rates 0 to 1 (higher is better). \"partial (a–b)\": the "
                 "policy only operates between auto-rates a and b, and an area counting 0 elsewhere would not "
@@ -564,10 +567,10 @@ def _comparison_legend(summary: dict[str, Any], metric: str, targets: list[str])
             (f"τ at {' / '.join(targets)}", "the threshold giving that auto-rate, on the quantity the policy "
              "sweeps (confidence, or grounding)."),
         ]
-    if any("rejected" in p for p in summary["policies"]):
+    if any(p.rejected is not None for p in summary.policies):
         entries.append(("rejected", "the predictions the policy's reject band (reject_if) takes out of the automated "
                                     "flow, neither reviewed nor accepted; the same at every threshold."))
-    if summary["costs"] is not None:
+    if summary.costs is not None:
         entries += [
             ("best cost", f"the lowest total of review and error costs over the swept thresholds, "
                           f"{_basis_text(summary)}; \"τ at best cost\" is where it is reached."),
@@ -586,36 +589,35 @@ def _comparison_legend(summary: dict[str, Any], metric: str, targets: list[str])
             + "".join(f"<dt>{_esc(term)}</dt><dd>{_esc(text)}</dd>" for term, text in entries) + "</dl>")
 
 
-def _certification_part(summary: dict[str, Any], metric: str) -> list[str]:
-    has_costs = summary["costs"] is not None
+def _certification_part(summary: StudySummary, metric: str) -> list[str]:
+    has_costs = summary.costs is not None
     header = ["policy", "certified τ", "accepted calibration items", "errors among them", "upper bound",
               "held-out auto-rate", "held-out error", "auto-rate at τ", f"{metric} at τ"]
     if has_costs:
         header.append(f"cost at τ{_in(_currency(summary))}")
     header.append("note")
     rows = []
-    for policy in summary["policies"]:
-        found = policy["certified"]
+    for policy in summary.policies:
+        found = policy.certified
         if found is None:
             continue
-        if "max_error" not in found:  # certify_policy refuses budgeted policies before testing anything
-            rows.append([policy["policy"], *(["-"] * (len(header) - 2)), "not certifiable: a review budget"])
+        if isinstance(found, NotCertifiable):  # certify_policy refuses budgeted policies before testing anything
+            rows.append([policy.policy, *(["-"] * (len(header) - 2)), "not certifiable: a review budget"])
             continue
-        at = found.get("at_threshold") or {"auto_rate": None, "metric": None, "cost": None}
-        row = [policy["policy"], num(found["threshold"]), count(found["accepted_n"]), count(found["accepted_errors"]),
-               num(found["upper_bound"]), num(found["holdout_auto_rate"]), num(found["holdout_error"]),
-               num(at["auto_rate"]), num(at["metric"])]
+        at = found.at_threshold
+        row = [policy.policy, num(found.threshold), count(found.accepted_n), count(found.accepted_errors),
+               num(found.upper_bound), num(found.holdout_auto_rate), num(found.holdout_error),
+               num(None if at is None else at.auto_rate), num(None if at is None else at.metric)]
         if has_costs:
-            row.append(money(at["cost"]))
-        row.append("certified" if found["threshold"] is not None else "nothing passes the test")
+            row.append(money(None if at is None else at.cost))
+        row.append("certified" if found.threshold is not None else "nothing passes the test")
         rows.append(row)
     # every policy is certified with the scenario's settings on the same split; a refused policy has neither
-    tested = next((p["certified"] for p in summary["policies"]
-                   if p["certified"] is not None and "max_error" in p["certified"]), None)
+    tested = next((p.certified for p in summary.policies if isinstance(p.certified, Certification)), None)
     settings = ("" if tested is None else
-                f" with probability at least {_percent_setting(1.0 - tested['delta'])}, the error rate of the "
-                f"auto-accepted predictions is at most {_percent_setting(tested['max_error'])} (Learn-then-Test, "
-                f"fixed sequence, tested on {tested['calibration_n']:,} calibration items; the upper bound is the "
+                f" with probability at least {_percent_setting(1.0 - tested.delta)}, the error rate of the "
+                f"auto-accepted predictions is at most {_percent_setting(tested.max_error)} (Learn-then-Test, "
+                f"fixed sequence, tested on {tested.calibration_n:,} calibration items; the upper bound is the "
                 "one-sided Clopper-Pearson bound from the accepted items and their errors)")
     return [
         "<h3>Certified thresholds</h3>",
@@ -632,7 +634,7 @@ def _certification_part(summary: dict[str, Any], metric: str) -> list[str]:
     ]
 
 
-def _cost_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
+def _cost_section(summary: StudySummary, figures: dict[str, Figure]) -> list[str]:
     parts = ["<h2>Cost</h2>"]
     if "cost" not in figures:
         parts.append('<p class="explain" id="no-costs">Costs were not set for this scenario, so there is no cost '
@@ -652,27 +654,27 @@ def _cost_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[s
     return parts
 
 
-def _edge_notes(summary: dict[str, Any], list_id: str) -> list[str]:
+def _edge_notes(summary: StudySummary, list_id: str) -> list[str]:
     """A warning per policy whose cheapest point is the lowest or highest threshold swept: what it saves may
     only be what an extreme of the range saves (none without costs or such a policy)."""
-    if summary["costs"] is None:
+    if summary.costs is None:
         return []
-    notes = [f"<li><strong>{_esc(p['policy'])}</strong>: "
-             f"{_esc(edge_of_range_text(p['cost_optimum'], summary['thresholds']))}.</li>"
-             for p in summary["policies"] if p["cost_optimum"]["edge_of_range"]]
+    # edge_of_range_text reads the cost optimum as summary.json holds it (the dashboard and run call it so too)
+    notes = [f"<li><strong>{_esc(p.policy)}</strong>: "
+             f"{_esc(edge_of_range_text(encoded(p.cost_optimum), summary.thresholds))}.</li>"
+             for p in summary.policies if p.cost_optimum.edge_of_range]
     if not notes:
         return []
     return ['<p class="explain">Read these cheapest points with care:</p>',
             f'<ul id="{list_id}">' + "".join(notes) + "</ul>"]
 
 
-def _calibration_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
-    calibration = summary["calibration"]
-    if not calibration:
+def _calibration_section(calibration: Calibration | None, figures: dict[str, Figure]) -> list[str]:
+    if calibration is None:
         return ["<h2>Calibration</h2>", '<p class="explain">No predictions, so no calibration.</p>']
-    rows = [("expected calibration error, equal-width bins", num(calibration["ece_equal_width"])),
-            ("expected calibration error, equal-mass bins", num(calibration["ece_equal_mass"])),
-            ("area under the risk-coverage curve (AURC)", num(calibration["aurc"]))]
+    rows = [("expected calibration error, equal-width bins", num(calibration.ece_equal_width)),
+            ("expected calibration error, equal-mass bins", num(calibration.ece_equal_mass)),
+            ("area under the risk-coverage curve (AURC)", num(calibration.aurc))]
     return [
         "<h2>Calibration</h2>",
         '<p class="explain">Whether the model\'s confidence can be taken at its word: among predictions made with '
@@ -686,21 +688,22 @@ def _calibration_section(summary: dict[str, Any], figures: dict[str, Figure]) ->
     ]
 
 
-def _calibration_groups(calibration: dict[str, Any]) -> list[str]:
+def _calibration_groups(calibration: Calibration) -> list[str]:
     """The ECE per document type (when records name one) and per field: where the confidence can be trusted."""
     parts = []
-    for by, key in (("document type", "by_document_type"), ("field", "by_field")):
-        groups = calibration.get(key)
+    by_kind: tuple[tuple[str, tuple[GroupCalibration, ...] | None], ...] = (
+        ("document type", calibration.by_document_type), ("field", calibration.by_field))
+    for by, groups in by_kind:
         if groups:
-            rows = [(group["name"] or "(none)", f"{group['predictions']:,}", num(group["mean_confidence"]),
-                     num(group["accuracy"]), num(group["ece_equal_width"]), num(group["ece_equal_mass"]))
+            rows = [(group.name or "(none)", f"{group.predictions:,}", num(group.mean_confidence),
+                     num(group.accuracy), num(group.ece_equal_width), num(group.ece_equal_mass))
                     for group in groups]
             parts.append(_table([by, "predictions", "mean confidence", "share right", "ECE, equal-width",
                                  "ECE, equal-mass"], rows, table_id=f"calibration-by-{by.replace(' ', '-')}"))
     return parts
 
 
-def _smudge_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list[str]:
+def _smudge_section(figures: dict[str, Figure]) -> list[str]:
     return [
         "<h2>SMuDGE against alpha</h2>",
         '<p class="explain">SMuDGE scores an answer on two things: whether it matches the right answer, and '
@@ -711,37 +714,36 @@ def _smudge_section(summary: dict[str, Any], figures: dict[str, Figure]) -> list
     ]
 
 
-def _optimized_section(summary: dict[str, Any], metric: str) -> list[str]:
+def _optimized_section(summary: StudySummary, metric: str) -> list[str]:
     parts = [
         "<h2>Optimized per-field thresholds</h2>",
         '<p class="explain">Instead of one threshold for all fields, each field (for questions: each question '
         "type) gets its own, chosen to automate as much as possible while meeting the target. \"-\" means the "
         "field is always reviewed. The last rows compare with the best single threshold.</p>",
     ]
-    optimized = summary["optimized_per_field"]
+    optimized = summary.optimized_per_field
     if not optimized:
         parts.append('<p class="explain">No targets were set, so nothing was optimized.</p>')
         return parts
-    if not summary["data"]["predictions"]:
+    if not summary.data.predictions:
         parts.append('<p class="explain">No predictions, so no field has a threshold to optimize.</p>')
         return parts
-    targets = list(optimized)
-    feasible = [t for t in targets if optimized[t]["feasible"]]
-    for target in targets:
-        if not optimized[target]["feasible"]:
+    feasible = {target: entry for target, entry in optimized.items() if entry.feasible}
+    for target, entry in optimized.items():
+        if not entry.feasible:
             parts.append(f'<p class="explain">{_esc(metric)} {target} cannot be reached by reviewing alone.</p>')
     if not feasible:
         return parts
-    fields = sorted({field for t in feasible for field in optimized[t]["thresholds"]})
-    rows = [[field, *(num(optimized[t]["thresholds"].get(field)) for t in feasible)] for field in fields]
-    rows.append(["auto-rate, per-field thresholds", *(num(optimized[t]["auto_rate"]) for t in feasible)])
-    rows.append([f"{metric}, per-field thresholds", *(num(optimized[t]["metric"]) for t in feasible)])
-    if summary["costs"] is not None:
+    fields = sorted({field for entry in feasible.values() for field in entry.thresholds})
+    rows = [[field, *(num(entry.thresholds.get(field)) for entry in feasible.values())] for field in fields]
+    rows.append(["auto-rate, per-field thresholds", *(num(entry.auto_rate) for entry in feasible.values())])
+    rows.append([f"{metric}, per-field thresholds", *(num(entry.metric) for entry in feasible.values())])
+    if summary.costs is not None:
         rows.append([f"cost{_in(_currency(summary))}, per-field thresholds",
-                     *(money(optimized[t]["cost"]) for t in feasible)])
-    single = [optimized[t]["best_single_threshold"] for t in feasible]
-    rows.append(["auto-rate, best single threshold", *(num(None if s is None else s["auto_rate"]) for s in single)])
-    rows.append(["best single threshold", *(num(None if s is None else s["threshold"]) for s in single)])
+                     *(money(entry.cost) for entry in feasible.values())])
+    single = [entry.best_single_threshold for entry in feasible.values()]
+    rows.append(["auto-rate, best single threshold", *(num(None if s is None else s.auto_rate) for s in single)])
+    rows.append(["best single threshold", *(num(None if s is None else s.threshold) for s in single)])
     parts.append(_table(["field", *(f"target {t}" for t in feasible)], rows, table_id="optimized"))
     return parts
 
@@ -819,28 +821,28 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
     only with the scenario's monitoring section."""
     from rpa_sim.report_decision import decision_figure, starred  # noqa: PLC0415
 
-    summary = result.summary
+    summary = result.typed_summary
     found = starred(result, recommend(summary))
     decided = decision_figure(result)
     figures = {} if decided is None else {"decision": decided}
-    if summary["data"]["predictions"]:
+    if summary.data.predictions:
         figures["tradeoff"] = _tradeoff_figure(result, found)
-    if summary["costs"] is not None:
+    if summary.costs is not None:
         figures["cost"] = _cost_figure(result, found)
-    if summary["calibration"]:
-        figures["calibration"] = _calibration_figure(summary["calibration"])
+    if summary.calibration is not None:
+        figures["calibration"] = _calibration_figure(summary.calibration)
     if isinstance(result.table, VQAOutcomes):  # SMuDGE scores questions only
         smudge = _smudge_figure(result.table, result.scenario.alpha)
         if smudge is not None:
             figures["smudge-alpha"] = smudge
-    if "monitoring" in summary:
+    if summary.monitoring is not None:
         from rpa_sim.report_monitoring import monitoring_figures  # noqa: PLC0415
 
-        figures.update(monitoring_figures(summary))
-    if "operations" in summary:
+        figures.update(monitoring_figures(summary.monitoring, summary.policies))
+    if summary.operations is not None:
         from rpa_sim.report_operations import operations_figures  # noqa: PLC0415
 
-        figures.update(operations_figures(summary))
+        figures.update(operations_figures(summary.operations))
     for figure in figures.values():
         _fit_to_phone(figure)
     return figures
@@ -966,55 +968,55 @@ def _outline(axes: Axes, window: tuple[float, float, float, float]) -> None:
 def _tradeoff_window(result: ScenarioResult, found: Recommendation) -> tuple[float, float, float, float] | None:
     """The range of the zoom panel: around each target's best operating point (the most automation reaching it,
     over all policies), else around the recommendation; None without either."""
-    summary = result.summary
+    summary = result.typed_summary
     xs = []
-    for target in summary["targets"]:
-        reaching = [p["operating_points"][f"{target:g}"] for p in summary["policies"]]
-        rates = [point["auto_rate"] for point in reaching if point is not None and point["auto_rate"] is not None]
+    for target in summary.targets:
+        reaching = [p.operating_points[f"{target:g}"] for p in summary.policies]
+        rates = [point.auto_rate for point in reaching if point is not None and point.auto_rate is not None]
         xs += [max(rates)] if rates else []
     if not xs and found.auto_rate is not None:
         xs = [found.auto_rate]
     if not xs:
         return None
     start, end = _padded(min(xs), max(xs), lowest=0.0, highest=1.0, minimum=0.1)
-    marked = [p["metric"] for policy in summary["policies"] for p in policy["operating_points"].values()
-              if p is not None and start <= p["auto_rate"] <= end]
+    marked = [p.metric for policy in summary.policies for p in policy.operating_points.values()
+              if p is not None and start <= p.auto_rate <= end]
     return _window_of([(c.auto_rate, c.metric) for c in result.curves], start, end, marked)
 
 
 def _tradeoff_figure(result: ScenarioResult, found: Recommendation) -> Figure:
-    summary = result.summary
+    summary = result.typed_summary
     metric = result.table.metric_label
     window = _tradeoff_window(result, found)
     figure, panels = _panels(window is not None)
-    everything, nothing = summary["baselines"]["review_all"], summary["baselines"]["review_none"]
+    everything, nothing = summary.baselines.review_all, summary.baselines.review_none
     handles = []
     for panel_index, axes in enumerate(panels):
         zoomed = panel_index == 1
-        for index, (curve, policy) in enumerate(zip(result.curves, summary["policies"], strict=True)):
+        for index, (curve, policy) in enumerate(zip(result.curves, summary.policies, strict=True)):
             style = _style(index)
             order = np.argsort(curve.auto_rate, kind="stable")
-            label = curve.policy + ("" if spans_all_auto_rates(policy["auto_rate_range"]) else " (partial)")
+            label = curve.policy + ("" if spans_all_auto_rates(policy.auto_rate_range) else " (partial)")
             line, = axes.plot(curve.auto_rate[order], curve.metric[order], label=label, markevery=0.12,
                               markersize=5, linewidth=1.6, **style)
             if not zoomed:
                 handles.append(line)
-            points = [p for p in policy["operating_points"].values() if p is not None]
-            axes.scatter([p["auto_rate"] for p in points], [p["metric"] for p in points], color=style["color"],
+            points = [p for p in policy.operating_points.values() if p is not None]
+            axes.scatter([p.auto_rate for p in points], [p.metric for p in points], color=style["color"],
                          marker=style["marker"], s=60, edgecolor="black", zorder=3)
             if zoomed or window is None:
                 for point in points:
-                    _label_point(axes, f"τ {point['threshold']:.4f}", point["auto_rate"], point["metric"],
+                    _label_point(axes, f"τ {point.threshold:.4f}", point.auto_rate, point.metric,
                                  index=index, between=(0.0, 1.0) if window is None else window[:2])
-        for target in summary["targets"]:
+        for target in summary.targets:
             axes.axhline(target, color="grey", linestyle="--", linewidth=1)
             axes.annotate(f"target {target:g}", (1.0, target), xycoords=("axes fraction", "data"), xytext=(-3, 2),
                           textcoords="offset points", fontsize=8, color="dimgrey", ha="right")
         for point, marker, text in ((everything, "s", "review everything"), (nothing, "^", "review nothing")):
-            if point["metric"] is not None:
+            if point.metric is not None:
                 at = 0.0 if marker == "s" else 1.0
-                axes.scatter([at], [point["metric"]], marker=marker, s=70, color="black", zorder=4)
-                axes.annotate(text, (at, point["metric"]), xytext=(6 if at == 0.0 else -6, -12),
+                axes.scatter([at], [point.metric], marker=marker, s=70, color="black", zorder=4)
+                axes.annotate(text, (at, point.metric), xytext=(6 if at == 0.0 else -6, -12),
                               textcoords="offset points", fontsize=8, ha="left" if at == 0.0 else "right")
         if found.auto_rate is not None and found.metric is not None:
             axes.scatter([found.auto_rate], [found.metric], marker="*", s=260, color=_PALETTE[-1],
@@ -1030,7 +1032,7 @@ def _tradeoff_figure(result: ScenarioResult, found: Recommendation) -> Figure:
                    f"{metric} after review")
             if window is not None:
                 _outline(axes, window)
-    _figure_legend(figure, handles, points="operating point (policy's marker)", targets=bool(summary["targets"]),
+    _figure_legend(figure, handles, points="operating point (policy's marker)", targets=bool(summary.targets),
                    baselines=True, recommended=found.basis is not None)
     return figure
 
@@ -1054,8 +1056,8 @@ def _figure_legend(figure: Figure, handles: list[Line2D], *, points: str, target
 def _cost_window(result: ScenarioResult) -> tuple[float, float, float, float] | None:
     """The range of the cost zoom: the thresholds around the cost optima within 25% of the cheapest, and costs up
     to half again the cheapest (or the dearest optimum shown), so that a steep end does not flatten the rest."""
-    optima = [(p["cost_optimum"]["threshold"], p["cost_optimum"]["cost"]) for p in result.summary["policies"]
-              if p["cost_optimum"]["cost"] is not None and np.isfinite(p["cost_optimum"]["threshold"])]
+    optima = [(p.cost_optimum.threshold, p.cost_optimum.cost) for p in result.typed_summary.policies
+              if p.cost_optimum.cost is not None and np.isfinite(p.cost_optimum.threshold)]
     thresholds = np.concatenate([c.threshold[np.isfinite(c.threshold)] for c in result.curves])
     if not optima or len(thresholds) == 0:
         return None
@@ -1070,28 +1072,28 @@ def _cost_window(result: ScenarioResult) -> tuple[float, float, float, float] | 
 
 
 def _cost_figure(result: ScenarioResult, found: Recommendation) -> Figure:
-    summary = result.summary
+    summary = result.typed_summary
     window = _cost_window(result)
     figure, panels = _panels(window is not None)
-    unit, count, _ = _cost_basis(summary)
+    unit, size, _ = _cost_basis(summary)
     currency = _currency(summary)
-    basis = f"{count:,} {unit}" if count is not None else unit
+    basis = f"{size:,} {unit}"
     ylabel = f"total cost ({basis})" if currency is None else f"total cost ({currency}, {basis})"
     handles = []
     for panel_index, axes in enumerate(panels):
         zoomed = panel_index == 1
-        for index, (curve, policy) in enumerate(zip(result.curves, summary["policies"], strict=True)):
+        for index, (curve, policy) in enumerate(zip(result.curves, summary.policies, strict=True)):
             style = _style(index)
             finite = np.isfinite(curve.threshold)  # an open-ended grid point has no place on the axis
             line, = axes.plot(curve.threshold[finite], curve.columns["cost"][finite], label=curve.policy,
                               markevery=0.12, markersize=5, linewidth=1.6, **style)
             if not zoomed:
                 handles.append(line)
-            best = policy["cost_optimum"]
-            axes.scatter([best["threshold"]], [best["cost"]], color=style["color"], marker=style["marker"], s=60,
+            best = policy.cost_optimum
+            axes.scatter([best.threshold], [best.cost], color=style["color"], marker=style["marker"], s=60,
                          edgecolor="black", zorder=3)
             if zoomed or window is None:
-                _label_point(axes, f"τ {best['threshold']:.4f}", best["threshold"], best["cost"], index=index,
+                _label_point(axes, f"τ {best.threshold:.4f}", best.threshold, best.cost, index=index,
                              between=(float(np.nanmin(curve.threshold[finite])),
                                       float(np.nanmax(curve.threshold[finite]))) if window is None else window[:2])
         if found.basis == "cost":
@@ -1110,14 +1112,14 @@ def _cost_figure(result: ScenarioResult, found: Recommendation) -> Figure:
     return figure
 
 
-def _calibration_figure(calibration: dict[str, Any]) -> Figure:
-    table = calibration["reliability"]
-    lower, upper = np.array(table["lower"]), np.array(table["upper"])
-    figure, axes = _new_axes(f"Reliability (ECE {calibration['ece_equal_width']:.4f})", "confidence",
+def _calibration_figure(calibration: Calibration) -> Figure:
+    table: Reliability = calibration.reliability
+    lower, upper = np.array(table.lower), np.array(table.upper)
+    figure, axes = _new_axes(f"Reliability (ECE {calibration.ece_equal_width:.4f})", "confidence",
                              "accuracy (share right)")
-    axes.bar(lower, table["accuracy"], width=upper - lower, align="edge", color=_PALETTE[5], edgecolor="white",
+    axes.bar(lower, table.accuracy, width=upper - lower, align="edge", color=_PALETTE[5], edgecolor="white",
              label="accuracy in the bin")
-    axes.plot(table["mean_confidence"], table["accuracy"], "D", color=_PALETTE[3], markeredgecolor="black",
+    axes.plot(table.mean_confidence, table.accuracy, "D", color=_PALETTE[3], markeredgecolor="black",
               label="mean confidence of the bin")
     axes.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="perfect calibration")
     axes.set_xlim(0, 1)
@@ -1167,7 +1169,7 @@ def _esc(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _data_value(key: str, value: Any) -> str:
+def _data_value(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return count(value)
     return num(value)
@@ -1194,8 +1196,8 @@ def _cell_html(cell: str, mark: str | None) -> str:
     return f'<td class="{classes}">{_esc(cell)}</td>' if classes else f"<td>{_esc(cell)}</td>"
 
 
-def _currency(summary: dict[str, Any]) -> str | None:
-    return None if summary["costs"] is None else summary["costs"].get("currency")
+def _currency(summary: StudySummary) -> str | None:
+    return None if summary.costs is None else summary.costs.currency
 
 
 def _in(currency: str | None) -> str:
@@ -1203,20 +1205,20 @@ def _in(currency: str | None) -> str:
     return "" if currency is None else f" ({currency})"
 
 
-def _cost_basis(summary: dict[str, Any]) -> tuple[str, int | None, float | None]:
+def _cost_basis(summary: StudySummary) -> tuple[str, int, float | None]:
     """What cost totals are for: the data's unit, how many of them, and the volume per day when known."""
-    unit = "questions" if summary["task"] == "vqa" else "documents"
-    volume = None if summary["costs"] is None else summary["costs"].get("volume_per_day")
-    return unit, summary["data"].get(unit), volume
+    data = summary.data
+    unit, size = ("questions", data.questions) if isinstance(data, VqaData) else ("documents", data.documents)
+    return unit, size, None if summary.costs is None else summary.costs.volume_per_day
 
 
-def _basis_text(summary: dict[str, Any]) -> str:
+def _basis_text(summary: StudySummary) -> str:
     """The basis of a cost total in words, e.g. ``for the 2,000 documents of the data``."""
-    unit, count, _ = _cost_basis(summary)
-    return f"for the {unit} of the data" if count is None else f"for the {count:,} {unit} of the data"
+    unit, size, _ = _cost_basis(summary)
+    return f"for the {size:,} {unit} of the data"
 
 
-def _per_day_factor(summary: dict[str, Any]) -> float | None:
+def _per_day_factor(summary: StudySummary) -> float | None:
     """What turns a total for the data into a total per day (None when the daily volume is unknown)."""
-    _, count, volume = _cost_basis(summary)
-    return None if volume is None or not count else volume / count
+    _, size, volume = _cost_basis(summary)
+    return None if volume is None or not size else volume / size

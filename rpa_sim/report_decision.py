@@ -1,25 +1,25 @@
 """The report's opening: the decision in at most 250 words and one figure.
 
-It formats ``summary["decision"]`` (:mod:`rpa_sim.decision`; the policy, τ
-and team, the constraints against their targets, the cost split by kind, the
-alternatives) and computes nothing: every figure is the decision's, and the
-only look-up is the chosen point on its policy's curve (its auto-rate, for the
-figure and the main risk). A summary without a ``decision`` key (written before
-it existed) gets the same section from :func:`rpa_sim.recommend.recommend`
-(:func:`decision_of`). :func:`rpa_sim.report.render_report` puts the section
-first; everything else follows it as details.
+It formats the study's decision (``StudySummary.decision``, :mod:`rpa_sim.decision`: the policy, τ and
+team, the constraints against their targets, the cost split by kind, the
+alternatives, the decided point) and computes nothing: every figure is the
+decision's. A summary without a decision (written before it existed) gets the
+same section from :func:`rpa_sim.recommend.recommend` (:func:`decision_of`).
+:func:`rpa_sim.report.render_report` puts the section first; everything else
+follows it as details.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from rpa_sim.recommend import _risk, recommend
+from rpa_sim.decision import Constraint, Cost, Decision, Point, Team
+from rpa_sim.recommend import main_risk, recommend
 from rpa_sim.report import (
     _PALETTE,
     _basis_text,
@@ -37,6 +37,7 @@ from rpa_sim.report import (
 
 if TYPE_CHECKING:
     from rpa_sim.recommend import Recommendation
+    from rpa_sim.result import StudySummary
     from rpa_sim.study import ScenarioResult
 
 __all__ = ["DAYS_PER_MONTH", "chosen_point", "decision_figure", "decision_of", "decision_section", "starred"]
@@ -47,73 +48,72 @@ DAYS_PER_MONTH = 30.4
 #: (about 348 px) its 360 pt scale to 0.97 px a point, so no text renders below 9.6 px.
 FIGURE_INCHES = (5.0, 3.9)
 _FONT_POINTS = 10
-_COST_KINDS = (("review", "review"), ("staffing", "staffing"), ("errors", "errors left"), ("rejected", "rejected"))
 # what each constraint's target bounds: a floor (at least) or a ceiling (at most)
 _FLOORS = {"quality", "service_level"}
 _ALTERNATIVES_SHOWN = 3
 
 
-def decision_of(summary: dict[str, Any]) -> dict[str, Any]:
+def decision_of(summary: StudySummary) -> Decision:
     """The summary's decision, or, in a summary written before decisions, the recommendation in its shape.
 
-    The recommendation (:func:`rpa_sim.recommend.recommend`) has one constraint per quality target, no
-    team, no alternatives, and its total cost only: per day when the daily volume is known, else for the data.
-
-    Examples
-    --------
-    >>> decision_of({"decision": {"policy": "confidence"}})
-    {'policy': 'confidence'}
+    The recommendation (:func:`rpa_sim.recommend.recommend`) has one quality constraint per target, no
+    team, no alternatives, and its total cost only (its kinds None): per day when the daily volume is known,
+    else for the data. Without a recommendation, its reason is the decision's, with the basis a study
+    without costs or targets would have.
     """
-    if "decision" in summary:
-        return summary["decision"]
+    if summary.decision is not None:
+        return summary.decision
     found = recommend(summary)
     if found.basis is None:
-        return {"policy": None, "threshold": None, "reviewers": None, "feasible": False, "constraints": [],
-                "binding": None, "cost": None, "alternatives": [], "basis": None, "edge_of_range": False,
-                "reason": found.reason}
+        return Decision(policy=None, threshold=None, reviewers=None, feasible=False, constraints=(), binding=None,
+                        cost=None, alternatives=(), basis="cost" if summary.costs is not None else "target",
+                        edge_of_range=False, reason=found.reason)
     per_day = _per_day_factor(summary)
-    cost = None if found.cost is None else {
-        "review": None, "staffing": None, "errors": None, "rejected": None, "currency": _currency(summary),
-        "total": found.cost if per_day is None else found.cost * per_day, "per": "data" if per_day is None else "day"}
-    return {"policy": found.policy, "threshold": found.threshold, "reviewers": None, "feasible": True,
-            "constraints": [{"name": "quality", "target": target, "value": found.metric, "met": target in found.reached}
-                            for target in summary["targets"]],
-            "binding": None, "cost": cost, "alternatives": [], "basis": found.basis, "edge_of_range": False,
-            "reason": ""}
+    cost = None if found.cost is None else Cost(
+        review=None, staffing=None, errors=None, rejected=None,
+        total=found.cost if per_day is None else found.cost * per_day, currency=_currency(summary),
+        per="data" if per_day is None else "day")
+    return Decision(policy=found.policy, threshold=found.threshold, reviewers=None, feasible=True,
+                    constraints=tuple(Constraint("quality", target, found.metric, target in found.reached)
+                                      for target in summary.targets),
+                    binding=None, cost=cost, alternatives=(), basis=found.basis, edge_of_range=False, reason="",
+                    point=Point(auto_rate=found.auto_rate, metric=found.metric, reviewed=found.reviewed,
+                                cost=found.cost))
 
 
-def chosen_point(decision: dict[str, Any]) -> tuple[float, float] | None:
+def chosen_point(decision: Decision) -> tuple[float, float] | None:
     """The decided point's (auto-rate, quality); None when there is none."""
-    row = _decided_point(decision)
-    return None if row is None else (row["auto_rate"], row["metric"])
+    point = _decided_point(decision)
+    return None if point is None else (point.auto_rate, point.metric)
 
 
-def _decided_point(decision: dict[str, Any]) -> dict[str, float | None] | None:
-    """The decision's own point (``point``: auto-rate, quality and cost, None without costs), as the study found
-    it; None when nothing was decided or its auto-rate is undefined."""
-    point = decision.get("point")
-    if decision["policy"] is None or point is None or point["auto_rate"] is None:
+def _decided_point(decision: Decision) -> Point | None:
+    """The decision's own point as the study found it; None when nothing was decided or its auto-rate is
+    undefined."""
+    point = decision.point
+    if decision.policy is None or point is None or point.auto_rate is None:
         return None
-    return {"auto_rate": point["auto_rate"], "metric": point["metric"], "cost": point["cost"]}
+    return point
 
 
 def starred(result: ScenarioResult, found: Recommendation) -> Recommendation:
     """The recommendation the detail plots star, moved to the decision when the summary has one, so that every
     star on the page marks the same point."""
-    if "decision" not in result.summary:
+    decision = result.typed_summary.decision
+    if decision is None:
         return found
-    decision = result.summary["decision"]
-    row = _decided_point(decision)
-    if row is None:
+    point = _decided_point(decision)
+    if point is None:
         return replace(found, basis=None)
-    return replace(found, basis=decision["basis"], policy=decision["policy"], threshold=decision["threshold"], **row)
+    return replace(found, basis=decision.basis, policy=decision.policy, threshold=decision.threshold,
+                   auto_rate=point.auto_rate, metric=point.metric, cost=point.cost)
 
 
 def decision_figure(result: ScenarioResult) -> Figure | None:
     """The trade-off of every policy with the decided point starred, drawn for a phone's width; None without
     predictions (no auto-rate)."""
-    summary = result.summary
-    if not summary["data"]["predictions"]:
+    summary = result.typed_summary
+    if not summary.data.predictions:
         return None
     decision = decision_of(summary)
     figure = Figure(figsize=FIGURE_INCHES, layout="constrained")
@@ -124,15 +124,15 @@ def decision_figure(result: ScenarioResult) -> Figure | None:
         line, = axes.plot(curve.auto_rate[order], curve.metric[order], label=curve.policy, markevery=0.2,
                           markersize=5, linewidth=1.6, **_style(index))
         handles.append(line)
-    for target in summary["targets"]:
+    for target in summary.targets:
         axes.axhline(target, color="grey", linestyle="--", linewidth=1)
-    if summary["targets"]:
+    if summary.targets:
         handles.append(Line2D([], [], color="grey", linestyle="--", label="target"))
     point = chosen_point(decision)
     if point is not None:
         axes.scatter(*point, marker="*", s=300, color=_PALETTE[-1], edgecolor="black", zorder=5)
         left = point[0] > 0.5  # the label points towards the middle, so that it stays inside the panel
-        axes.annotate(f"τ {decision['threshold']:.4f}", point, xytext=(-9 if left else 9, -16),
+        axes.annotate(f"τ {decision.threshold:.4f}", point, xytext=(-9 if left else 9, -16),
                       textcoords="offset points", ha="right" if left else "left", fontsize=_FONT_POINTS)
         handles.append(Line2D([], [], color=_PALETTE[-1], marker="*", markersize=13, markeredgecolor="black",
                               linestyle="none", label="decision"))
@@ -147,17 +147,17 @@ def decision_figure(result: ScenarioResult) -> Figure | None:
 
 def decision_section(result: ScenarioResult, figures: dict[str, Figure]) -> list[str]:
     """The section's HTML parts: the decision, its cost, the targets, the main risk, the next step, the figure."""
-    summary = result.summary
+    summary = result.typed_summary
     decision = decision_of(summary)
     parts = ['<section class="decision" id="decision">', "<h2>Decision</h2>"]
-    if decision["policy"] is None:
-        parts += [f'<p class="lead" id="decision-text">No decision: {_esc(decision["reason"])}.</p>',
+    if decision.policy is None:
+        parts += [f'<p class="lead" id="decision-text">No decision: {_esc(decision.reason)}.</p>',
                   '<p id="decision-next"><strong>Next step:</strong> give the scenario what it lacks, then run it '
                   "again.</p>"]
     else:
         parts.append(f'<p class="lead" id="decision-text">{_lead(decision, summary)}</p>')
-        parts += _cost_parts(decision, summary)
-        if decision["constraints"]:
+        parts += _cost_parts(decision.cost, summary)
+        if decision.constraints:
             parts.append(_constraints_table(decision, result.table.metric_label))
         parts.append(f'<p id="decision-risk"><strong>Main risk:</strong> {_risk_words(result, decision)}</p>')
         parts += _next_step(decision)
@@ -167,20 +167,20 @@ def decision_section(result: ScenarioResult, figures: dict[str, Figure]) -> list
     return [*parts, "</section>"]
 
 
-def _lead(decision: dict[str, Any], summary: dict[str, Any]) -> str:
+def _lead(decision: Decision, summary: StudySummary) -> str:
     """The decision in one sentence: what to run, with whom, and why that point."""
-    knob = next((p["knob"] for p in summary["policies"] if p["policy"] == decision["policy"]), None)
-    run = (f"<strong>{_esc(decision['policy'])}</strong> at <strong>τ = {num(decision['threshold'])}</strong>"
-           + ("" if knob is None else f" (on {_esc(knob)})") + _team(decision["reviewers"]))
-    if not decision["feasible"]:
-        why = decision["reason"] or "no point meets every target"
+    knob = next((p.knob for p in summary.policies if p.policy == decision.policy), None)
+    run = (f"<strong>{_esc(decision.policy)}</strong> at <strong>τ = {num(decision.threshold)}</strong>"
+           + ("" if knob is None else f" (on {_esc(knob)})") + _team(decision.reviewers))
+    if not decision.feasible:
+        why = decision.reason or "no point meets every target"
         return f"No point meets every target: {_esc(why)}. The nearest is {run}."
-    missed = [c for c in decision["constraints"] if not c["met"]]
-    if decision["basis"] == "target":
+    missed = [c for c in decision.constraints if not c.met]
+    if decision.basis == "target":
         why = "the most automation that meets every target"
     else:
-        why = "the cheapest point" + (" that meets every target" if decision["constraints"] and not missed else "")
-    binding = decision["binding"]
+        why = "the cheapest point" + (" that meets every target" if decision.constraints and not missed else "")
+    binding = decision.binding
     binds = "" if binding is None else f"; {_esc(_constraint_label(binding, None))} binds"
     return f"Run {run}: {why}{binds}."
 
@@ -195,25 +195,25 @@ def _clock(hour: float) -> str:
     return f"{whole:02d}" if not minutes else f"{whole:02d}:{minutes:02d}"
 
 
-def _team(reviewers: dict[str, Any] | None) -> str:
+def _team(reviewers: Team | None) -> str:
     """`` with ...``: the team the decision needs, in words (nothing without operations).
 
     Examples
     --------
-    >>> _team({"extra_per_shift": 2, "shifts": [[7, 13, 6], [13, 19, 6]], "count": None})
+    >>> _team(Team(extra_per_shift=2, shifts=((7, 13, 6), (13, 19, 6)), count=None))
     ' with 6 reviewers 07–13 h and 6 reviewers 13–19 h (2 more a shift than planned)'
-    >>> _team({"extra_per_shift": 0, "shifts": None, "count": 1}), _team(None)
+    >>> _team(Team(extra_per_shift=0, shifts=None, count=1)), _team(None)
     (' with 1 reviewer (the team as planned)', '')
     """
     if reviewers is None:
         return ""
-    if reviewers.get("shifts"):
+    if reviewers.shifts:
         team = " and ".join(f"{count} reviewer{'' if count == 1 else 's'} {_clock(start)}–{_clock(end)} h"
-                            for start, end, count in reviewers["shifts"])
+                            for start, end, count in reviewers.shifts)
     else:
-        count = reviewers["count"]
+        count = reviewers.count
         team = f"{count} reviewer{'' if count == 1 else 's'}"
-    extra = reviewers.get("extra_per_shift") or 0
+    extra = reviewers.extra_per_shift
     if extra > 0:
         change = f"{extra} more a shift than planned"
     elif extra < 0:
@@ -223,18 +223,17 @@ def _team(reviewers: dict[str, Any] | None) -> str:
     return f" with {team} ({change})"
 
 
-def _cost_parts(decision: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+def _cost_parts(cost: Cost | None, summary: StudySummary) -> list[str]:
     """The cost by kind: per day and per month, or for the data when the scenario gives no daily volume."""
-    cost = decision["cost"]
     if cost is None:
         return ['<p id="decision-cost">No costs are set, so the decision is the most automation that meets the '
                 "targets.</p>"]
-    currency = cost.get("currency")
-    kinds = [(label, cost.get(key)) for key, label in _COST_KINDS
-             if cost.get(key) is not None and not (key == "rejected" and cost[key] == 0)]
-    rows = [*kinds, ("total", cost["total"])]
-    unit = "" if currency is None else f" ({currency})"
-    if cost["per"] == "day":
+    kinds = [(label, value) for label, value in (("review", cost.review), ("staffing", cost.staffing),
+                                                 ("errors left", cost.errors), ("rejected", cost.rejected))
+             if value is not None and not (label == "rejected" and value == 0)]
+    rows = [*kinds, ("total", cost.total)]
+    unit = "" if cost.currency is None else f" ({cost.currency})"
+    if cost.per == "day":
         table = _table([f"cost{unit}", "per day", "per month"],
                        [[label, money(value), money(value * DAYS_PER_MONTH)] for label, value in rows],
                        table_id="decision-cost")
@@ -266,38 +265,39 @@ def _constraint_value(name: str, value: float | None, currency: str | None) -> s
     return num(value)
 
 
-def _constraints_table(decision: dict[str, Any], metric: str) -> str:
+def _constraints_table(decision: Decision, metric: str) -> str:
     """Each constraint against its target, met or not in words and a mark."""
-    currency = None if decision["cost"] is None else decision["cost"].get("currency")
+    currency = None if decision.cost is None else decision.cost.currency
     rows, marks = [], {}
-    for index, constraint in enumerate(decision["constraints"]):
-        name = constraint["name"]
+    for index, constraint in enumerate(decision.constraints):
+        name = constraint.name
         bound = "≥" if name in _FLOORS else "≤"
-        rows.append([_constraint_label(name, metric), f"{bound} {_constraint_value(name, constraint['target'], currency)}",
-                     _constraint_value(name, constraint["value"], currency),
-                     "✓ met" if constraint["met"] else "✗ not met"])
-        marks.update({(index, 1): "nowrap", (index, 2): "nowrap", (index, 3): "met" if constraint["met"] else "unmet"})
+        rows.append([_constraint_label(name, metric), f"{bound} {_constraint_value(name, constraint.target, currency)}",
+                     _constraint_value(name, constraint.value, currency),
+                     "✓ met" if constraint.met else "✗ not met"])
+        marks.update({(index, 1): "nowrap", (index, 2): "nowrap", (index, 3): "met" if constraint.met else "unmet"})
     return _table(["target", "needed", "reached", ""], rows, table_id="decision-targets", marks=marks)
 
 
-def _risk_words(result: ScenarioResult, decision: dict[str, Any]) -> str:
+def _risk_words(result: ScenarioResult, decision: Decision) -> str:
     """The main risk: a target missed (the binding one when nothing meets every target), else τ at the edge of
     the swept range, else the larger exposure of :mod:`rpa_sim.recommend` at the chosen auto-rate."""
     metric = result.table.metric_label
-    currency = None if decision["cost"] is None else decision["cost"].get("currency")
-    missed = [c for c in decision["constraints"] if not c["met"]]
+    currency = None if decision.cost is None else decision.cost.currency
+    missed = [c for c in decision.constraints if not c.met]
     if missed:
-        binding = next((c for c in missed if c["name"] == decision["binding"]), missed[0])
-        name = binding["name"]
-        return (f"{_esc(_constraint_label(name, metric))} reaches {_esc(_constraint_value(name, binding['value'], currency))}"
-                f" against {_esc(_constraint_value(name, binding['target'], currency))}: the target is not met.")
-    if decision["edge_of_range"]:
+        binding = next((c for c in missed if c.name == decision.binding), missed[0])
+        name = binding.name
+        return (f"{_esc(_constraint_label(name, metric))} reaches {_esc(_constraint_value(name, binding.value, currency))}"
+                f" against {_esc(_constraint_value(name, binding.target, currency))}: the target is not met.")
+    if decision.edge_of_range:
         return ("τ is at the edge of the thresholds swept, so a better point may lie beyond them: widen "
                 "<code>thresholds</code> and run again.")
     point = chosen_point(decision)
-    if point is None or not result.summary["calibration"]:
+    summary = result.typed_summary
+    if point is None or summary.calibration is None:
         return "every figure rests on the scenario's reviewer and model confidence: check both on live data."
-    risk = _risk(result.summary, point[0])
+    risk = main_risk(summary.calibration, summary.reviewer, point[0])
     if risk.kind == "calibration":
         return (f"calibration. {_share(risk.auto_rate)} of predictions pass on confidence alone, which is off by "
                 f"{num(risk.ece)} on average (ECE): if it drifts, more errors pass unseen. Re-check it on fresh "
@@ -307,26 +307,25 @@ def _risk_words(result: ScenarioResult, decision: dict[str, Any]) -> str:
             " of right values. Measure both on an audited sample.")
 
 
-def _next_step(decision: dict[str, Any]) -> list[str]:
+def _next_step(decision: Decision) -> list[str]:
     """What to do now: pilot a feasible decision; otherwise pick an alternative or relax the target."""
-    if decision["feasible"]:
-        team = "" if decision["reviewers"] is None else " with this team"
-        watch = "the quality" + ("" if decision["reviewers"] is None else " and track the service level")
-        return [f'<p id="decision-next"><strong>Next step:</strong> pilot {_esc(decision["policy"])} at '
-                f"τ = {num(decision['threshold'])}{team} for two weeks, and audit a random sample of the "
+    if decision.feasible:
+        team = "" if decision.reviewers is None else " with this team"
+        watch = "the quality" + ("" if decision.reviewers is None else " and track the service level")
+        return [f'<p id="decision-next"><strong>Next step:</strong> pilot {_esc(decision.policy)} at '
+                f"τ = {num(decision.threshold)}{team} for two weeks, and audit a random sample of the "
                 f"auto-accepted items to confirm {watch}.</p>"]
-    binding = decision["binding"]
+    binding = decision.binding
     relax = "" if binding is None else f" or relax the {_esc(_constraint_label(binding, None))} target"
-    alternatives = decision["alternatives"][:_ALTERNATIVES_SHOWN]
+    alternatives = decision.alternatives[:_ALTERNATIVES_SHOWN]
     if not alternatives:
         return [f'<p id="decision-next"><strong>Next step:</strong> let the scenario vary more (team, thresholds, '
                 f"policies){relax}.</p>"]
     items = []
     for alternative in alternatives:
-        cost = alternative.get("cost")
-        price = "" if not cost or cost.get("total") is None else (
-            f" ({_esc(amount(cost['total'], cost.get('currency')))}"
-            + (" a day" if cost.get("per") == "day" else " for the data") + ")")
-        items.append(f"<li>{_esc(alternative['note'])}{price}</li>")
+        cost = alternative.cost
+        price = "" if cost is None else (f" ({_esc(amount(cost.total, cost.currency))}"
+                                         + (" a day" if cost.per == "day" else " for the data") + ")")
+        items.append(f"<li>{_esc(alternative.note)}{price}</li>")
     return [f'<p id="decision-next"><strong>Next step:</strong> choose one of these{relax}:</p>',
             '<ul id="decision-alternatives">' + "".join(items) + "</ul>"]

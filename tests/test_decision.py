@@ -215,7 +215,7 @@ def test_every_bundled_decision_meets_its_constraints_or_names_the_binding_one(n
         assert all(met.values()) and decision["reason"] == ""
     else:
         assert decision["binding"] in met and not met[decision["binding"]] and decision["reason"]
-    found = recommend(result.summary)
+    found = recommend(result.typed_summary)
     assert (found.policy, found.threshold) == ((decision["policy"], decision["threshold"]) if decision["feasible"]
                                                else (None, None))
     if name == "operations-day":

@@ -1,43 +1,83 @@
-"""The recommendation rules, on hand-built study summaries (the shape of ``summary.json``)."""
+"""The recommendation rules, on hand-built study summaries (typed, as ``summary.json`` reads)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
+from rpa_sim.costs import CostModel
 from rpa_sim.recommend import recommend, spans_all_auto_rates
+from rpa_sim.result import (
+    AtThreshold,
+    Baseline,
+    Baselines,
+    Calibration,
+    Certification,
+    CostOptimum,
+    FrozenMap,
+    KieData,
+    NotCertifiable,
+    OperatingPoint,
+    PolicyResult,
+    Reliability,
+    StudySummary,
+)
+from rpa_sim.reviewer import Reviewer
 
 
 def _point(threshold, auto_rate, metric, reviewed, cost=None):
-    return {"threshold": threshold, "auto_rate": auto_rate, "metric": metric, "reviewed": reviewed, "cost": cost}
+    return OperatingPoint(threshold=threshold, auto_rate=auto_rate, metric=metric, reviewed=reviewed, cost=cost)
+
+
+def _optimum(threshold, auto_rate, metric, reviewed, cost):
+    """A cost optimum; what it saves plays no part in the rules (250 and 400: the baselines' costs below)."""
+    return CostOptimum(threshold=threshold, auto_rate=auto_rate, metric=metric, reviewed=reviewed, cost=cost,
+                       savings_vs_review_all=250.0 - cost, savings_vs_review_none=400.0 - cost)
 
 
 def _policy(name, *, points=None, optimum=None, certified=None, knob="confidence"):
-    return {"policy": name, "knob": knob, "operating_points": points or {}, "cost_optimum": optimum,
-            "certified": certified}
+    return PolicyResult(policy=name, description="", knob=knob, auc=None, auto_rate_range=(0.0, 1.0),
+                        operating_points=FrozenMap(points), cost_optimum=optimum, certified=certified,
+                        dominated_by=())
 
 
 def _certified(threshold, auto_rate, *, max_error=0.03, delta=0.05):
-    return {"threshold": threshold, "max_error": max_error, "delta": delta,
-            "at_threshold": {"auto_rate": auto_rate, "metric": 0.95, "cost": 90.0}}
+    return Certification(threshold=threshold, max_error=max_error, delta=delta, calibration_n=500, accepted_n=200,
+                         accepted_errors=3, p_value=0.01, upper_bound=0.029, holdout_auto_rate=auto_rate,
+                         holdout_error=0.02, guarantee="",
+                         at_threshold=AtThreshold(auto_rate=auto_rate, metric=0.95, cost=90.0))
+
+
+def _data(predictions):
+    """KIE data with ``predictions`` (the rules read only how many there are)."""
+    return KieData(predictions=predictions, documents=predictions // 10, entities_gt=predictions,
+                   entities_pred=predictions, tp=0, fp=0, fn=0, substitutions=0, additions=0, deletions=0,
+                   entity_f1=None, group_f1=None, kieval_aligned=None, group_aligned=None, ignored_empty=0,
+                   precision=None, recall=None, grouping_blind_entity_f1=None, groups_gt=0, groups_pred=0,
+                   groups_paired=0, groups_tp=0, value_match="exact")
 
 
 def _summary(policies, *, costs=True, targets=(0.9,), predictions=1000, ece=0.05, miss=0.02, broken=0.0):
-    return {
-        "targets": list(targets), "costs": {"hourly_rate": 30.0} if costs else None,
-        "data": {"predictions": predictions},
-        "reviewer": {"miss_rate": miss, "false_correction_rate": broken},
-        "calibration": {"ece_equal_width": ece} if predictions else {},
-        "baselines": {"review_none": {"metric": 0.80, "reviewed": 0.0, "cost": 400.0 if costs else None},
-                      "review_all": {"metric": 0.96, "reviewed": 1000.0, "cost": 250.0 if costs else None}},
-        "policies": policies,
-    }
+    """A summary of ``policies``; it writes and reads back as summary.json does, so it is one rpa-sim could write."""
+    no_bins = Reliability(lower=(), upper=(), count=(), mean_confidence=(), accuracy=())
+    summary = StudySummary(
+        scenario="hand-built", description="", task="kie", metric="kieval_aligned", data=_data(predictions),
+        reviewer=Reviewer(miss_rate=miss, false_correction_rate=broken),
+        costs=CostModel(hourly_rate=30.0) if costs else None, thresholds="exact", targets=tuple(targets),
+        calibration=Calibration(ece_equal_width=ece, ece_equal_mass=None, aurc=None, reliability=no_bins,
+                                by_field=()) if predictions else None,
+        baselines=Baselines(review_none=Baseline(metric=0.80, reviewed=0.0, cost=400.0 if costs else None),
+                            review_all=Baseline(metric=0.96, reviewed=1000.0, cost=250.0 if costs else None)),
+        policies=tuple(policies), optimized_per_field=FrozenMap())
+    assert StudySummary.from_json(summary.to_json()) == summary
+    return summary
 
 
 def test_with_costs_the_cheapest_optimum_is_recommended_and_compared():
-    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0)),
-                        _policy("b", optimum=_point(0.8, 0.6, 0.97, 400.0, 100.0))], targets=(0.96, 0.9))
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0)),
+                        _policy("b", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 100.0))], targets=(0.96, 0.9))
     found = recommend(summary)
     assert (found.basis, found.policy, found.threshold, found.knob) == ("cost", "b", 0.8, "confidence")
     assert (found.auto_rate, found.metric, found.reviewed, found.cost) == (0.6, 0.97, 400.0, 100.0)
@@ -51,15 +91,16 @@ def test_with_costs_the_cheapest_optimum_is_recommended_and_compared():
 
 
 def test_cost_ties_go_to_more_automation_then_to_the_policy_listed_first():
-    same = _point(0.9, 0.5, 0.95, 500.0, 100.0)
-    summary = _summary([_policy("a", optimum=same), _policy("b", optimum={**same, "auto_rate": 0.7}),
-                        _policy("c", optimum={**same, "auto_rate": 0.7})])
+    same = _optimum(0.9, 0.5, 0.95, 500.0, 100.0)
+    summary = _summary([_policy("a", optimum=same), _policy("b", optimum=replace(same, auto_rate=0.7)),
+                        _policy("c", optimum=replace(same, auto_rate=0.7))])
     assert recommend(summary).policy == "b"
 
 
 def test_a_recommendation_that_costs_more_than_a_baseline_shows_a_negative_saving():
-    summary = _summary([_policy("a", optimum=_point(0.9, 0.9, 0.85, 100.0, 300.0))], targets=(0.9, 0.8))
-    summary["baselines"]["review_none"]["cost"] = 0.0  # nothing to pay without review: no percentage
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.9, 0.85, 100.0, 300.0))], targets=(0.9, 0.8))
+    nothing = replace(summary.baselines.review_none, cost=0.0)  # nothing to pay without review: no percentage
+    summary = replace(summary, baselines=replace(summary.baselines, review_none=nothing))
     found = recommend(summary)
     assert found.versus_review_all.savings == -50.0 and found.versus_review_all.savings_percent == pytest.approx(-20.0)
     assert found.versus_review_none.savings == -300.0 and found.versus_review_none.savings_percent is None
@@ -76,7 +117,7 @@ def test_without_costs_the_most_automation_at_the_first_target_is_recommended():
     assert found.cost is None and found.versus_review_all.savings is None
     assert found.versus_review_all.savings_percent is None and found.missed == (0.95,)
     # the first target listed counts, not the lowest
-    summary["targets"] = [0.95, 0.9]
+    summary = replace(summary, targets=(0.95, 0.9))
     assert (recommend(summary).policy, recommend(summary).threshold) == ("b", 0.95)
 
 
@@ -95,29 +136,30 @@ def test_target_ties_go_to_the_higher_quality():
 ])
 def test_no_recommendation_says_why(changes, reason):
     policy = _policy("a", points={"0.9": _point(0.7, 0.8, 0.9, 200.0), "0.99": None},
-                     optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0))
+                     optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0))
     found = recommend(_summary([policy], **changes))
     assert found.basis is None and found.reason == reason and found.policy is None and found.risk is None
 
 
 def test_the_certified_alternative_prefers_the_recommended_policy():
-    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0), certified=_certified(0.97, 0.5)),
-                        _policy("b", optimum=_point(0.8, 0.6, 0.97, 400.0, 100.0), certified=_certified(0.96, 0.4))])
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0), certified=_certified(0.97, 0.5)),
+                        _policy("b", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 100.0), certified=_certified(0.96, 0.4))])
     certified = recommend(summary).certified
     assert (certified.policy, certified.threshold, certified.auto_rate) == ("b", 0.96, 0.4)
     assert certified.max_error == 0.03 and certified.confidence == pytest.approx(0.95)
 
 
 def test_otherwise_the_certified_threshold_that_automates_most():
-    budget = {"threshold": None, "guarantee": "not certified: a review budget can force items through"}
-    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 100.0), certified=budget),
-                        _policy("b", optimum=_point(0.8, 0.6, 0.97, 400.0, 120.0), certified=_certified(0.96, 0.4)),
-                        _policy("c", optimum=_point(0.8, 0.6, 0.97, 400.0, 130.0), certified=_certified(0.98, 0.45))])
+    budget = NotCertifiable(threshold=None, guarantee="not certified: a review budget can force items through")
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 100.0), certified=budget),
+                        _policy("b", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 120.0), certified=_certified(0.96, 0.4)),
+                        _policy("c", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 130.0), certified=_certified(0.98, 0.45))])
     found = recommend(summary)
     assert found.policy == "a" and found.certified.policy == "c"
-    for entry in summary["policies"][1:]:
-        entry["certified"]["threshold"] = None
-    assert recommend(summary).certified is None
+    # nothing passes the test: a certification without a threshold (nor its figures)
+    untested = [replace(p, certified=replace(p.certified, threshold=None, at_threshold=None))
+                for p in summary.policies[1:]]
+    assert recommend(replace(summary, policies=(summary.policies[0], *untested))).certified is None
 
 
 @pytest.mark.parametrize(("auto_rate", "ece", "miss", "broken", "kind"), [
@@ -127,7 +169,7 @@ def test_otherwise_the_certified_threshold_that_automates_most():
     (0.5, 0.02, 0.0, 0.03, "reviewer"),     # the false-correction rate counts as much as the miss rate
 ])
 def test_the_main_risk_is_the_larger_exposure(auto_rate, ece, miss, broken, kind):
-    summary = _summary([_policy("a", optimum=_point(0.9, auto_rate, 0.95, 300.0, 120.0))], ece=ece, miss=miss,
+    summary = _summary([_policy("a", optimum=_optimum(0.9, auto_rate, 0.95, 300.0, 120.0))], ece=ece, miss=miss,
                        broken=broken)
     risk = recommend(summary).risk
     assert risk.kind == kind
@@ -136,7 +178,8 @@ def test_the_main_risk_is_the_larger_exposure(auto_rate, ece, miss, broken, kind
 
 
 def test_a_recommendation_is_plain_json():
-    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0), certified=_certified(0.97, 0.5))])
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0),
+                                certified=_certified(0.97, 0.5))])
     found = recommend(summary).to_dict()
     assert json.loads(json.dumps(found)) == found
     assert found["reached"] == [0.9] and found["versus_review_all"]["savings"] == 130.0
@@ -144,15 +187,15 @@ def test_a_recommendation_is_plain_json():
 
 
 def test_summary_is_not_changed():
-    summary = _summary([_policy("a", optimum=_point(0.9, 0.7, 0.95, 300.0, 120.0))])
-    before = json.dumps(summary, sort_keys=True)
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0))])
+    before = summary.to_json()
     recommend(summary)
-    assert json.dumps(summary, sort_keys=True) == before
+    assert summary.to_json() == before
 
 
 @pytest.mark.parametrize(("span", "full"), [
-    ([0.0, 1.0], True), ([1e-12, 1.0 - 1e-12], True), ([0.0, 0.958], False), ([0.735, 1.0], False),
-    ([None, None], False),
+    ((0.0, 1.0), True), ((1e-12, 1.0 - 1e-12), True), ((0.0, 0.958), False), ((0.735, 1.0), False),
+    ((None, None), False),
 ])
 def test_a_curve_is_full_when_its_auto_rates_run_from_0_to_1(span, full):
     assert spans_all_auto_rates(span) is full

@@ -300,7 +300,7 @@ def test_summary_recommends_a_policy_and_threshold(kie):
            "guarantee" in summary_html
     # the risk: a third of the predictions go through on confidence alone, which outweighs the reviewer's misses
     assert 0.3 < best["auto_rate"] < 0.4 and parsed.texts["risk"].startswith("Main risk, calibration: ")
-    assert recommend(result.summary).policy == chosen["policy"]
+    assert recommend(result.typed_summary).policy == chosen["policy"]
 
 
 def test_curve_notes_explain_partial_curves_and_review_everything(kie):
@@ -433,7 +433,7 @@ def test_costs_without_a_currency_are_plain_numbers(vqa):
     text = report.read_text(encoding="utf-8")
     parsed = _parse(report)
     assert "best cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
-    best = recommend(result.summary)
+    best = recommend(result.typed_summary)
     assert f"{best.cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
     assert "one currency (not named in the scenario)" in parsed.texts["cost-basis"]
     assert "total cost (60 questions)" in text.split('id="svg-cost"')[1]
@@ -443,7 +443,7 @@ def test_costs_per_day_when_the_volume_is_known(tmp_path):
     result = _run(tmp_path, KIE.replace("costs: {currency: EUR,", "costs: {currency: EUR, volume_per_day: 1000,"))
     parsed = _parse(write_report(result, tmp_path / "r.html"))
     rows = {row[0]: row[1:] for row in parsed.tables["recommendation"]["rows"]}
-    found = recommend(result.summary)
+    found = recommend(result.typed_summary)
     costs = (found.cost, found.versus_review_all.cost, found.versus_review_none.cost)
     assert rows["cost per day (EUR), 1,000 documents a day"] == [_f(c * 1000 / 80, 2) for c in costs]
     assert "for the 80 documents of the data and, where said, per day at 1,000 documents a day" in \

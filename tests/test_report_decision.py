@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from rpa_sim.recommend import _risk, recommend
+from rpa_sim.recommend import main_risk, recommend
 from rpa_sim.report import render_report
 from rpa_sim.report_decision import DAYS_PER_MONTH, decision_section, starred
 from rpa_sim.scenario import bundled_scenarios, load_scenario
@@ -69,8 +69,11 @@ def tau(result) -> float:
 
 
 def _with(result, decision):
-    """``result`` with ``decision``; its ``point`` is the decided threshold's point on the decided policy's curve."""
-    if "point" not in decision and decision["policy"] is not None:
+    """``result`` with ``decision``; its ``point`` is the decided threshold's point on the decided policy's curve
+    (none without a policy)."""
+    if "point" not in decision and decision["policy"] is None:
+        decision = {**decision, "point": None}
+    elif "point" not in decision:
         curve = next(c for c in result.curves if c.policy == decision["policy"])
         index = int(np.flatnonzero(curve.threshold == decision["threshold"])[0])
         columns = curve.columns
@@ -148,15 +151,16 @@ def test_an_infeasible_decision_names_the_binding_target_and_the_alternatives(re
 
 
 def test_a_decision_without_operations_or_without_costs(result, tau):
-    cost = {"review": 40.0, "staffing": None, "errors": 12.5, "rejected": None, "total": 52.5, "currency": None,
+    # without operations nothing is rostered (staffing 0, shown) and without a reject band nothing rejected (0, left out)
+    cost = {"review": 40.0, "staffing": 0.0, "errors": 12.5, "rejected": 0.0, "total": 52.5, "currency": None,
             "per": "data"}
     parsed = _parsed(_section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None,
                                                       cost=cost))))
     assert parsed.texts["decision-text"] == (f"Run confidence at τ = {tau:.4f} (on confidence): the cheapest point "
                                              "that meets every target.")
     assert parsed.tables["decision-cost"]["header"] == ["cost", "for the data"]
-    assert parsed.tables["decision-cost"]["rows"] == [["review", "40.00"], ["errors left", "12.50"],
-                                                      ["total", "52.50"]]
+    assert parsed.tables["decision-cost"]["rows"] == [["review", "40.00"], ["staffing", "0.00"],
+                                                      ["errors left", "12.50"], ["total", "52.50"]]
     assert parsed.texts["decision-next"].endswith("to confirm the quality.")
     without_costs = _section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None,
                                                      cost=None, basis="target")))
@@ -170,7 +174,8 @@ def test_the_main_risk_is_the_edge_of_the_range_then_the_larger_exposure(result,
     edge = _parsed(_section(_with(result, _decision(tau, edge_of_range=True))))
     assert edge.texts["decision-risk"].startswith("Main risk: τ is at the edge of the thresholds swept")
     # the recommendation's rule at the decided point: τ is the confidence policy's cost optimum
-    risk = _risk(result.summary, result.summary["policies"][0]["cost_optimum"]["auto_rate"])
+    typed = result.typed_summary
+    risk = main_risk(typed.calibration, typed.reviewer, typed.policies[0].cost_optimum.auto_rate)
     assert risk.kind == "calibration"
     exposure = _parsed(_section(_with(result, _decision(tau))))
     assert exposure.texts["decision-risk"] == (
@@ -189,7 +194,7 @@ def test_nothing_to_decide(result):
 
 def test_without_a_decision_the_recommendation_opens_in_the_same_form(result):
     result = _without_decision(result)
-    found = recommend(result.summary)
+    found = recommend(result.typed_summary)
     text = _section(result)
     parsed = _parsed(text)
     assert parsed.texts["decision-text"] == (f"Run {found.policy} at τ = {found.threshold:.4f} (on {found.knob}): "
@@ -212,18 +217,18 @@ def test_the_page_opens_with_the_decision_then_closed_details(result, tau):
     assert text.count("<details>") == text.count("</details>") == len(headings) and "<details open" not in text
     # a decision at another point than the study's own: the recommendation's detail follows the decision, and
     # the detail plots star it
-    found = recommend(result.summary)
+    found = recommend(result.typed_summary)
     policy = next(p for p in result.summary["policies"] if p["policy"] != found.policy)
     other = policy["cost_optimum"]
     decided = _with(result, _decision(other["threshold"], policy=policy["policy"]))
-    follows = recommend(decided.summary)
+    follows = recommend(decided.typed_summary)
     assert (follows.policy, follows.threshold) == (policy["policy"], other["threshold"])
     assert f"We recommend <strong>{policy['policy']}</strong>" in render_report(decided)
     star = starred(decided, found)
     assert (star.policy, star.threshold, star.metric) == (policy["policy"], other["threshold"], other["metric"])
     agreeing = _with(result, _decision(found.threshold, policy=found.policy))
     assert 'id="summary"' in render_report(agreeing)
-    assert starred(result, recommend(result.summary)) == recommend(result.summary)
+    assert starred(result, recommend(result.typed_summary)) == recommend(result.typed_summary)
 
 
 @pytest.mark.parametrize("name", sorted(bundled_scenarios()))
