@@ -28,6 +28,9 @@ The main risk is whichever exposure is larger at the recommended auto-rate
   gap over the share of predictions accepted on confidence alone;
 - reviewer: the larger of the reviewer's miss and false-correction rates x
   (1 - auto-rate), the most the reviewer can get wrong among the share reviewed.
+
+There is no main risk to weigh when no prediction has a confidence (the
+summary then has no calibration).
 """
 
 from __future__ import annotations
@@ -141,6 +144,7 @@ class Recommendation:
     versus_review_all, versus_review_none : Versus or None
     certified : CertifiedAlternative or None
     risk : Risk or None
+        None without a recommendation, or when no prediction has a confidence (no calibration to weigh).
     """
 
     basis: Literal["cost", "target"] | None
@@ -226,7 +230,8 @@ def recommend(summary: StudySummary) -> Recommendation:
         versus_review_all=_versus(point, baselines.review_all, auto_rate=0.0 if predictions else None),
         versus_review_none=_versus(point, baselines.review_none, auto_rate=1.0 if predictions else None),
         certified=_certified(summary, policy.policy),
-        risk=main_risk(summary.calibration, summary.reviewer, point.auto_rate),
+        risk=None if summary.calibration is None else main_risk(summary.calibration, summary.reviewer,
+                                                                point.auto_rate),
     )
 
 

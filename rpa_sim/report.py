@@ -47,7 +47,7 @@ from rpa_sim.scenario import bundled_scenarios
 
 if TYPE_CHECKING:
     from rpa_sim.policies import Policy
-    from rpa_sim.recommend import Recommendation, Versus
+    from rpa_sim.recommend import Recommendation, Risk, Versus
     from rpa_sim.result import Calibration, GroupCalibration, PolicyResult, Reliability, StudySummary
     from rpa_sim.reviewer import Reviewer
     from rpa_sim.study import ScenarioResult
@@ -193,7 +193,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
                 _tradeoff_section(result, metric, figures),
                 _comparison_section(summary, metric),
                 _cost_section(summary, figures),
-                _calibration_section(summary.calibration, figures)]
+                _calibration_section(summary.calibration, summary.data.predictions, figures)]
     if "smudge-alpha" in figures:
         details.append(_smudge_section(figures))
     details.append(_optimized_section(summary, metric))
@@ -263,8 +263,8 @@ def _summary_section(result: ScenarioResult, metric: str) -> list[str]:
         points.append(_certified_text(found, metric, summary))
     elif any(p.certified is not None for p in summary.policies):
         points.append("No threshold could be certified with the scenario's settings (see Certified thresholds).")
-    parts.append("<ul>" + "".join(f"<li>{point}</li>" for point in points)
-                 + f'<li id="risk">{_risk_text(found)}</li></ul>')
+    risk = "" if found.risk is None else f'<li id="risk">{_risk_text(found.risk)}</li>'
+    parts.append("<ul>" + "".join(f"<li>{point}</li>" for point in points) + f"{risk}</ul>")
     return parts
 
 
@@ -344,9 +344,8 @@ def _certified_text(found: Recommendation, metric: str, summary: StudySummary) -
             "(see Certified thresholds).")
 
 
-def _risk_text(found: Recommendation) -> str:
+def _risk_text(risk: Risk) -> str:
     """One sentence on the larger exposure (rule: :mod:`rpa_sim.recommend`)."""
-    risk = found.risk
     if risk.kind == "calibration":
         return (f"Main risk, calibration: the model's confidence is off by {num(risk.ece)} on average (ECE) and "
                 f"{_share(risk.auto_rate)} of predictions go through on confidence alone, so if the confidences "
@@ -669,9 +668,10 @@ def _edge_notes(summary: StudySummary, list_id: str) -> list[str]:
             f'<ul id="{list_id}">' + "".join(notes) + "</ul>"]
 
 
-def _calibration_section(calibration: Calibration | None, figures: dict[str, Figure]) -> list[str]:
+def _calibration_section(calibration: Calibration | None, predictions: int, figures: dict[str, Figure]) -> list[str]:
     if calibration is None:
-        return ["<h2>Calibration</h2>", '<p class="explain">No predictions, so no calibration.</p>']
+        why = "No prediction has a confidence" if predictions else "No predictions"
+        return ["<h2>Calibration</h2>", f'<p class="explain">{why}, so no calibration.</p>']
     rows = [("expected calibration error, equal-width bins", num(calibration.ece_equal_width)),
             ("expected calibration error, equal-mass bins", num(calibration.ece_equal_mass)),
             ("area under the risk-coverage curve (AURC)", num(calibration.aurc))]

@@ -93,7 +93,8 @@ def _widths_figure(monitored: list[tuple[int, MonitoredPolicy]]) -> Figure:
         _label(axes, method, "audit rate of auto-accepted items", "mean interval width" if axes is panels[0] else "")
         axes.title.set_fontsize(10)
         axes.set_xscale("log")
-        rates = sorted({rate for _, entry in monitored if entry.widths is not None for rate in entry.widths.audit_rates})
+        rates = sorted({rate for _, entry in monitored if entry.widths is not None
+                        for rate in entry.widths.audit_rates})
         axes.set_xticks(rates, [_percent_setting(rate) for rate in rates], minor=False)
         axes.set_xticks([], minor=True)
         for place, entry in monitored:

@@ -433,8 +433,8 @@ def test_costs_without_a_currency_are_plain_numbers(vqa):
     text = report.read_text(encoding="utf-8")
     parsed = _parse(report)
     assert "best cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
-    best = recommend(result.typed_summary)
-    assert f"{best.cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
+    cost = result.summary["decision"]["point"]["cost"]  # the decision's point, which the recommendation follows
+    assert f"{cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
     assert "one currency (not named in the scenario)" in parsed.texts["cost-basis"]
     assert "total cost (60 questions)" in text.split('id="svg-cost"')[1]
 
@@ -443,9 +443,13 @@ def test_costs_per_day_when_the_volume_is_known(tmp_path):
     result = _run(tmp_path, KIE.replace("costs: {currency: EUR,", "costs: {currency: EUR, volume_per_day: 1000,"))
     parsed = _parse(write_report(result, tmp_path / "r.html"))
     rows = {row[0]: row[1:] for row in parsed.tables["recommendation"]["rows"]}
-    found = recommend(result.typed_summary)
-    costs = (found.cost, found.versus_review_all.cost, found.versus_review_none.cost)
+    summary = result.summary
+    costs = (summary["decision"]["point"]["cost"], summary["baselines"]["review_all"]["cost"],
+             summary["baselines"]["review_none"]["cost"])
     assert rows["cost per day (EUR), 1,000 documents a day"] == [_f(c * 1000 / 80, 2) for c in costs]
+    # the opening's cost per day is the same figure
+    assert summary["decision"]["cost"]["per"] == "day"
+    assert rows["cost per day (EUR), 1,000 documents a day"][0] == _f(summary["decision"]["cost"]["total"], 2)
     assert "for the 80 documents of the data and, where said, per day at 1,000 documents a day" in \
         parsed.texts["cost-basis"]
 
@@ -469,3 +473,27 @@ def test_without_costs_or_targets_there_is_no_recommendation(tmp_path):
     assert parsed.texts["recommendation-text"] == ("No recommendation: the scenario sets neither costs nor a target: "
                                                     "add costs or targets to get a recommendation.")
     assert "recommendation" not in parsed.tables and "plot-tradeoff" in parsed.ids
+
+
+def test_predictions_without_a_confidence_have_no_calibration_and_no_risk_to_weigh(tmp_path):
+    lines = []
+    for record in generate_receipts(20, seed=4):
+        data = record.model_dump(mode="json", exclude_none=True)
+        prediction = data["prediction"]
+        for entity in [*prediction["entities"], *(e for g in prediction.get("groups", []) for e in g["entities"])]:
+            entity["confidence"] = None
+        lines.append(json.dumps(data) + "\n")
+    (tmp_path / "records.jsonl").write_text("".join(lines), encoding="utf-8")
+    (tmp_path / "s.yaml").write_text("name: unsure\ndata: {file: records.jsonl}\n"
+                                     "policies: [missing-confidence-review]\nreviewer: {seconds_per_item: 6}\n"
+                                     "costs: {hourly_rate: 30, per_residual_error: 1.5}\ntargets: [0.8]\n")
+    result = run_scenario(*load_scenario(tmp_path / "s.yaml"))
+    summary = result.typed_summary
+    assert summary.calibration is None and summary.data.predictions > 0
+    found = recommend(summary)
+    assert (found.basis, found.policy, found.risk) == ("cost", "missing-confidence-review", None)
+    report = write_report(result, tmp_path / "r.html")
+    parsed, text = _parse(report), report.read_text(encoding="utf-8")
+    assert parsed.texts["recommendation-text"].startswith("We recommend missing-confidence-review")
+    assert "risk" not in parsed.texts and "plot-calibration" not in parsed.ids
+    assert "No prediction has a confidence, so no calibration." in text

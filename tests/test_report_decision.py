@@ -151,7 +151,7 @@ def test_an_infeasible_decision_names_the_binding_target_and_the_alternatives(re
 
 
 def test_a_decision_without_operations_or_without_costs(result, tau):
-    # without operations nothing is rostered (staffing 0, shown) and without a reject band nothing rejected (0, left out)
+    # without operations nothing is rostered (staffing 0, shown); without a reject band nothing rejected (0, left out)
     cost = {"review": 40.0, "staffing": 0.0, "errors": 12.5, "rejected": 0.0, "total": 52.5, "currency": None,
             "per": "data"}
     parsed = _parsed(_section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None,
