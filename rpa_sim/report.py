@@ -5,12 +5,13 @@ decision (:mod:`rpa_sim.report_decision`, at most 250 words and one figure),
 every other section follows as a closed ``<details>`` element that starts with
 a short plain-language explanation, and it ends with where its figures come from
 (version, scenario, data hash, the command that reproduces it). Every number in
-it comes from the run's typed summary (``ScenarioResult.typed_summary``, the same
-figures as ``summary.json``), formatted by :mod:`rpa_sim.formatting`: counts whole and thousands separated,
-money with two decimals and the scenario's currency, measured figures with
-four decimals. The plots are drawn by matplotlib and embedded as inline SVG,
-so the file needs nothing beside it; the same run always gives the same bytes
-(no date, fixed SVG ids, no matplotlib version in the file).
+it comes from the run's typed summary (``ScenarioResult.typed_summary``, the
+figures of ``summary.json``), formatted by :mod:`rpa_sim.formatting`: counts
+whole and thousands separated, money with two decimals and the scenario's
+currency, measured figures with four decimals. The plots are drawn by
+matplotlib and embedded as inline SVG, so the file needs nothing beside it; the
+same run always gives the same bytes (no date, fixed SVG ids, no matplotlib
+version in the file).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from rpa_sim.scenario import bundled_scenarios
 if TYPE_CHECKING:
     from rpa_sim.policies import Policy
     from rpa_sim.recommend import Recommendation, Risk, Versus
-    from rpa_sim.result import Calibration, GroupCalibration, PolicyResult, Reliability, StudySummary
+    from rpa_sim.result import Calibration, PolicyResult, Reliability, StudySummary
     from rpa_sim.reviewer import Reviewer
     from rpa_sim.study import ScenarioResult
 
@@ -691,9 +692,7 @@ def _calibration_section(calibration: Calibration | None, predictions: int, figu
 def _calibration_groups(calibration: Calibration) -> list[str]:
     """The ECE per document type (when records name one) and per field: where the confidence can be trusted."""
     parts = []
-    by_kind: tuple[tuple[str, tuple[GroupCalibration, ...] | None], ...] = (
-        ("document type", calibration.by_document_type), ("field", calibration.by_field))
-    for by, groups in by_kind:
+    for by, groups in (("document type", calibration.by_document_type), ("field", calibration.by_field)):
         if groups:
             rows = [(group.name or "(none)", f"{group.predictions:,}", num(group.mean_confidence),
                      num(group.accuracy), num(group.ece_equal_width), num(group.ece_equal_mass))

@@ -1,9 +1,9 @@
 """The report's opening: the decision in at most 250 words and one figure.
 
-It formats the study's decision (``StudySummary.decision``, :mod:`rpa_sim.decision`: the policy, τ and
-team, the constraints against their targets, the cost split by kind, the
-alternatives, the decided point) and computes nothing: every figure is the
-decision's. A summary without a decision (written before it existed) gets the
+It formats the study's decision (``StudySummary.decision``, a
+:class:`rpa_sim.decision.Decision`: the policy, τ and team, the constraints
+against their targets, the cost split by kind, the alternatives, the decided
+point) and computes nothing: every figure is the decision's. A summary without a decision (written before it existed) gets the
 same section from :func:`rpa_sim.recommend.recommend` (:func:`decision_of`).
 :func:`rpa_sim.report.render_report` puts the section first; everything else
 follows it as details.
@@ -57,9 +57,10 @@ def decision_of(summary: StudySummary) -> Decision:
     """The summary's decision, or, in a summary written before decisions, the recommendation in its shape.
 
     The recommendation (:func:`rpa_sim.recommend.recommend`) has one quality constraint per target, no
-    team, no alternatives, and its total cost only (its kinds None): per day when the daily volume is known,
-    else for the data. Without a recommendation, its reason is the decision's, with the basis a study
-    without costs or targets would have.
+    team, no alternatives, its point, and its total cost only (the kinds None, as a recommendation does not
+    split it): per day when the daily volume is known, else for the data. Without a recommendation there
+    is nothing to decide: no policy, the recommendation's reason, and the basis
+    :func:`rpa_sim.decision.decide` gives then (``cost`` with costs, else ``target``).
     """
     if summary.decision is not None:
         return summary.decision
