@@ -414,9 +414,10 @@ class FieldMap:
     ('total', None, 'Tip', 'Name')
     >>> report = ImportReport("example")
     >>> fields.finish(report)
-    >>> print("\\n".join(report.lines()))
-    not mapped: 1 fields dropped by --fields map.yaml (mapped to null): Items
-    not mapped: 2 fields that --fields map.yaml does not name, kept under the service's name: Items.Name, Tip
+    >>> print("\\n".join(report.lines()))  # doctest: +NORMALIZE_WHITESPACE
+    not mapped: 1 fields or groups dropped by --fields map.yaml (mapped to null): Items
+    not mapped: 2 fields or groups that --fields map.yaml does not name, kept under the service's name:
+    Items.Name, Tip
     """
 
     def __init__(self, names: Mapping[str, str | None] | None = None, *, path: str | None = None) -> None:
@@ -461,11 +462,11 @@ class FieldMap:
         if self.path is None:
             return
         if self._dropped:
-            report.unmapped[f"fields dropped by --fields {self.path} (mapped to null): "
+            report.unmapped[f"fields or groups dropped by --fields {self.path} (mapped to null): "
                             f"{_some(self._dropped)}"] += self._dropped.total()
         if self._unnamed:
-            report.unmapped[f"fields that --fields {self.path} does not name, kept under the service's name: "
-                            f"{_some(self._unnamed)}"] += self._unnamed.total()
+            report.unmapped[f"fields or groups that --fields {self.path} does not name, kept under the service's "
+                            f"name: {_some(self._unnamed)}"] += self._unnamed.total()
         unused = sorted(self.names.keys() - self._used)
         if unused:
             report.notes.append(f"names in --fields {self.path} that no imported field has ({len(unused)}): "
