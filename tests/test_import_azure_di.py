@@ -243,8 +243,8 @@ def test_the_field_map(tmp_path):
 
 @pytest.mark.parametrize(("data", "message"), [
     ({"status": "failed", "analyzeResult": {}}, 'status: "failed": the analysis did not succeed'),
-    ({"analyzeResult": {"pages": []}}, "analyzeResult: not an analyze result: no documentResults (v2.1) or "
-                                       "documents (v3 and later); keys: ['pages']"),
+    ({"analyzeResult": {"pages": []}}, ("analyzeResult: not an analyze result: no documentResults (v2.1) or "
+                                        "documents (v3 and later); keys: ['pages']")),
     ({"documents": [{"fields": {"T": {"content": "1", "confidence": 1.5}}}]},
      "documents[0].fields.T.confidence: 1.5 is not in [0, 1]"),
     ({"documents": [{"fields": {"T": {"content": "1", "boundingRegions": [{"pageNumber": 1, "polygon": [1, 2, 3]}]}}}]},
