@@ -81,7 +81,7 @@ def test_a_v2_invoice_with_confidence_levels():
                         ("total_amount", "500", 1.0)]),
         ("line_items", [("description", "Service B", 0.6), ("quantity", "1", 0.9), ("unit_price", "900", 1.0),
                         ("total_amount", "900", 1.0)]),
-        ("line_items", [("description", "Resource C", 0.3), ("quantity", "50", 0.9), ("unit_price", "12", 1.0)]),
+        ("line_items", [("description", "Resource G", 0.3), ("quantity", "50", 0.9), ("unit_price", "12", 1.0)]),
         ("taxes", [("rate", "7", 0.6), ("base", "2000", 0.9), ("amount", "140", 1.0)])]
     confidences = [e.confidence for e in record.prediction.entities] + [
         e.confidence for g in record.prediction.groups for e in g.entities]
@@ -194,3 +194,22 @@ def test_the_command_line(capsys, tmp_path):
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["invoice_v1", "invoice_v2"]
     # a null confidence is written as null, so that the record reads back
     assert out.read_text().count('"confidence":null') == 2
+
+
+def test_the_worked_example_of_the_docs(capsys, tmp_path):
+    """docs/importers/mindee.md: the v2 sample against its ground truth, and a sweep whose thresholds are the levels."""
+    out = tmp_path / "mindee-v2.jsonl"
+    status, _, err = run_cli(capsys, "import", "mindee", DATA / "invoice_v2.json", "--ground-truth",
+                             DATA.parent / "mindee-ground-truth.json", "--fields", DATA.parent / "mindee-fields.yaml",
+                             "--out", out)
+    assert status == 0, err
+    status, scores, _ = run_cli(capsys, "score", out, "--json")
+    scores = json.loads(scores)
+    # "Resource G" (Low) for Resource C is the one substitution; Resource C's missing total the one addition
+    assert (scores["entities_gt"], scores["entities_pred"], scores["tp"], scores["substitutions"],
+            scores["additions"], scores["deletions"]) == (17, 16, 15, 1, 1, 0)
+    assert scores["kieval_aligned"] == 15 / 17
+    status, rows, _ = run_cli(capsys, "sweep", out, "--policy", "confidence", "--format", "json")
+    rows = json.loads(rows)
+    assert [(r["threshold"], r["reviewed"], r["kieval_aligned"]) for r in rows[:5]] == [
+        (0.0, 0, 15 / 17), (0.3, 0, 15 / 17), (0.6, 1, 16 / 17), (0.9, 2, 16 / 17), (1.0, 7, 16 / 17)]
