@@ -257,6 +257,9 @@ def test_the_field_map(tmp_path):
     ({"readResults": [{"page": 2, "width": 1, "height": 1}], "documentResults": []},
      "readResults: pages numbered [2]: expected 1 to 1"),
     ({"documentResults": [{"fields": {"T": {"text": 5}}}]}, "documentResults[0].fields.T.text: expected a string"),
+    # an integer past a double's range is no finite number (and no crash)
+    ({"documents": [{"fields": {"T": {"content": "1", "confidence": 10**400}}}]},
+     "documents[0].fields.T.confidence: expected a finite number, got 1000000000"),
     ([1], "expected an object, got [1]"),
 ])
 def test_bad_results_name_the_field(tmp_path, data, message):
@@ -264,6 +267,13 @@ def test_bad_results_name_the_field(tmp_path, data, message):
     with pytest.raises(InputError) as caught:
         _import(path)
     assert str(caught.value).startswith(f"{path}: {message}")
+
+
+def test_an_integer_beyond_pythons_digits_limit_is_invalid_json(tmp_path):
+    path = tmp_path / "result.json"
+    path.write_text('{"documents": [{"fields": {"T": {"confidence": 1' + "0" * 5000 + "}}}]}")
+    with pytest.raises(InputError, match="invalid JSON: Exceeds the limit .4300 digits."):
+        _import(path)
 
 
 def test_the_command_line(capsys, tmp_path):

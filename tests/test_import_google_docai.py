@@ -254,6 +254,8 @@ def _bad(tmp_path, files):
     ({"a.json": {"text": "ab", "entities": [{"mentionText": "b"}]}}, "a.json: entities[0].type: missing"),
     ({"a.json": {"text": "ab", "pages": [{"tokens": [{}]}]}},
      "a.json: pages[0].dimension: missing: the page has tokens but no size"),
+    ({"a.json": {"text": "ab", "pages": [_page(1, (0, 1), (0.1, 0.1, 1e308, 0.2))]}},
+     "a.json: pages[0].tokens[0].layout.boundingPoly.normalizedVertices: coordinates too large: the box is beyond"),
 ])
 def test_bad_documents_name_the_file_and_field(tmp_path, files, message):
     assert _bad(tmp_path, files).startswith(message)

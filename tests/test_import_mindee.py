@@ -179,6 +179,8 @@ def test_ground_truth_and_field_map(tmp_path):
     ({"document": {"inference": {"prediction": {"a": {"value": {"b": 1}}}}}},
      'document.inference.prediction.a.value: expected a string, number or boolean, got {"b": 1}'),
     ({"document": {"inference": {}}}, "document.inference.prediction: missing"),
+    ({"document": {"inference": {"prediction": {"a": {"value": "x", "polygon": [[0.1, 1e308]], "page_id": 0}}}}},
+     "document.inference.prediction.a.polygon: coordinates too large: the box is beyond any page"),
 ])
 def test_bad_responses_name_the_field(tmp_path, data, message):
     path = _write(tmp_path, data)

@@ -42,6 +42,7 @@ Mapping (one KIE record per document; ``docs/importers/google-docai.md``):
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -333,8 +334,11 @@ class _Shard(FieldChecks):
             size = (PAGE_SIZE, PAGE_SIZE)
         x0, y0, x1, y1 = bounding_box(points)
         width, height = size
-        return (round(x0 * width, _BOX_DECIMALS), round(y0 * height, _BOX_DECIMALS),
-                round(x1 * width, _BOX_DECIMALS), round(y1 * height, _BOX_DECIMALS))
+        box = (round(x0 * width, _BOX_DECIMALS), round(y0 * height, _BOX_DECIMALS),
+               round(x1 * width, _BOX_DECIMALS), round(y1 * height, _BOX_DECIMALS))
+        if not all(math.isfinite(v) for v in box):
+            raise self.error(f"{where}.{key}", "coordinates too large: the box is beyond any page")
+        return box
 
     # ------------------------------------------------------------------- entities
 

@@ -42,6 +42,7 @@ Mapping (one KIE record per response):
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -348,6 +349,11 @@ class _Response(FieldChecks):
             if len(pair) != 2:
                 raise self.error(f"{where}[{index}]", f"expected a point [x, y], got {show(pair)}")
             points.append(tuple(self.as_number(v, f"{where}[{index}][{axis}]") for axis, v in enumerate(pair)))
+        if not points:
+            raise self.error(where, "empty: a polygon needs points")
         x0, y0, x1, y1 = bounding_box(points)
-        return (round(x0 * PAGE_SIZE, _BOX_DECIMALS), round(y0 * PAGE_SIZE, _BOX_DECIMALS),
-                round(x1 * PAGE_SIZE, _BOX_DECIMALS), round(y1 * PAGE_SIZE, _BOX_DECIMALS))
+        box = (round(x0 * PAGE_SIZE, _BOX_DECIMALS), round(y0 * PAGE_SIZE, _BOX_DECIMALS),
+               round(x1 * PAGE_SIZE, _BOX_DECIMALS), round(y1 * PAGE_SIZE, _BOX_DECIMALS))
+        if not all(math.isfinite(v) for v in box):
+            raise self.error(where, "coordinates too large: the box is beyond any page")
+        return box
