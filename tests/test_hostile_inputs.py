@@ -70,7 +70,8 @@ _HEAVY_MODULES = (
     "rpa_sim.study", "rpa_sim.report", "rpa_sim.scenario", "rpa_sim.policies", "rpa_sim.tablefile",
     "rpa_sim.sources", "rpa_sim.generators", "rpa_sim.yamlfile", "rpa_sim.files", "rpa_sim.distributed",
     "rpa_sim.importers.cord", "rpa_sim.importers.docile", "rpa_sim.importers.dude", "rpa_sim.importers.textract",
-    "rpa_sim.importers.kieval_csv", "rpa_sim.monitoring.estimators", "rpa_sim.monitoring.log",
+    "rpa_sim.importers.kieval_csv", "rpa_sim.importers.azure_di", "rpa_sim.importers.google_docai",
+    "rpa_sim.importers.mindee", "rpa_sim.monitoring.estimators", "rpa_sim.monitoring.log",
     "rpa_sim.monitoring.replay", "rpa_sim.monitoring.planning", "rpa_sim.monitoring.audit_plan",
     "rpa_sim.operations.erlang", "rpa_sim.operations.staffing", "rpa_sim.operations.simulation",
     "rpa_sim.operations.study", "pyarrow.parquet", "scipy.stats", "scipy.optimize", "scipy.special")
@@ -383,9 +384,15 @@ def _importer_sources() -> dict[str, dict[str, bytes]]:
         "textract-expense": {"src/expense.json": "textract/analyze_expense_costco_receipt.json"},
         "dude": {"src/gt.json": "dude/DUDE_demo_gt.json",
                  "predictions/submission.json": "dude/DUDE_demo_submission_imperfect.json"},
+        "azure-di": {"src/receipt.json": "vendors/azure/receipt_v2.1_analyze_result.json"},
+        "google-docai": {"src/invoice.json": "vendors/google-docai/invoice_parser_output.json"},
     }
-    return {name: {target: (data / source).read_bytes() for target, source in files.items()}
-            for name, files in picks.items() if all((data / source).exists() for source in files.values())}
+    sources = {name: {target: (data / source).read_bytes() for target, source in files.items()}
+               for name, files in picks.items() if all((data / source).exists() for source in files.values())}
+    # no real Mindee response is shared: the hand-made ones of the tests
+    sources["mindee"] = {f"src/{path.name}": path.read_bytes()
+                         for path in sorted((Path(__file__).parent / "data" / "mindee").glob("*.json"))}
+    return sources
 
 
 # what a table's metadata gets instead of one of its values, in turn (NaN is written as JSON's NaN extension)

@@ -116,6 +116,10 @@ REFUSED = [
      "--out sub.json is --predictions sub.json"),
     (["import", "cord", "ok.jsonl", "--predictions", "model-outputs", "--out", "model-outputs/receipt.json"],
      "--out model-outputs/receipt.json is --predictions model-outputs/receipt.json"),
+    (["import", "google-docai", "g.json", "--ground-truth", "set.yaml", "--out", "set.yaml"],
+     "--out set.yaml is --ground-truth set.yaml"),
+    (["import", "azure-di", "g.json", "--fields", "plan.yaml", "--out", "plan.yaml"],
+     "--out plan.yaml is --fields plan.yaml"),
     # hard links and symlinks are the same file
     (["sweep", "ok.jsonl", *POLICY, "--out", "hard.jsonl"], "--out hard.jsonl is DATA ok.jsonl"),
     (["sweep", "ok.jsonl", *POLICY, "--out", "link.jsonl"], "--out link.jsonl is DATA ok.jsonl"),

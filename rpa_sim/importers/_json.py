@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,8 @@ from rpa_sim.errors import InputError
 from rpa_sim.inputs import read_input
 
 __all__ = ["load_json", "parse_line", "show", "FieldChecks"]
+
+_LARGEST_FLOAT = sys.float_info.max
 
 
 def load_json(path: Path) -> Any:
@@ -31,6 +34,8 @@ def load_json(path: Path) -> Any:
                          line=error.lineno) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path=str(path)) from None
+    except ValueError as error:  # an integer beyond Python's limit on digits
+        raise InputError(f"invalid JSON: {error}", path=str(path)) from None
 
 
 def parse_line(raw: bytes, *, path: Path, line: int, record_id: str | None = None) -> Any:
@@ -45,6 +50,8 @@ def parse_line(raw: bytes, *, path: Path, line: int, record_id: str | None = Non
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path=str(path), line=line,
                          record_id=record_id) from None
+    except ValueError as error:  # an integer beyond Python's limit on digits
+        raise InputError(f"invalid JSON: {error}", path=str(path), line=line, record_id=record_id) from None
 
 
 def show(value: Any) -> str:
@@ -83,6 +90,8 @@ class FieldChecks:
         return value
 
     def as_number(self, value: Any, field: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        # an integer past a double's range is not finite either (math.isfinite would raise on it)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, int) and (
+                abs(value) > _LARGEST_FLOAT) or not math.isfinite(value):
             raise self.error(field, f"expected a finite number, got {show(value)}")
         return float(value)

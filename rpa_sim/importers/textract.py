@@ -156,7 +156,7 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
     >>> _ = path.write_text(json.dumps(response))
     >>> records, report = import_textract_expense(path)
     >>> [(r.id, r.prediction.entities) for r in records]
-    [('receipt-1', [PredictedEntity(key='TOTAL', value='$9.50', confidence=0.995, grounding=None)])]
+    [('receipt-1', [PredictedEntity(key='TOTAL', value='$9.50', confidence=0.995, grounding=None, evidence=None)])]
     """
     source = Path(source)
     if predictions is not None:
