@@ -265,7 +265,8 @@ def read_records(path: str | os.PathLike[str], *, predictions: str | os.PathLike
 def write_records(records: Iterable[Record], path: str | os.PathLike[str]) -> int:
     """Write records as canonical JSONL, atomically; gzip-compressed when ``path`` ends in ``.gz``.
 
-    Keys come in the models' field order, ``None`` fields are left out,
+    Keys come in the models' field order, ``None`` fields are left out (but
+    a null ``confidence``, which means unknown, is written),
     unnamed groups are written as bare lists, and a gzip header carries no
     file name and a zero time, so identical records give identical bytes.
     The records go to a temporary file beside ``path`` that is renamed over
@@ -295,8 +296,28 @@ def write_records(records: Iterable[Record], path: str | os.PathLike[str]) -> in
 
 
 def _canonical_line(record: Record) -> bytes:
-    data = _bare_groups(record.model_dump(mode="json", exclude_none=True))
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    if has_missing_confidence(record):
+        data = _without_none(record.model_dump(mode="json"))
+    else:
+        data = record.model_dump(mode="json", exclude_none=True)
+    return json.dumps(_bare_groups(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+def _without_none(data: Any) -> Any:
+    """``data`` without its ``None`` values, except a null ``confidence``, which is kept.
+
+    A null confidence means unknown (a policy's ``missing_confidence`` maps it);
+    dropped, it would make the record invalid (``confidence: missing``).
+
+    >>> _without_none({"id": "r", "document": None, "prediction": {"entities": [
+    ...     {"key": "k", "value": "v", "confidence": None, "grounding": None}]}})
+    {'id': 'r', 'prediction': {'entities': [{'key': 'k', 'value': 'v', 'confidence': None}]}}
+    """
+    if isinstance(data, dict):
+        return {key: _without_none(value) for key, value in data.items() if value is not None or key == "confidence"}
+    if isinstance(data, list):
+        return [_without_none(item) for item in data]
+    return data
 
 
 def _bare_groups(data: dict[str, Any]) -> dict[str, Any]:
