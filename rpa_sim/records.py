@@ -119,6 +119,22 @@ class Document(_Model):
     pages: list[Page] = Field(default_factory=list)
 
 
+def _listed_box(value: Any) -> Any:
+    # A predicted entity's evidence sits inside a group, which a "before" validator reads (a bare list is a
+    # group): from there on pydantic validates Python objects, and strict mode takes a tuple only as a tuple.
+    return tuple(value) if isinstance(value, list) else value
+
+
+class Evidence(_Model):
+    """An evidence box: a page index and a ``[x0, y0, x1, y1]`` box on it."""
+
+    page: int = Field(ge=0)
+    bbox: Box
+
+    _listed = field_validator("bbox", mode="before")(_listed_box)
+    _box = field_validator("bbox")(_check_box)
+
+
 class Entity(_Model):
     """A ground-truth ``(key, value)`` pair."""
 
@@ -140,12 +156,17 @@ def _confidence_given(value: float | None, info: ValidationInfo) -> float | None
 
 
 class PredictedEntity(Entity):
-    """A predicted ``(key, value)`` pair with its confidence (null: unknown) and optional grounding."""
+    """A predicted ``(key, value)`` pair with its confidence (null: unknown), optional grounding and evidence.
+
+    ``evidence`` is where the service says it read the value (a service output's field boxes), kept as
+    the importers read it; evaluation compares values, not places.
+    """
 
     confidence: UnitInterval | None
 
     _confidence = field_validator("confidence")(_confidence_given)
     grounding: UnitInterval | None = None
+    evidence: list[Evidence] | None = None
 
 
 def _group_shape(value: Any) -> Any:
@@ -208,15 +229,6 @@ class KIERecord(_Model):
     review_seconds: Seconds | None = None
 
     _received_at = field_validator("received_at", mode="before")(instant)
-
-
-class Evidence(_Model):
-    """An evidence box: a page index and a ``[x0, y0, x1, y1]`` box on it."""
-
-    page: int = Field(ge=0)
-    bbox: Box
-
-    _box = field_validator("bbox")(_check_box)
 
 
 class VQAPrediction(_Model):
@@ -335,11 +347,20 @@ class _FastEntity(_Fast):
     value: str
 
 
+class _FastEvidence(_Fast):
+    page: Annotated[int, msgspec.Meta(ge=0)]
+    bbox: Box
+
+    def __post_init__(self) -> None:
+        _fast_box(self.bbox)
+
+
 class _FastPredictedEntity(_Fast):
     key: str
     value: str
     confidence: Union[_FastUnit, None]
     grounding: Union[_FastUnit, None] = None
+    evidence: Union[list[_FastEvidence], None] = None
 
 
 class _FastGroup(_Fast):
@@ -386,14 +407,6 @@ class _FastKIERecord(_Fast):
 
     def __post_init__(self) -> None:
         _fast_instant(self)
-
-
-class _FastEvidence(_Fast):
-    page: Annotated[int, msgspec.Meta(ge=0)]
-    bbox: Box
-
-    def __post_init__(self) -> None:
-        _fast_box(self.bbox)
 
 
 class _FastVQAPrediction(_Fast):

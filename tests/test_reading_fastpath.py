@@ -62,8 +62,9 @@ pages = objects({"width": positives, "height": positives}, words=st.one_of(
     st.builds(lambda w: {"words": w}, st.lists(words, max_size=3)), st.just({})))
 documents = st.one_of(st.builds(lambda p: {"pages": p}, st.lists(pages, max_size=2)), st.just({}))
 entities = st.fixed_dictionaries({"key": texts, "value": texts})
+evidence = st.lists(st.fixed_dictionaries({"page": st.integers(0, 2**70), "bbox": boxes()}), max_size=2)
 predicted_entities = objects({"key": texts, "value": texts, "confidence": units},
-                             grounding=optional("grounding", units))
+                             grounding=optional("grounding", units), evidence=optional("evidence", evidence))
 
 
 def groups(entity: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[Any]:
@@ -79,8 +80,6 @@ def extractions(entity: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[
                    groups=st.one_of(st.builds(lambda g: {"groups": g}, st.lists(groups(entity), max_size=3)),
                                     st.just({})))
 
-
-evidence = st.lists(st.fixed_dictionaries({"page": st.integers(0, 2**70), "bbox": boxes()}), max_size=2)
 kie_records = objects({"id": texts}, ground_truth=optional("ground_truth", extractions(entities)),
                       prediction=optional("prediction", extractions(predicted_entities)),
                       document=optional("document", documents))
