@@ -374,6 +374,16 @@ def _parser() -> argparse.ArgumentParser:
                    "a response .json file or a folder of them", predictions=None)
     _import_format(formats, "dude", "DUDE questions: ground truth, and a submission's answers",
                    "the DUDE ground-truth JSON", predictions="a DUDE submission (answers, answers_confidence)")
+    label_studio = _import_format(formats, "label-studio", "a Label Studio JSON export: annotations as ground "
+                                  "truth, predictions with their scores", "the export (a JSON list of tasks)",
+                                  predictions=None)
+    label_studio.add_argument("--id-from", default="id", metavar="FIELD",
+                              help="the record id: id (the task's) or data.KEY, the file name without extension of "
+                                   "the document the task's data.KEY references (default: id)")
+    label_studio.add_argument("--review-log", type=Path, metavar="FILE",
+                              help="also write the reviews as a production log for rpa-sim estimate (JSON Lines, "
+                                   "gzip when it ends in .gz, atomically): a review row per predicted entity "
+                                   "(default: none)")
     return parser
 
 
@@ -869,6 +879,12 @@ def _import(args: argparse.Namespace) -> int:
         from rpa_sim.importers.textract import import_textract_expense  # noqa: PLC0415
 
         records, report = import_textract_expense(args.source)
+    elif args.format == "label-studio":
+        from rpa_sim.importers.label_studio import import_label_studio  # noqa: PLC0415
+
+        if args.review_log is not None and args.review_log.resolve() == args.out.resolve():
+            raise UsageError(f"--review-log {args.review_log} is --out {args.out}: give them different files")
+        records, report = import_label_studio(args.source, id_from=args.id_from, review_log=args.review_log)
     else:
         from rpa_sim.importers.dude import import_dude  # noqa: PLC0415
 
@@ -1192,6 +1208,8 @@ def _named_outputs(args: argparse.Namespace) -> list[tuple[str, str | Path]]:
         outputs.append(("--log", args.log))
     elif args.command in ("evaluate", "sweep", "plan-audit", "generate", "import", "report") and args.out is not None:
         outputs.append(("--out", args.out))
+    if getattr(args, "review_log", None) is not None:
+        outputs.append(("--review-log", args.review_log))
     # only a folder that exists can hold a file to replace; the modules that name the files are heavy to import
     if args.command == "run" and args.out_dir is not None and args.out_dir.is_dir():
         from rpa_sim.study import OUTPUT_FILES  # noqa: PLC0415
