@@ -424,6 +424,8 @@ def _records(path: Path, id_from: str, log_path: Path | None, report: ImportRepo
     tasks = load_json(path)
     if not isinstance(tasks, list):
         raise checks.error("", f"expected a list of tasks (Label Studio's JSON export), got {show(tasks)}")
+    if not tasks:
+        raise checks.error("", "no tasks: the export is an empty list")
     stats: Counter = Counter()
     rows: list[dict[str, Any]] | None = None if log_path is None else []
     first_index: dict[str, int] = {}
