@@ -374,6 +374,16 @@ def _parser() -> argparse.ArgumentParser:
                    "a response .json file or a folder of them", predictions=None)
     _import_format(formats, "dude", "DUDE questions: ground truth, and a submission's answers",
                    "the DUDE ground-truth JSON", predictions="a DUDE submission (answers, answers_confidence)")
+    _service_arguments(_import_format(formats, "azure-di", "Azure Document Intelligence / Form Recognizer analyze "
+                                      "results (v2.1, v3 and later)", "a result .json file or a folder of them",
+                                      predictions=None), values=("text", "typed"))
+    google = _import_format(formats, "google-docai", "a Google Document AI Document (entities, pages)",
+                            "a Document .json file, or a folder of the shards of one", predictions=None)
+    _service_arguments(google, values=("mention", "normalized"))
+    google.add_argument("--id", dest="document_id", metavar="ID",
+                        help="the record's id (default: the file's stem, or the folder's name)")
+    _service_arguments(_import_format(formats, "mindee", "Mindee API responses (v1 predictions, v2 inferences)",
+                                      "a response .json file or a folder of them", predictions=None), values=None)
     label_studio = _import_format(formats, "label-studio", "a Label Studio JSON export: annotations as ground "
                                   "truth, predictions with their scores", "the export (a JSON list of tasks)",
                                   predictions=None)
@@ -384,7 +394,28 @@ def _parser() -> argparse.ArgumentParser:
                               help="also write the reviews as a production log for rpa-sim estimate (JSON Lines, "
                                    "gzip when it ends in .gz, atomically): a review row per predicted entity "
                                    "(default: none)")
+    mapping = _import_format(formats, "mapping", "any other JSON or JSON Lines output (an in-house service, an LLM "
+                             "extractor), read as a mapping file says", "a .json, .jsonl or .jsonl.gz file, or a "
+                             "folder of them", predictions=None)
+    mapping.add_argument("--mapping", type=Path, required=True, metavar="YAML",
+                         help="where the id, the fields, their keys, values, confidences and boxes are: paths such as "
+                              "$.fields.* (docs/importers/mapping.md) (required)")
+    _service_arguments(mapping, values=None)
     return parser
+
+
+def _service_arguments(parser: argparse.ArgumentParser, *, values: tuple[str, ...] | None) -> None:
+    """The options that the importers of service outputs share (docs/importers/service.md)."""
+    if values is not None:
+        parser.add_argument("--value", choices=values, default=values[0],
+                            help=f"which string is the value (default: {values[0]}; docs/importers)")
+    parser.add_argument("--ground-truth", type=Path, metavar="G",
+                        help="ground truth joined by document id: {id: {field: value}} JSON, one document's "
+                             "{\"fields\": {...}}, or canonical records (.jsonl); writes full records (default: "
+                             "none, predictions only)")
+    parser.add_argument("--fields", type=Path, metavar="MAP",
+                        help="YAML map of the service's field names to ground-truth keys (null drops a field) "
+                             "(default: none, the service's names)")
 
 
 def _import_format(formats: Any, name: str, summary: str, source: str, *,
@@ -885,10 +916,29 @@ def _import(args: argparse.Namespace) -> int:
         if args.review_log is not None and args.review_log.resolve() == args.out.resolve():
             raise UsageError(f"--review-log {args.review_log} is --out {args.out}: give them different files")
         records, report = import_label_studio(args.source, id_from=args.id_from, review_log=args.review_log)
-    else:
+    elif args.format == "mapping":
+        from rpa_sim.importers.mapping import import_mapping  # noqa: PLC0415
+
+        records, report = import_mapping(args.source, mapping=args.mapping, ground_truth=args.ground_truth,
+                                         fields=args.fields)
+    elif args.format == "dude":
         from rpa_sim.importers.dude import import_dude  # noqa: PLC0415
 
         records, report = import_dude(args.source, predictions=args.predictions)
+    elif args.format == "azure-di":
+        from rpa_sim.importers.azure_di import import_azure_di  # noqa: PLC0415
+
+        records, report = import_azure_di(args.source, value=args.value, ground_truth=args.ground_truth,
+                                          fields=args.fields)
+    elif args.format == "google-docai":
+        from rpa_sim.importers.google_docai import import_google_docai  # noqa: PLC0415
+
+        records, report = import_google_docai(args.source, value=args.value, document_id=args.document_id,
+                                              ground_truth=args.ground_truth, fields=args.fields)
+    else:
+        from rpa_sim.importers.mindee import import_mindee  # noqa: PLC0415
+
+        records, report = import_mindee(args.source, ground_truth=args.ground_truth, fields=args.fields)
     written = write_records(track(records, "importing records"), args.out)
     print(f"wrote {written} records to {args.out}", file=sys.stderr)
     for line in report.lines():
@@ -1264,7 +1314,8 @@ def _named_inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
     if getattr(args, "data", None) is not None:
         yield from (("DATA", shard) for shard in _shards(args.data))
     for dest, label in (("predictions", "--predictions"), ("audit_plan", "--audit-plan"), ("settings", "--settings"),
-                        ("source", "SRC")):
+                        ("source", "SRC"), ("ground_truth", "--ground-truth"), ("fields", "--fields"),
+                        ("mapping", "--mapping")):
         if getattr(args, dest, None) is not None:
             yield label, Path(getattr(args, dest))
     policies = getattr(args, "policy", None)

@@ -46,7 +46,7 @@ from rpa_sim.errors import InputError, UsageError, shown
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import load_json, parse_line
 from rpa_sim.importers._jsonpath import JsonPath, Match, parse_path
-from rpa_sim.importers.service import FieldMap, GroundTruth, read_ground_truth, value_text
+from rpa_sim.importers.service import FieldMap, joined_records, read_joins, value_text
 from rpa_sim.inputs import check_input, input_lines
 from rpa_sim.records import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 from rpa_sim.yamlfile import field_line, read_yaml, validated
@@ -198,10 +198,13 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
         raise UsageError(f"--ground-truth {ground_truth} and the ground_truth section of {mapping} both give a "
                          f"ground truth: keep one")
     report = ImportReport(FORMAT)
-    truth = None if ground_truth is None else read_ground_truth(ground_truth, report=report)
-    field_map = FieldMap() if fields is None else FieldMap.load(fields)
-    importer = _Importer(settings, str(mapping), report, field_map, truth)
-    return importer.records(str(source), _documents(files)), report
+    if settings.ground_truth is None:
+        truth, field_map = read_joins(ground_truth=ground_truth, fields=fields, report=report)
+    else:
+        truth, field_map = None, FieldMap() if fields is None else FieldMap.load(fields)
+    importer = _Importer(settings, str(mapping), report, field_map)
+    records = importer.records(str(source), _documents(files))
+    return joined_records(records, ground_truth=truth, fields=field_map, report=report), report
 
 
 class _Place:
@@ -217,10 +220,9 @@ class _Place:
 class _Importer:
     """The records of every source value, read with the mapping's paths."""
 
-    def __init__(self, settings: Mapping, mapping_path: str, report: ImportReport, field_map: FieldMap,
-                 truth: GroundTruth | None) -> None:
+    def __init__(self, settings: Mapping, mapping_path: str, report: ImportReport, field_map: FieldMap) -> None:
         self.settings, self.mapping_path, self.report = settings, mapping_path, report
-        self.field_map, self.truth = field_map, truth
+        self.field_map = field_map
         self.stats: Counter = Counter()
         self.first = True
         # the settings read per field that matched something in the first record
@@ -241,9 +243,6 @@ class _Importer:
                 if record.id in seen:
                     raise place.error(match.where, f"a second record with this id (the first: {seen[record.id]})")
                 seen[record.id] = f"{place.path}, " + (f"line {line}" if line is not None else match.where)
-                if self.truth is not None:
-                    record = self.truth.join(record)
-                self.report.records += 1
                 yield record
         if self.first:
             raise InputError("no records: the source holds no JSON value, or none in which the records path "
@@ -463,9 +462,6 @@ class _Importer:
         for reason, count in unmapped:
             if count:
                 report.unmapped[reason] += count
-        self.field_map.finish(report)
-        if self.truth is not None:
-            self.truth.finish(report)
 
 
 def _number(value: Any, *, strings: bool = True) -> float | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +32,11 @@ from rpa_sim.errors import InputError, shown
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import FieldChecks, load_json, parse_line
 from rpa_sim.inputs import check_input, input_lines
-from rpa_sim.records import Entity, Extraction, Group, KIERecord
+from rpa_sim.records import Box, Entity, Extraction, Group, KIERecord
 from rpa_sim.yamlfile import field_line, read_yaml
 
-__all__ = ["ABSENT_KEY", "FIELDS_KEY", "RECORDS_SUFFIXES", "FieldMap", "GroundTruth", "read_ground_truth",
-           "value_text"]
+__all__ = ["ABSENT_KEY", "FIELDS_KEY", "RECORDS_SUFFIXES", "FieldMap", "GroundTruth", "bounding_box", "joined_records",
+           "read_ground_truth", "read_joins", "source_files", "value_text"]
 
 #: In the simple JSON form, the key that holds one document's fields (the shared ``ground_truth.json`` files).
 FIELDS_KEY = "fields"
@@ -74,6 +74,70 @@ def value_text(value: str | float) -> str:
     if not math.isfinite(value):
         raise ValueError(f"{value!r} is not a finite number")
     return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def source_files(source: str | Path, *, what: str) -> list[Path]:
+    """The JSON files of an importer's ``SRC``: the file itself, or a folder's ``*.json`` files by name.
+
+    Parameters
+    ----------
+    source : path-like
+        A file, or a folder (not searched recursively).
+    what : str
+        What the files hold, for the message about an empty folder (``"Mindee responses"``).
+
+    Raises
+    ------
+    InputError
+        For a missing source or a folder without ``.json`` files.
+    """
+    source = Path(source)
+    if source.is_dir():
+        files = sorted(p for p in source.glob("*.json") if p.is_file())
+        if not files:
+            raise InputError(f"no .json files (expected {what})", path=str(source))
+        return files
+    if not source.exists():
+        raise InputError("no such file or folder", path=str(source))
+    check_input(source)
+    return [source]
+
+
+def bounding_box(points: Iterable[tuple[float, float]]) -> Box:
+    """The axis-aligned box ``[x0, y0, x1, y1]`` around a polygon's points, in the points' own units.
+
+    Examples
+    --------
+    >>> bounding_box([(380.9, 282.9), (1116, 473.2), (1025, 824.4), (290, 634)])
+    (290, 282.9, 1116, 824.4)
+    """
+    xs, ys = zip(*points)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def read_joins(*, ground_truth: str | Path | None, fields: str | Path | None,
+               report: ImportReport) -> tuple[GroundTruth | None, FieldMap]:
+    """The ``--ground-truth`` and ``--fields`` of a service importer, read (and checked) before any record.
+
+    Without a ground truth the report notes that the records are predictions only, and how to join one.
+    """
+    field_map = FieldMap() if fields is None else FieldMap.load(fields)
+    if ground_truth is None:
+        report.notes.append("predictions only: give --ground-truth G to write full records, or join canonical "
+                            "ground truth with `rpa-sim score GT.jsonl --predictions IMPORTED.jsonl`")
+        return None, field_map
+    return read_ground_truth(ground_truth, report=report), field_map
+
+
+def joined_records(records: Iterable[KIERecord], *, ground_truth: GroundTruth | None, fields: FieldMap,
+                   report: ImportReport) -> Iterator[KIERecord]:
+    """``records`` joined to their ground truth and counted in ``report``; the joins' counts when they end."""
+    for record in records:
+        report.records += 1
+        yield record if ground_truth is None else ground_truth.join(record)
+    if ground_truth is not None:
+        ground_truth.finish(report)
+    fields.finish(report)
 
 
 # --------------------------------------------------------------------------- ground truth
@@ -350,9 +414,10 @@ class FieldMap:
     ('total', None, 'Tip', 'Name')
     >>> report = ImportReport("example")
     >>> fields.finish(report)
-    >>> print("\\n".join(report.lines()))
-    not mapped: 1 fields dropped by --fields map.yaml (mapped to null): Items
-    not mapped: 2 fields that --fields map.yaml does not name, kept under the service's name: Items.Name, Tip
+    >>> print("\\n".join(report.lines()))  # doctest: +NORMALIZE_WHITESPACE
+    not mapped: 1 fields or groups dropped by --fields map.yaml (mapped to null): Items
+    not mapped: 2 fields or groups that --fields map.yaml does not name, kept under the service's name:
+    Items.Name, Tip
     """
 
     def __init__(self, names: Mapping[str, str | None] | None = None, *, path: str | None = None) -> None:
@@ -397,11 +462,11 @@ class FieldMap:
         if self.path is None:
             return
         if self._dropped:
-            report.unmapped[f"fields dropped by --fields {self.path} (mapped to null): "
+            report.unmapped[f"fields or groups dropped by --fields {self.path} (mapped to null): "
                             f"{_some(self._dropped)}"] += self._dropped.total()
         if self._unnamed:
-            report.unmapped[f"fields that --fields {self.path} does not name, kept under the service's name: "
-                            f"{_some(self._unnamed)}"] += self._unnamed.total()
+            report.unmapped[f"fields or groups that --fields {self.path} does not name, kept under the service's "
+                            f"name: {_some(self._unnamed)}"] += self._unnamed.total()
         unused = sorted(self.names.keys() - self._used)
         if unused:
             report.notes.append(f"names in --fields {self.path} that no imported field has ({len(unused)}): "
