@@ -317,7 +317,7 @@ class _Importer:
         if value is None:
             self.stats[f"{side}null_value"] += 1
             return None
-        text = self._text(value, value_match.where, place)
+        text = self._text(value, value_match.where, place, setting=f"{side}value", path=settings.value)
         if not predicted:
             return Entity(key=key, value=text)
         return PredictedEntity(key=key, value=text, confidence=self._confidence(record, field, place),
@@ -334,9 +334,10 @@ class _Importer:
         if not found:
             raise place.error(field.where, f"no key: {side}key {settings.key!r} matches nothing in this field")
         key_match = self._one(found, place, f"{side}key")
-        if key_match.value is None or isinstance(key_match.value, (dict, list)):
-            raise place.error(key_match.where, f"expected a key (a string or number), got {shown(key_match.value)}")
-        return self._text(key_match.value, key_match.where, place)
+        if key_match.value is None:
+            raise place.error(key_match.where, f"{side}key {settings.key!r} found null, expected a key (a string "
+                                               f"or number)")
+        return self._text(key_match.value, key_match.where, place, setting=f"{side}key", path=settings.key)
 
     def _confidence(self, record: Match, field: Match, place: _Place) -> float | None:
         if self.settings.confidence is None:
@@ -403,9 +404,11 @@ class _Importer:
                                               f"{found[1].where}, ...), expected one")
         return found[0]
 
-    def _text(self, value: Any, where: str, place: _Place) -> str:
+    def _text(self, value: Any, where: str, place: _Place, *, setting: str, path: str) -> str:
         if isinstance(value, (dict, list)):
-            raise place.error(where, f"expected a value (a string, number or boolean), got {shown(value)}")
+            raise place.error(where, f"{setting} {path!r} found {shown(value)}, expected a value (a string, number "
+                                     f"or boolean)" + ("; point it inside the field, such as '@.value'"
+                                                       if path == "@" else ""))
         try:
             return value_text(value)
         except ValueError as error:
