@@ -347,6 +347,8 @@ def test_errors_on_the_command_line(tmp_path, capsys):
     status, _, err = run_cli(capsys, "import", "mapping", DATA / "service_batch.json", "--mapping",
                              DATA / "service_batch.yaml", "--ground-truth", truth, "--out", tmp_path / "o.jsonl")
     assert status == 2 and "both give a ground truth: keep one" in err
+    with pytest.raises(UsageError, match="both give a ground truth"):
+        import_mapping(DATA / "service_batch.json", mapping=DATA / "service_batch.yaml", ground_truth=truth)
     status, _, err = run_cli(capsys, "import", "mapping", LLM, "--out", tmp_path / "o.jsonl")
     assert status == 2 and "--mapping" in err
 

@@ -16,7 +16,7 @@ Mapping (one KIE record per task; ``docs/importers/label-studio.md``):
   non-cancelled one marked ``ground_truth``, else the latest non-cancelled
   one); prediction: the chosen prediction (:func:`chosen_prediction`: the one
   the annotation started from, ``parent_prediction``, else the latest).
-- entities of a result list (:func:`result_units`): a ``textarea`` gives the
+- entities of a result list (:func:`_result_units`): a ``textarea`` gives the
   value (its texts joined by a space), keyed by the label of its region
   (``labels`` / ``rectanglelabels`` with the same region ``id``: the OCR
   template) or, without one, by its ``from_name``; a ``labels`` result with
@@ -44,7 +44,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -54,10 +54,19 @@ from rpa_sim.files import atomic_output, check_output
 from rpa_sim.importers import ImportReport
 from rpa_sim.importers._json import FieldChecks, load_json, show
 from rpa_sim.inputs import check_input
-from rpa_sim.records import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction, instant
+from rpa_sim.records import (
+    Box,
+    Entity,
+    Evidence,
+    Extraction,
+    KIERecord,
+    PredictedEntity,
+    PredictedExtraction,
+    instant,
+)
 
 __all__ = ["FORMAT", "LABEL_TYPES", "TEXT_SEPARATOR", "CHOICE_SEPARATOR", "Unit", "page_box", "document_stem",
-           "chosen_annotation", "chosen_prediction", "result_units", "import_label_studio"]
+           "chosen_annotation", "chosen_prediction", "import_label_studio"]
 
 FORMAT = "label-studio"
 #: Result types whose labels name a region's field.
@@ -71,8 +80,6 @@ CHOICE_SEPARATOR = ", "
 # Two decimals of a pixel (or of a percent of the page) is finer than any annotation tool draws.
 _BOX_DECIMALS = 2
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-
-Box = tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -247,12 +254,11 @@ class _Region:
     box: Box | None = None
     pixels: bool = False
     box_score: float | None = None
+    #: (result index, from_name, text, score) of each text result
+    texts: list[tuple[int, str, str, float | None]] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        self.texts: list[tuple[int, str, str, float | None]] = []  # (result index, from_name, text, score)
 
-
-def result_units(results: Any, *, checks: _Checks, where: str, unmapped: Counter) -> list[Unit]:
+def _result_units(results: Any, *, checks: _Checks, where: str, unmapped: Counter) -> list[Unit]:
     """The ``(key, value)`` units of one ``result`` list, in the order of the results that give them.
 
     Parameters
@@ -335,9 +341,8 @@ def _region_units(region: _Region, unmapped: Counter) -> list[tuple[int, Unit]]:
     label = region.labels[0] if region.labels else None
     units = []
     if region.texts:
-        for index, from_name, text, score in region.texts:
-            if score is None:
-                score = region.label_score if region.label_score is not None else region.box_score
+        for index, from_name, text, text_score in region.texts:
+            score = next((s for s in (text_score, region.label_score, region.box_score) if s is not None), None)
             units.append((index, Unit(label or from_name, text, score, region.page, region.box, region.pixels)))
     elif label is not None and region.span is not None:
         units.append((region.first, Unit(label, region.span, region.label_score, region.page, region.box,
@@ -394,7 +399,8 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
     ...         {"id": "a", "type": "textarea", "from_name": "total", "to_name": "image",
     ...          "value": {"text": ["9.50"]}, "score": 0.93}]}],
     ...     "annotations": [{"id": 3, "lead_time": 12.5, "parent_prediction": 1, "result": [
-    ...         {"id": "a", "type": "textarea", "from_name": "total", "to_name": "image", "value": {"text": ["9.80"]}}]}]}
+    ...         {"id": "a", "type": "textarea", "from_name": "total", "to_name": "image",
+    ...          "value": {"text": ["9.80"]}}]}]}
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "export.json"
     >>> _ = path.write_text(json.dumps([task]))
     >>> records, report = import_label_studio(path, id_from="data.image")
@@ -542,7 +548,7 @@ class _Task:
 
     def _truth(self, index: int, annotation: dict[str, Any]) -> Extraction:
         where = f"annotations[{index}]"
-        units = result_units(annotation.get("result") or [], checks=self.checks, where=f"{where}.result",
+        units = _result_units(annotation.get("result") or [], checks=self.checks, where=f"{where}.result",
                              unmapped=self.unmapped)
         return Extraction(entities=[Entity(key=unit.key, value=unit.value)
                                     for unit in self._kept(units, "annotated")])
@@ -550,8 +556,8 @@ class _Task:
     def _prediction(self, index: int, prediction: dict[str, Any]) -> PredictedExtraction:
         where = f"predictions[{index}]"
         overall = self.checks.score(prediction, where)
-        units = self._kept(result_units(prediction.get("result") or [], checks=self.checks, where=f"{where}.result",
-                                        unmapped=self.unmapped), "predicted")
+        units = self._kept(_result_units(prediction.get("result") or [], checks=self.checks,
+                                         where=f"{where}.result", unmapped=self.unmapped), "predicted")
         entities = []
         for unit in units:
             confidence = unit.score if unit.score is not None else overall
@@ -589,7 +595,7 @@ class _Task:
         outcome = evaluate_document(record.ground_truth, record.prediction)
         rows = []
         for entity, label, correction in zip(record.prediction.entities, outcome.labels.tolist(),
-                                             outcome.corrections):
+                                             outcome.corrections, strict=True):
             correct = label == CORRECT
             rows.append({"id": record.id, "key": entity.key, "value": entity.value, "confidence": entity.confidence,
                          "route": "review", "inclusion_probability": 1.0, "correct": correct,
