@@ -342,7 +342,7 @@ def test_bad_json_and_a_folder(tmp_path, capsys):
     status, _, err = run_cli(capsys, "import", "label-studio", path, "--out", tmp_path / "r.jsonl")
     assert status == 1
     assert err.strip() == f"rpa-sim: error: {path}: line 2: invalid JSON: Expecting value at column 10"
-    with pytest.raises(InputError, match="is a folder: expected a Label Studio JSON export"):
+    with pytest.raises(InputError, match="is a folder, not a file"):
         import_label_studio(tmp_path)
 
 

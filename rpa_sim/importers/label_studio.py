@@ -412,8 +412,6 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
     if id_from != "id" and not (id_from.startswith("data.") and len(id_from) > len("data.")):
         raise UsageError(f"--id-from: expected id or data.KEY (a field of the tasks' data), got {show(id_from)}")
     source = Path(source)
-    if source.is_dir():
-        raise InputError("is a folder: expected a Label Studio JSON export (one .json file)", path=str(source))
     if not source.exists():
         raise InputError("no such file", path=str(source))
     check_input(source)
