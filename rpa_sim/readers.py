@@ -296,28 +296,37 @@ def write_records(records: Iterable[Record], path: str | os.PathLike[str]) -> in
 
 
 def _canonical_line(record: Record) -> bytes:
-    if has_missing_confidence(record):
-        data = _without_none(record.model_dump(mode="json"))
-    else:
-        data = record.model_dump(mode="json", exclude_none=True)
-    return json.dumps(_bare_groups(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    data = _bare_groups(_null_confidences(record.model_dump(mode="json", exclude_none=True)))
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
 
 
-def _without_none(data: Any) -> Any:
-    """``data`` without its ``None`` values, except a null ``confidence``, which is kept.
+def _null_confidences(data: dict[str, Any]) -> dict[str, Any]:
+    """Put back the null confidences that leaving out ``None`` dropped: a confidence is required, null included.
 
-    A null confidence means unknown (a policy's ``missing_confidence`` maps it);
-    dropped, it would make the record invalid (``confidence: missing``).
-
-    >>> _without_none({"id": "r", "document": None, "prediction": {"entities": [
-    ...     {"key": "k", "value": "v", "confidence": None, "grounding": None}]}})
-    {'id': 'r', 'prediction': {'entities': [{'key': 'k', 'value': 'v', 'confidence': None}]}}
+    >>> _null_confidences({"prediction": {"entities": [{"key": "k", "value": "v"}], "groups": []}})
+    {'prediction': {'entities': [{'key': 'k', 'value': 'v', 'confidence': None}], 'groups': []}}
+    >>> _null_confidences({"prediction": {"answer": "12"}})
+    {'prediction': {'answer': '12', 'confidence': None}}
     """
-    if isinstance(data, dict):
-        return {key: _without_none(value) for key, value in data.items() if value is not None or key == "confidence"}
-    if isinstance(data, list):
-        return [_without_none(item) for item in data]
+    prediction = data.get("prediction")
+    if not isinstance(prediction, dict):
+        return data
+    if "answer" in prediction:
+        data["prediction"] = _with_confidence(prediction, "answer")
+        return data
+    prediction["entities"] = [_with_confidence(entity, "value") for entity in prediction.get("entities", [])]
+    for group in prediction.get("groups", []):
+        group["entities"] = [_with_confidence(entity, "value") for entity in group["entities"]]
     return data
+
+
+def _with_confidence(item: dict[str, Any], before: str) -> dict[str, Any]:
+    """``item`` with a null ``confidence`` right after ``before`` when it has none, in the models' field order."""
+    if "confidence" in item:
+        return item
+    keys = list(item)
+    place = keys.index(before) + 1
+    return {**{k: item[k] for k in keys[:place]}, "confidence": None, **{k: item[k] for k in keys[place:]}}
 
 
 def _bare_groups(data: dict[str, Any]) -> dict[str, Any]:

@@ -438,7 +438,7 @@ class FieldMap:
             if not isinstance(name, str) or not (key is None or isinstance(key, str)):
                 raise InputError(f"expected a service field name mapped to a ground-truth key or null, got "
                                  f"{shown({name: key}, quote=_YAML_QUOTE)}", path=str(path),
-                                 line=field_line(str(path), [name]))
+                                 line=field_line(str(path), [str(name)]))
         return cls(data, path=str(path))
 
     def key(self, name: str, *, default: str | None = None) -> str | None:
