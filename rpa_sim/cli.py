@@ -384,6 +384,23 @@ def _parser() -> argparse.ArgumentParser:
                         help="the record's id (default: the file's stem, or the folder's name)")
     _service_arguments(_import_format(formats, "mindee", "Mindee API responses (v1 predictions, v2 inferences)",
                                       "a response .json file or a folder of them", predictions=None), values=None)
+    label_studio = _import_format(formats, "label-studio", "a Label Studio JSON export: annotations as ground "
+                                  "truth, predictions with their scores", "the export (a JSON list of tasks)",
+                                  predictions=None)
+    label_studio.add_argument("--id-from", default="id", metavar="FIELD",
+                              help="the record id: id (the task's) or data.KEY, the file name without extension of "
+                                   "the document the task's data.KEY references (default: id)")
+    label_studio.add_argument("--review-log", type=Path, metavar="FILE",
+                              help="also write the reviews as a production log for rpa-sim estimate (JSON Lines, "
+                                   "gzip when it ends in .gz, atomically): a review row per predicted entity "
+                                   "(default: none)")
+    mapping = _import_format(formats, "mapping", "any other JSON or JSON Lines output (an in-house service, an LLM "
+                             "extractor), read as a mapping file says", "a .json, .jsonl or .jsonl.gz file, or a "
+                             "folder of them", predictions=None)
+    mapping.add_argument("--mapping", type=Path, required=True, metavar="YAML",
+                         help="where the id, the fields, their keys, values, confidences and boxes are: paths such as "
+                              "$.fields.* (docs/importers/mapping.md) (required)")
+    _service_arguments(mapping, values=None)
     return parser
 
 
@@ -893,6 +910,17 @@ def _import(args: argparse.Namespace) -> int:
         from rpa_sim.importers.textract import import_textract_expense  # noqa: PLC0415
 
         records, report = import_textract_expense(args.source)
+    elif args.format == "label-studio":
+        from rpa_sim.importers.label_studio import import_label_studio  # noqa: PLC0415
+
+        if args.review_log is not None and args.review_log.resolve() == args.out.resolve():
+            raise UsageError(f"--review-log {args.review_log} is --out {args.out}: give them different files")
+        records, report = import_label_studio(args.source, id_from=args.id_from, review_log=args.review_log)
+    elif args.format == "mapping":
+        from rpa_sim.importers.mapping import import_mapping  # noqa: PLC0415
+
+        records, report = import_mapping(args.source, mapping=args.mapping, ground_truth=args.ground_truth,
+                                         fields=args.fields)
     elif args.format == "dude":
         from rpa_sim.importers.dude import import_dude  # noqa: PLC0415
 
@@ -1230,6 +1258,8 @@ def _named_outputs(args: argparse.Namespace) -> list[tuple[str, str | Path]]:
         outputs.append(("--log", args.log))
     elif args.command in ("evaluate", "sweep", "plan-audit", "generate", "import", "report") and args.out is not None:
         outputs.append(("--out", args.out))
+    if getattr(args, "review_log", None) is not None:
+        outputs.append(("--review-log", args.review_log))
     # only a folder that exists can hold a file to replace; the modules that name the files are heavy to import
     if args.command == "run" and args.out_dir is not None and args.out_dir.is_dir():
         from rpa_sim.study import OUTPUT_FILES  # noqa: PLC0415
@@ -1284,7 +1314,8 @@ def _named_inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
     if getattr(args, "data", None) is not None:
         yield from (("DATA", shard) for shard in _shards(args.data))
     for dest, label in (("predictions", "--predictions"), ("audit_plan", "--audit-plan"), ("settings", "--settings"),
-                        ("source", "SRC"), ("ground_truth", "--ground-truth"), ("fields", "--fields")):
+                        ("source", "SRC"), ("ground_truth", "--ground-truth"), ("fields", "--fields"),
+                        ("mapping", "--mapping")):
         if getattr(args, dest, None) is not None:
             yield label, Path(getattr(args, dest))
     policies = getattr(args, "policy", None)

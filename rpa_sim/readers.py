@@ -265,7 +265,8 @@ def read_records(path: str | os.PathLike[str], *, predictions: str | os.PathLike
 def write_records(records: Iterable[Record], path: str | os.PathLike[str]) -> int:
     """Write records as canonical JSONL, atomically; gzip-compressed when ``path`` ends in ``.gz``.
 
-    Keys come in the models' field order, ``None`` fields are left out,
+    Keys come in the models' field order, ``None`` fields are left out (but
+    a null ``confidence``, which means unknown, is written),
     unnamed groups are written as bare lists, and a gzip header carries no
     file name and a zero time, so identical records give identical bytes.
     The records go to a temporary file beside ``path`` that is renamed over

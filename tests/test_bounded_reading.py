@@ -44,6 +44,7 @@ CORD_ROW = {"ground_truth": json.dumps(json.loads(shared_path("data", "cord", "j
                                                   .read_text()))}
 DOCILE = shared_path("data", "docile")
 DOCILE_ID = "516f2d61ea404b30a9192a72"
+OWN_DATA = Path(__file__).parent / "data"  # the project's own samples (label_studio/, mapping/)
 NOT_REGULAR = "is not a regular file (a pipe or a device?): save it to a file first"
 NOT_REGULAR_RECORDS = ("is not a regular file (a pipe or a device?): records are read more than once, so save "
                        "them to a file first")
@@ -307,10 +308,15 @@ def refusal_cases(tmp: Path) -> dict[str, Callable[[Path], list]]:
         "dude predictions": lambda bad: ["import", "dude", gt, "--predictions", bad, "--out", out],
         "docile predictions": lambda bad: ["import", "docile", DOCILE, "--predictions", bad, "--out", out],
         "records predictions": lambda bad: ["score", data, "--predictions", bad],
+        "label-studio": lambda bad: ["import", "label-studio", bad, "--out", out],
+        "mapping file": lambda bad: ["import", "mapping", OWN_DATA / "mapping" / "llm_receipts.jsonl", "--mapping", bad,
+                                     "--out", out],
         # sources that may also be folders
         "textract": lambda bad: ["import", "textract-expense", bad, "--out", out],
         "cord": lambda bad: ["import", "cord", bad, "--out", out],
         "docile": lambda bad: ["import", "docile", bad, "--out", out],
+        "mapping": lambda bad: ["import", "mapping", bad, "--mapping", OWN_DATA / "mapping" / "llm_receipts.yaml",
+                                "--out", out],
     }
 
 
@@ -321,10 +327,10 @@ def expected_refusal(case: str, bad: Path) -> str:
 
 
 FILE_ONLY = ["log", "settings", "policy", "scenario", "audit plan", "dude", "dude predictions", "docile predictions",
-             "records predictions"]
+             "records predictions", "label-studio", "mapping file"]
 
 
-@pytest.mark.parametrize("case", FILE_ONLY + ["textract", "cord", "docile"])
+@pytest.mark.parametrize("case", FILE_ONLY + ["textract", "cord", "docile", "mapping"])
 def test_a_device_is_refused_in_one_line(capsys, tmp_path, monkeypatch, case):
     monkeypatch.setenv(LINE, "1KiB")  # should the device ever be read, it is refused at once, not read forever
     monkeypatch.setenv(FILE, "1MiB")
@@ -419,6 +425,9 @@ def test_every_importer_accepts_a_byte_order_mark(capsys, tmp_path):
         "textract-expense": [data / "textract"],
         "dude": [data / "dude" / "DUDE_demo_gt.json", "--predictions",
                  data / "dude" / "DUDE_demo_submission_imperfect.json"],
+        "label-studio": [OWN_DATA / "label_studio" / "receipts_ocr.json"],
+        "mapping": [OWN_DATA / "mapping" / "llm_receipts.jsonl", "--mapping",
+                    OWN_DATA / "mapping" / "llm_receipts.yaml"],
     }
     for name, argv in pairs.items():
         fmt = name.split()[0]

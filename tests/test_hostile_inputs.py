@@ -392,7 +392,15 @@ def _importer_sources() -> dict[str, dict[str, bytes]]:
     # no real Mindee response is shared: the hand-made ones of the tests
     sources["mindee"] = {f"src/{path.name}": path.read_bytes()
                          for path in sorted((Path(__file__).parent / "data" / "mindee").glob("*.json"))}
+    # the formats whose samples are the project's own test data (tests/data)
+    own = Path(__file__).parent / "data"
+    sources["label-studio"] = {"src/export.json": (own / "label_studio" / "receipts_ocr.json").read_bytes()}
+    sources["mapping"] = {"src/batch.json": (own / "mapping" / "service_batch.json").read_bytes()}
     return sources
+
+
+#: The mapping file of ``import mapping`` that fits its sample source, which the strategies mutate.
+MAPPING_FILE = (Path(__file__).parent / "data" / "mapping" / "service_batch.yaml").read_text()
 
 
 # what a table's metadata gets instead of one of its values, in turn (NaN is written as JSON's NaN extension)
@@ -825,7 +833,7 @@ class _Builder:
     def value(self, action: Any, flag: str | None) -> str:
         """A value for ``action`` (named ``flag``, None for a positional argument), right in kind or not."""
         dest, draw = action.dest, self.draw
-        if dest in ("out", "out_dir", "png_dir") or dest == "log" and flag is not None:
+        if dest in ("out", "out_dir", "png_dir", "review_log") or dest == "log" and flag is not None:
             return self.output()
         # anything at all, one time in seven: more often, and hardly an example would get past the parser
         if draw(_one_in(7)):
@@ -845,6 +853,8 @@ class _Builder:
             return self.yaml_file("settings.yaml", settings_seeds)
         if dest == "audit_plan":
             return self.yaml_file("plan.yaml", [self.material.plan.decode()])
+        if dest == "mapping":
+            return self.yaml_file("mapping.yaml", [MAPPING_FILE])
         if dest == "log" and flag is None:
             return self.file(draw(st.sampled_from(["log.jsonl", "log.jsonl.gz", "log"])),
                              st.one_of(near_valid(self.material.log), any_bytes(),

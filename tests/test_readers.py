@@ -584,3 +584,18 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path: Path) -> None:
         write_records(failing(), path)
     assert path.read_text() == "old\n"
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_null_confidence_is_written_and_reads_back(tmp_path: Path) -> None:
+    # a null confidence means unknown; dropping it, as other None fields are, would leave "confidence: missing"
+    path = tmp_path / "out.jsonl"
+    records = [KIERecord.model_validate({"id": "r", "prediction": {
+                   "entities": [{"key": "total", "value": "9", "confidence": None, "grounding": None}],
+                   "groups": [[{"key": "item", "value": "tea", "confidence": 0.5}]]}}),
+               VQARecord.model_validate({"id": "q", "prediction": {"answer": "12", "confidence": None}})]
+    assert write_records(records, path) == 2
+    assert path.read_text().splitlines() == [
+        ('{"id":"r","prediction":{"entities":[{"key":"total","value":"9","confidence":null}],'
+         '"groups":[[{"key":"item","value":"tea","confidence":0.5}]]}}'),
+        '{"id":"q","prediction":{"answer":"12","confidence":null}}']
+    assert [type(r).model_validate_json(line) for r, line in zip(records, path.read_text().splitlines())] == records
