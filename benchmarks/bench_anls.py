@@ -18,7 +18,7 @@ import time
 import numpy as np
 from anls_star import anls_score
 
-from rpa_sim.metrics.anls import anls_scores
+from rpa_sim.evaluate.metrics.anls import anls_scores
 
 QUESTIONS = 100_000
 BASELINE_QUESTIONS = 20_000

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from anls_star import anls_score
 
-from rpa_sim.metrics.anls_star import anls_star
+from rpa_sim.evaluate.metrics.anls_star import anls_star
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "kieval_qwen72b_cord" / "model_output"
 SEED = 20240211

@@ -41,15 +41,15 @@ from typing import Any
 import numpy as np
 from textual import events
 
-from rpa_sim.costs import CostModel
-from rpa_sim.data import load_table
-from rpa_sim.generators import generate_receipts, write_dataset
-from rpa_sim.outcomes import KIEOutcomes, concat_tables, evaluate_kie
-from rpa_sim.policies import load_policy
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.scenario import DataSpec, Scenario
-from rpa_sim.study import run_study
-from rpa_sim.tablefile import write_table
+from rpa_sim.route.costs import CostModel
+from rpa_sim.evaluate.load import load_table
+from rpa_sim.records.synthetic import generate_receipts, write_dataset
+from rpa_sim.evaluate.outcomes import KIEOutcomes, concat_tables, evaluate_kie
+from rpa_sim.route.policies import load_policy
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.study.scenario import DataSpec, Scenario
+from rpa_sim.study.run import run_study
+from rpa_sim.evaluate.tablefile import write_table
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import DashboardModel
 from rpa_sim.tui.plot import MarkedPlot
@@ -64,7 +64,7 @@ VIEWS = [("trade-off", "t"), ("fields", "f"), ("costs", "dollar_sign")]
 
 
 def tiled(table: KIEOutcomes, entities: int) -> KIEOutcomes:
-    """``table`` repeated until it holds at least ``entities`` predictions (:func:`~rpa_sim.outcomes.concat_tables`)."""
+    """``table`` repeated until it holds at least ``entities`` predictions (:func:`~rpa_sim.evaluate.outcomes.concat_tables`)."""
     return concat_tables([table] * -(-entities // len(table)))
 
 

@@ -5,7 +5,7 @@ wall time of evaluating the shards on each cluster once it is up (the best of
 ``--repeat`` runs; starting the cluster is timed apart), the same shards in
 this process (``--workers 1``) for reference, the bytes a partition ships to
 the driver (its result pickled, as Dask sends it), the driver's merge time
-(:func:`rpa_sim.sources.merge_shards`, the best of ``--repeat``), and what
+(:func:`rpa_sim.evaluate.sources.merge_shards`, the best of ``--repeat``), and what
 per-partition sums over distinct thresholds would hold instead (distinct
 confidences against rows). Every cluster's merged table is checked to be the
 one-process table, byte for byte, before any figure is printed.
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from rpa_sim import distributed as on_dask
-from rpa_sim.generators import write_dataset
-from rpa_sim.sources import evaluate_shards, merge_shards, resolve_shards, write_partitions
+from rpa_sim.evaluate import cluster as on_dask
+from rpa_sim.records.synthetic import write_dataset
+from rpa_sim.evaluate.sources import evaluate_shards, merge_shards, resolve_shards, write_partitions
 
 SEED = 7
 

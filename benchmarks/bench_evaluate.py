@@ -30,17 +30,17 @@ from unittest import mock
 
 import numpy as np
 
-import rpa_sim.grounding
-import rpa_sim.outcomes
-from rpa_sim.generators import generate_receipts
-from rpa_sim.grounding import locatability_many
-from rpa_sim.metrics.anls import anls_question
-from rpa_sim.metrics.anls_star import anls_star
-from rpa_sim.metrics.kieval import evaluate_document
-from rpa_sim.metrics.smudge import evaluate_question
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.records import Document, KIERecord, Page, Word
-from rpa_sim.text import nls_bounded, nls_pairs
+import rpa_sim.evaluate.grounding
+import rpa_sim.evaluate.outcomes
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.grounding import locatability_many
+from rpa_sim.evaluate.metrics.anls import anls_question
+from rpa_sim.evaluate.metrics.anls_star import anls_star
+from rpa_sim.evaluate.metrics.kieval import evaluate_document
+from rpa_sim.evaluate.metrics.smudge import evaluate_question
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.models import Document, KIERecord, Page, Word
+from rpa_sim.evaluate.metrics.text import nls_bounded, nls_pairs
 
 BASELINE_COMMIT = "6a8033999884286b56df244dd2f7e1eb6992cd38"
 BASELINES: dict[str, types.ModuleType] = {}
@@ -65,7 +65,7 @@ def cpu_seconds(work: Callable[[], object], repeat: int) -> tuple[float, object]
     """The fewest CPU seconds of ``repeat`` runs of ``work``, and its result; page indexes are built in each run."""
     best, result = float("inf"), None
     for _ in range(repeat):
-        for module in (rpa_sim.grounding, *BASELINES.values()):
+        for module in (rpa_sim.evaluate.grounding, *BASELINES.values()):
             if hasattr(module, "_by_content"):
                 module._by_content.clear()
                 module._by_identity.clear()
@@ -95,8 +95,8 @@ def receipts(count: int, repeat: int, old_smudge: types.ModuleType, old_kieval: 
         return np.array([old_smudge.locatability(text, document) for text in texts], dtype=np.float64)
 
     def baseline_table():
-        with mock.patch.object(rpa_sim.outcomes, "evaluate_document", old_kieval.evaluate_document), \
-                mock.patch.object(rpa_sim.grounding, "locatability_many", old_locatability_many):
+        with mock.patch.object(rpa_sim.evaluate.outcomes, "evaluate_document", old_kieval.evaluate_document), \
+                mock.patch.object(rpa_sim.evaluate.grounding, "locatability_many", old_locatability_many):
             return evaluate_kie(records)
 
     new_seconds, table = cpu_seconds(lambda: evaluate_kie(records), repeat)
@@ -200,8 +200,8 @@ def main() -> None:
     parser.add_argument("--long-baseline", action="store_true")
     options = parser.parse_args()
     BASELINES.update((name, previous(path)) for name, path in (
-        ("text", "rpa_sim/text.py"), ("anls", "rpa_sim/metrics/anls.py"), ("smudge", "rpa_sim/metrics/smudge.py"),
-        ("kieval", "rpa_sim/metrics/kieval.py"), ("anls_star", "rpa_sim/metrics/anls_star.py")))
+        ("text", "rpa_sim/evaluate/metrics/text.py"), ("anls", "rpa_sim/evaluate/metrics/anls.py"), ("smudge", "rpa_sim/evaluate/metrics/smudge.py"),
+        ("kieval", "rpa_sim/evaluate/metrics/kieval.py"), ("anls_star", "rpa_sim/evaluate/metrics/anls_star.py")))
     receipts(options.receipts, options.repeat, BASELINES["smudge"], BASELINES["kieval"])
     long_values(options.long_baseline, BASELINES)
 

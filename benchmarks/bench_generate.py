@@ -5,7 +5,7 @@ Target (issue 4): 100,000 receipts to a ``.jsonl.gz`` in well under a minute.
 Each generator writes ``N`` records through the dict fast path
 (``receipt_dicts`` / ``docvqa_dicts`` + ``write_generated``), then with
 ``write_dataset`` in ``W`` worker processes (same bytes), and, on a tenth of
-``N``, through the validated records (``generate_*`` + ``rpa_sim.readers.write_records``).
+``N``, through the validated records (``generate_*`` + ``rpa_sim.records.readers.write_records``).
 The baseline, in the same run, writes ``N`` minimal KIE records (an id and one
 entity each, no OCR) with ``write_generated``: it measures the machine rather
 than the generators. A line on how fast this machine runs plain Python comes
@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from rpa_sim.generators import (
+from rpa_sim.records.synthetic import (
     docvqa_dicts,
     generate_docvqa,
     generate_receipts,
@@ -31,7 +31,7 @@ from rpa_sim.generators import (
     write_dataset,
     write_generated,
 )
-from rpa_sim.readers import write_records
+from rpa_sim.records.readers import write_records
 
 
 def timed(work: Callable[[Path], int], path: Path) -> tuple[int, float]:

@@ -20,10 +20,10 @@ import sys
 import time
 from pathlib import Path
 
-from rpa_sim.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
-from rpa_sim.metrics.kieval import evaluate_document
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.generators import generate_receipts
+from rpa_sim.records.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
+from rpa_sim.evaluate.metrics.kieval import evaluate_document
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.synthetic import generate_receipts
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SAMPLE = SHARED / "data" / "kieval_qwen72b_cord" / "csv"

@@ -7,7 +7,7 @@ them with distinct ids until the file holds ENTITIES predicted entities
 reused). Then it measures the peak resident memory of fresh processes: one
 that only imports rpa-sim (the floor), one that streams the records, and one
 per ``--workers`` that evaluates them as ``rpa-sim score`` does
-(:func:`rpa_sim.data.evaluate_stream`: grounding computed from the OCR). With
+(:func:`rpa_sim.evaluate.load.evaluate_stream`: grounding computed from the OCR). With
 several workers, the figures are this process's peak and the largest worker's
 peak; their sum bounds the whole.
 
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rpa_sim.generators import receipt_dicts
+from rpa_sim.records.synthetic import receipt_dicts
 
 # The measured process reports its own peak (VmHWM: this process only, unlike ru_maxrss, which Linux
 # keeps across exec from the process that started it) and the peak, sampled every 0.2 s, of the
@@ -33,8 +33,8 @@ from rpa_sim.generators import receipt_dicts
 CHILD = """
 import os, sys, threading, time
 from pathlib import Path
-from rpa_sim.data import evaluate_stream
-from rpa_sim.readers import read_records
+from rpa_sim.evaluate.load import evaluate_stream
+from rpa_sim.records.readers import read_records
 
 def kib(pid, name, field):
     try:

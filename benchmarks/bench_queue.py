@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from rpa_sim.operations.erlang import erlang_a, erlang_c
-from rpa_sim.operations.roster import Roster
-from rpa_sim.operations.settings import QueueSettings
-from rpa_sim.operations.simulation import simulate
-from rpa_sim.operations.staffing import required_reviewers
-from rpa_sim.operations.tasks import Tasks, generate_tasks
+from rpa_sim.operate.queue.erlang import erlang_a, erlang_c
+from rpa_sim.operate.queue.roster import Roster
+from rpa_sim.operate.queue.settings import QueueSettings
+from rpa_sim.operate.queue.simulation import simulate
+from rpa_sim.operate.queue.staffing import required_reviewers
+from rpa_sim.operate.queue.tasks import Tasks, generate_tasks
 
 TARGET_PER_SECOND = 200_000
 SIMPY_TASKS = 200_000

@@ -37,10 +37,10 @@ from pathlib import Path
 import msgspec
 from pydantic import TypeAdapter
 
-from rpa_sim import records as records_module
-from rpa_sim.generators import write_dataset
-from rpa_sim.readers import read_records
-from rpa_sim.records import KIERecord, VQARecord, decode_fast
+from rpa_sim.records import models as records_module
+from rpa_sim.records.synthetic import write_dataset
+from rpa_sim.records.readers import read_records
+from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared" / "data"
@@ -107,15 +107,15 @@ def candidates(task: str) -> dict[str, tuple[Callable[[str], object], str]]:
 
 
 def previous_readers() -> types.ModuleType:
-    """``rpa_sim/readers.py`` as it was at :data:`BASELINE_COMMIT`."""
+    """``rpa_sim/records/readers.py`` as it was at :data:`BASELINE_COMMIT`."""
     try:
-        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:rpa_sim/readers.py"], cwd=PROJECT, check=True,
+        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:rpa_sim/records/readers.py"], cwd=PROJECT, check=True,
                                 capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as error:
         sys.exit(f"bench_reading: the baseline needs git and commit {BASELINE_COMMIT}: {error}")
     module = types.ModuleType("baseline_readers")
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{BASELINE_COMMIT}:rpa_sim/readers.py", "exec"), module.__dict__)  # noqa: S102
+    exec(compile(source, f"{BASELINE_COMMIT}:rpa_sim/records/readers.py", "exec"), module.__dict__)  # noqa: S102
     return module
 
 
@@ -161,7 +161,7 @@ def data_sets(folder: Path, n: int) -> list[tuple[str, str, list[str]]]:
         return found
     for number, (name, task, arguments) in enumerate(SAMPLES):
         path = folder / f"sample-{number}.jsonl"
-        subprocess.run([sys.executable, "-m", "rpa_sim.cli", "import", *map(str, arguments), "--out", str(path)],
+        subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", "import", *map(str, arguments), "--out", str(path)],
                        check=True, capture_output=True)
         found.append((f"{name} (x{n // len(path.read_text().splitlines())})", task, repeated(path, n)))
     return found
@@ -201,7 +201,7 @@ def main() -> None:
         write_dataset("receipts", path, n=args.score_n, seed=8)
         base = best(json_loop(path), args.repeat)
         print(f"  json.loads loop over the same lines                      {base:6.2f} s")
-        score = [sys.executable, "-m", "rpa_sim.cli", "score", str(path)]
+        score = [sys.executable, "-m", "rpa_sim.cli.main", "score", str(path)]
         before = previous_package(Path(folder) / "before")
         # run from that folder: ``python -m`` looks in the working directory first (the project's, here)
         seconds = best(lambda: subprocess.run(score, check=True, capture_output=True, cwd=before,

@@ -14,7 +14,7 @@ free to cache bytecode as an installed package has it: an environment that sets
 (about 60 ms, which the table's commands would feel most).
 
 The million-row figure reads a table made by concatenating copies of the receipts' table
-(:func:`rpa_sim.outcomes.concat_tables`) until its file has at least 1,000,000 rows: ``read_table`` in
+(:func:`rpa_sim.evaluate.outcomes.concat_tables`) until its file has at least 1,000,000 rows: ``read_table`` in
 this process (best of ``--repeat``) and ``rpa-sim score`` on it end to end.
 
     python benchmarks/bench_table.py [--n 20000] [--repeat 3] [--folder DIR]
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rpa_sim.outcomes import KIEOutcomes, concat_tables
-from rpa_sim.tablefile import read_info, read_table, write_table
+from rpa_sim.evaluate.outcomes import KIEOutcomes, concat_tables
+from rpa_sim.evaluate.tablefile import read_info, read_table, write_table
 
 MILLION = 1_000_000
 

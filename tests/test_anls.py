@@ -10,7 +10,7 @@ from anls_star import anls_score
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.metrics.anls import (
+from rpa_sim.evaluate.metrics.anls import (
     AbsoluteDeviation,
     absolute_deviation,
     accuracy,
@@ -19,8 +19,8 @@ from rpa_sim.metrics.anls import (
     anls_question,
     anls_scores,
 )
-from rpa_sim.metrics.anls_star import anls_star
-from rpa_sim.text import nl, normalize
+from rpa_sim.evaluate.metrics.anls_star import anls_star
+from rpa_sim.evaluate.metrics.text import nl, normalize
 from tests.conftest import load_vectors
 
 # The official RRC evaluator measures the edit distance on normalised strings

@@ -14,7 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from rpa_sim.metrics.anls_star import anls_star
+from rpa_sim.evaluate.metrics.anls_star import anls_star
 from tests.conftest import load_vectors
 
 # Where the README's rule (a hallucinated None-like key is ignored) and the

@@ -1,4 +1,4 @@
-"""Bounded, safe reading of every input file (issue 20, items 3 and 14; ``rpa_sim.inputs``, ``docs/cli.md`` Limits).
+"""Bounded, safe reading of every input file (issue 20, items 3 and 14; ``rpa_sim.common.inputs``, ``docs/cli.md`` Limits).
 
 Every reader holds a line to ``RPA_SIM_MAX_LINE_BYTES`` and a file read whole
 to ``RPA_SIM_MAX_FILE_BYTES``, in bounded memory; refuses a device, a named
@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from rpa_sim import inputs
-from rpa_sim.errors import InputError
-from rpa_sim.importers.cord import import_cord
-from rpa_sim.importers.docile import import_docile
-from rpa_sim.inputs import input_lines, max_file_bytes, max_line_bytes, read_input
-from rpa_sim.monitoring.log import read_log
-from rpa_sim.readers import read_records
+from rpa_sim.common import inputs
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.importers.cord import import_cord
+from rpa_sim.records.importers.docile import import_docile
+from rpa_sim.common.inputs import input_lines, max_file_bytes, max_line_bytes, read_input
+from rpa_sim.operate.monitoring.log import read_log
+from rpa_sim.records.readers import read_records
 from tests.conftest import run_cli, shared_path, write_lines
 
 LINE = "RPA_SIM_MAX_LINE_BYTES"
@@ -278,7 +278,7 @@ def test_the_command_refuses_a_gzip_of_zeros_in_bounded_memory(tmp_path):
             out.write(bytes(1 << 20))
     # The peak resident memory of the process itself: VmHWM, as getrusage's ru_maxrss would keep the peak of the
     # (large) test process that started it, which Linux carries over the exec.
-    probe = ("import re, sys\nfrom pathlib import Path\nfrom rpa_sim.cli import main\n"
+    probe = ("import re, sys\nfrom pathlib import Path\nfrom rpa_sim.cli.main import main\n"
              "status = main(['score', sys.argv[1]])\n"
              "print(status, re.search(r'VmHWM:\\s*(\\d+) kB', Path('/proc/self/status').read_text())[1])")
     completed = subprocess.run([sys.executable, "-c", probe, str(zeros)], capture_output=True, text=True,
@@ -364,7 +364,7 @@ def test_the_model_outputs_of_cord_and_the_sources_of_kieval_are_folders(capsys,
 
 PIPE_PROBE = """
 import contextlib, io, json, sys
-from rpa_sim.cli import main
+from rpa_sim.cli.main import main
 for argv in json.loads(sys.argv[1]):
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.metrics.calibration import aurc, auroc, ece, is_correct, reliability_table
-from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.records import KIERecord, VQARecord
+from rpa_sim.evaluate.metrics.calibration import aurc, auroc, ece, is_correct, reliability_table
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.models import KIERecord, VQARecord
 from tests.conftest import load_vectors
 
 # -- equal width ---------------------------------------------------------------------------------

@@ -147,8 +147,8 @@ def test_sweep_unknown_policy_and_bad_grid(qwen_jsonl, capsys):
 
 def test_certify_json_keys(tmp_path, capsys):
     data = tmp_path / "receipts.jsonl"
-    from rpa_sim.readers import write_records
-    from rpa_sim.generators import generate_receipts
+    from rpa_sim.records.readers import write_records
+    from rpa_sim.records.synthetic import generate_receipts
     write_records(generate_receipts(300, seed=2), data)
     status, out, _ = run(capsys, "certify", str(data), "--max-error", "0.05", "--delta", "0.1", "--json")
     result = json.loads(out)
@@ -183,13 +183,13 @@ def test_run_bad_scenario(tmp_path, capsys):
 
 
 def test_console_script_usage_error_exits_2():
-    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", "score"], capture_output=True, text=True)
+    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", "score"], capture_output=True, text=True)
     assert completed.returncode == 2 and "DATA" in completed.stderr
 
 
 def test_sweep_monte_carlo_columns(tmp_path, capsys):
-    from rpa_sim.readers import write_records
-    from rpa_sim.generators import generate_receipts
+    from rpa_sim.records.readers import write_records
+    from rpa_sim.records.synthetic import generate_receipts
     data = tmp_path / "r.jsonl"
     write_records(generate_receipts(30, seed=1), data)
     argv = ["sweep", str(data), "--policy", "audited-budget", "--thresholds", "0.5,0.9", "--format", "json",

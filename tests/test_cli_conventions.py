@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-import rpa_sim.cli
+import rpa_sim.cli.main
 import rpa_sim.tui
 from tests.conftest import run_cli as run
 from tests.conftest import write_lines
@@ -239,7 +239,7 @@ def every_parser(parser: argparse.ArgumentParser):
 
 def test_every_option_says_its_default_or_that_it_is_required():
     vague = []
-    for parser in every_parser(rpa_sim.cli._parser()):
+    for parser in every_parser(rpa_sim.cli.main._parser()):
         for action in parser._actions:
             if not action.option_strings or action.help == argparse.SUPPRESS:
                 continue
@@ -270,7 +270,7 @@ def test_format_has_a_help_text(capsys):
 def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, kie):
     for argv in (["score", str(kie)], ["generate", "receipts", "--n", "300", "--seed", "1", "--out",
                                        str(tmp_path / "g.jsonl")]):
-        completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", *argv], capture_output=True, text=True,
+        completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", *argv], capture_output=True, text=True,
                                    timeout=300)
         assert completed.returncode == 0
         assert completed.stderr in ("", f"wrote 300 receipts records to {tmp_path / 'g.jsonl'}\n")
@@ -279,7 +279,7 @@ def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, kie):
 def on_a_terminal(*argv: str) -> tuple[int, bytes, bytes]:
     """Run the command with stderr on a pseudo-terminal; its status, stdout and what the terminal got."""
     main_end, terminal_end = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", *argv], stdin=subprocess.DEVNULL,
+    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli.main", *argv], stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=terminal_end,
                                env={**os.environ, "TERM": "xterm-256color"})
     os.close(terminal_end)
@@ -313,7 +313,7 @@ def test_a_terminal_gets_progress_bars(tmp_path, kie):
 
 
 def test_dashboard_refuses_without_a_terminal(capsys, monkeypatch):
-    monkeypatch.setattr(rpa_sim.cli, "_interactive", lambda: False)
+    monkeypatch.setattr(rpa_sim.cli.main, "_interactive", lambda: False)
     called = []
     monkeypatch.setattr(rpa_sim.tui, "run_dashboard", lambda *a, **k: called.append((a, k)) or 0)
     status, out, err = run(capsys, "dashboard", "receipts-demo")
@@ -323,7 +323,7 @@ def test_dashboard_refuses_without_a_terminal(capsys, monkeypatch):
 
 
 def test_dashboard_in_a_terminal_runs_the_app_with_the_source_and_folder(capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(rpa_sim.cli, "_interactive", lambda: True)
+    monkeypatch.setattr(rpa_sim.cli.main, "_interactive", lambda: True)
     called = []
     monkeypatch.setattr(rpa_sim.tui, "run_dashboard", lambda *a, **k: called.append((a, k)) or 7)
     assert run(capsys, "dashboard", "docvqa-demo", "--out-dir", tmp_path / "exports") == (7, "", "")

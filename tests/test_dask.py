@@ -1,4 +1,4 @@
-"""Evaluation on Dask (rpa_sim.distributed): the same answers from a cluster, byte for byte.
+"""Evaluation on Dask (rpa_sim.evaluate.cluster): the same answers from a cluster, byte for byte.
 
 One LocalCluster (2 worker processes of 1 thread, no dashboard) serves the
 module; one test starts ``dask scheduler`` and two ``dask worker`` processes.
@@ -25,11 +25,11 @@ pytest.importorskip("distributed", reason='Dask is optional: pip install "rpa-si
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from rpa_sim import distributed as on_dask  # noqa: E402
-from rpa_sim.errors import InputError  # noqa: E402
-from rpa_sim.generators import docvqa_dicts, receipt_dicts  # noqa: E402
-from rpa_sim.progress import reporting  # noqa: E402
-from rpa_sim.sources import load_shard, merge_shards, resolve_shards  # noqa: E402
+from rpa_sim.evaluate import cluster as on_dask  # noqa: E402
+from rpa_sim.common.errors import InputError  # noqa: E402
+from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts  # noqa: E402
+from rpa_sim.common.progress import reporting  # noqa: E402
+from rpa_sim.evaluate.sources import load_shard, merge_shards, resolve_shards  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
 from tests.test_data_sources import SWEEP, outputs, write_shards  # noqa: E402
 
@@ -198,7 +198,7 @@ def test_score_and_sweep_through_dask_scheduler_and_workers(capsys: pytest.Captu
         for command, extra in (("score", ()), ("sweep", SWEEP)):
             expected = run_cli(capsys, command, whole, *extra, "--json", "--workers", "1")
             assert expected[0] == 0
-            through = subprocess.run([sys.executable, "-m", "rpa_sim.cli", command, str(shards), *extra, "--json",
+            through = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", command, str(shards), *extra, "--json",
                                       "--scheduler", address], capture_output=True, text=True, timeout=TIMEOUT)
             assert (through.returncode, through.stdout, through.stderr) == expected
     finally:

@@ -1,4 +1,4 @@
-"""DATA as a folder or a glob of shards (rpa_sim.sources): the results of the same records in one file, byte for byte."""
+"""DATA as a folder or a glob of shards (rpa_sim.evaluate.sources): the results of the same records in one file, byte for byte."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rpa_sim.data import load_table
-from rpa_sim.generators import docvqa_dicts, receipt_dicts
-from rpa_sim.sources import resolve_shards
+from rpa_sim.evaluate.load import load_table
+from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
+from rpa_sim.evaluate.sources import resolve_shards
 from tests.conftest import run_cli
 
 SWEEP = ("--policy", "confidence", "--thresholds", "linspace:0:1:11")

@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rpa_sim.bundled import bundled_files
-from rpa_sim.decision import CONSTRAINTS, Decision, decide, decision_text
-from rpa_sim.generators import generate_receipts
-from rpa_sim.operations.study import Workload, operation_model, with_releases
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.recommend import recommend
-from rpa_sim.scenario import Scenario, load_scenario
-from rpa_sim.study import certify_policy, run_scenario, scenario_policies
-from rpa_sim.sweep import Sweeper, parse_thresholds
+from rpa_sim.study.decision import CONSTRAINTS, Decision, decide, decision_text
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.operate.queue.summary import Workload, operation_model, with_releases
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.study.recommend import recommend
+from rpa_sim.study.scenario import Scenario, load_scenario
+from rpa_sim.study.run import certify_policy, run_scenario, scenario_policies
+from rpa_sim.route.sweep import Sweeper, parse_thresholds
 from tests.conftest import run_cli
 
 
@@ -303,7 +303,7 @@ def test_a_bad_decision_section_is_one_line(capsys, tmp_path, section, message):
 
 
 def test_past_the_exact_budget_the_level_is_found_by_bisection_in_tau(monkeypatch):
-    import rpa_sim.decision as decision_module
+    import rpa_sim.study.decision as decision_module
 
     scenario = Scenario.model_validate({
         "name": "dense", "data": {"generate": "receipts", "n": 200, "seed": 12},

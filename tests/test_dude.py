@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from rpa_sim.metrics.anls_star import anls_star
-from rpa_sim.outcomes import evaluate_vqa
-from rpa_sim.records import VQARecord
+from rpa_sim.evaluate.metrics.anls_star import anls_star
+from rpa_sim.evaluate.outcomes import evaluate_vqa
+from rpa_sim.records.models import VQARecord
 from tests.conftest import load_vectors, shared_path
 
 

@@ -13,8 +13,8 @@ from scipy.linalg import expm
 from scipy.special import gammainc, gammaln
 from scipy.stats import poisson
 
-from rpa_sim.operations import erlang
-from rpa_sim.operations.erlang import (
+from rpa_sim.operate.queue import erlang
+from rpa_sim.operate.queue.erlang import (
     TAIL_TOLERANCE,
     erlang_a,
     erlang_a_chain,

@@ -12,10 +12,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import rpa_sim.cli
-from rpa_sim.generators import generate_docvqa, generate_receipts
-from rpa_sim.readers import write_records
-from rpa_sim.tablefile import METADATA_KEY, read_info
+import rpa_sim.cli.main
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.records.readers import write_records
+from rpa_sim.evaluate.tablefile import METADATA_KEY, read_info
 from rpa_sim.tui.model import load_model
 from tests.conftest import run_cli as run
 from tests.conftest import write_lines
@@ -59,7 +59,7 @@ def files(tmp_path_factory):
     for name, data, options in (("kie", made["kie"], []), ("vqa", made["vqa"], []),
                                 ("kie-normalized", made["kie"], ["--value-match", "normalized"]),
                                 ("vqa-alpha", made["vqa"], ["--alpha", "0.6"])):
-        assert rpa_sim.cli.main(["evaluate", str(data), "--out", str(folder / f"{name}.parquet"), *options]) == 0
+        assert rpa_sim.cli.main.main(["evaluate", str(data), "--out", str(folder / f"{name}.parquet"), *options]) == 0
         made[f"{name}-table"] = folder / f"{name}.parquet"
     return made
 
@@ -174,7 +174,7 @@ def test_evaluate_checks_its_output_before_reading_the_records(capsys, tmp_path)
 
 
 def test_workers_default_to_the_usable_cores_and_are_in_every_data_command():
-    parser = rpa_sim.cli._parser()
+    parser = rpa_sim.cli.main._parser()
     for argv in (["evaluate", "x.jsonl", "--out", "t.parquet"], ["score", "x.jsonl"],
                  ["sweep", "x.jsonl", "--policy", "p"], ["certify", "x.jsonl", "--max-error", "0.1", "--delta", "0.1"]):
         assert parser.parse_args(argv).workers == len(os.sched_getaffinity(0))
@@ -184,14 +184,14 @@ def test_workers_default_to_the_usable_cores_and_are_in_every_data_command():
 
 
 def test_reading_records_and_the_help_never_import_pyarrow(files):
-    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli\n"
+    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli.main\n"
             f"with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    rpa_sim.cli.main(['score', {str(files['kie'])!r}])\n"
-            f"    rpa_sim.cli.main(['evaluate', '--help'])\n"
+            f"    rpa_sim.cli.main.main(['score', {str(files['kie'])!r}])\n"
+            f"    rpa_sim.cli.main.main(['evaluate', '--help'])\n"
             "print(json.dumps(sorted(sys.modules)))")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
     loaded = json.loads(completed.stdout.splitlines()[-1])
-    assert "rpa_sim.outcomes" in loaded and not [name for name in loaded if name.split(".")[0] == "pyarrow"]
+    assert "rpa_sim.evaluate.outcomes" in loaded and not [name for name in loaded if name.split(".")[0] == "pyarrow"]
 
 
 # --------------------------------------------------------------------------- what is refused

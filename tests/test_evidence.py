@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rpa_sim.metrics.evidence import box_iou, evidence_iou
-from rpa_sim.records import Evidence
+from rpa_sim.evaluate.metrics.evidence import box_iou, evidence_iou
+from rpa_sim.records.models import Evidence
 from tests.conftest import shared_path
 
 A = [0, 0, 10, 10]

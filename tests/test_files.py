@@ -1,4 +1,4 @@
-"""Atomic outputs (rpa_sim.files): nothing half-written, errors about the target and not its temporary file."""
+"""Atomic outputs (rpa_sim.common.files): nothing half-written, errors about the target and not its temporary file."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import gzip
 
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.files import atomic_output, atomic_write_bytes, atomic_write_text, check_output, check_output_folder
+from rpa_sim.common.errors import InputError
+from rpa_sim.common.files import atomic_output, atomic_write_bytes, atomic_write_text, check_output, check_output_folder
 
 
 def everything(folder):

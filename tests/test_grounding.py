@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.generators import generate_receipts
-from rpa_sim.grounding import (
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.grounding import (
     LONG_TEXT,
     _page_index,
     locatability,
@@ -17,8 +17,8 @@ from rpa_sim.grounding import (
     locate,
     locate_many,
 )
-from rpa_sim.records import Document, Page, Word
-from rpa_sim.text import nls, normalize, normalize_many
+from rpa_sim.records.models import Document, Page, Word
+from rpa_sim.evaluate.metrics.text import nls, normalize, normalize_many
 
 
 def page_of(*lines: list[str], segmented: bool = True, width: float = 1000, height: float = 1000) -> Page:

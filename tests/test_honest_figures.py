@@ -10,19 +10,19 @@ import re
 
 import pytest
 
-from rpa_sim.generators import generate_receipts
-from rpa_sim.monitoring.study import (
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.operate.monitoring.summary import (
     SHORTFALL_ERRORS,
     MonitoringSpec,
     policy_monitoring,
     proposed_method,
     reliability,
 )
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.policies import load_policy
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.scenario import load_scenario
-from rpa_sim.study import comparison_table, run_scenario
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.route.policies import load_policy
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.study.scenario import load_scenario
+from rpa_sim.study.run import comparison_table, run_scenario
 from tests.conftest import run_cli
 from tests.tui_support import SCENARIO, ready, scenario_file, shown
 
@@ -87,7 +87,7 @@ def test_docvqa_demo_ppi_is_unreliable_in_the_summary(docvqa):
 
 
 def test_docvqa_demo_ppi_is_marked_and_not_proposed_in_the_report(docvqa):
-    from rpa_sim.report import render_report
+    from rpa_sim.report.page import render_report
 
     html = render_report(docvqa)
     section = html[html.index('<h2 id="monitoring">'):html.index("<h2>Provenance</h2>")]
@@ -179,7 +179,7 @@ def test_the_edge_in_the_run_text(cost_benefit):
 
 
 def test_the_edge_in_the_report(cost_benefit):
-    from rpa_sim.report import render_report
+    from rpa_sim.report.page import render_report
 
     html = render_report(cost_benefit)
     for list_id in ("comparison-edge", "cost-edge"):
@@ -248,7 +248,7 @@ def test_the_figures_panel_formats():
 
 
 def test_report_counts_are_whole_and_money_separated(cost_benefit):
-    from rpa_sim.report import render_report
+    from rpa_sim.report.page import render_report
 
     html = render_report(cost_benefit)
 

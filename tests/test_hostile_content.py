@@ -14,10 +14,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from rpa_sim.errors import InputError, escaped, shown
-from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.records import KIERecord, VQARecord
-from rpa_sim.tablefile import METADATA_KEY, write_table
+from rpa_sim.common.errors import InputError, escaped, shown
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.models import KIERecord, VQARecord
+from rpa_sim.evaluate.tablefile import METADATA_KEY, write_table
 from tests.conftest import run_cli, write_lines
 
 #: a generous bound on one error line: quoted values are cut at 80 characters, the whole line at 2,000
@@ -112,7 +112,7 @@ def test_estimate_escapes_the_ids_and_values_of_a_production_log(tmp_path, capsy
 
 
 def test_the_last_guard_makes_any_message_one_bounded_line(tmp_path, capsys, monkeypatch):
-    from rpa_sim import cli
+    from rpa_sim.cli import main as cli
 
     def hostile(args):
         raise InputError("a library said:\n\x1b[2J" + "y" * 10_000)
@@ -146,7 +146,7 @@ def test_a_bad_policy_file_is_one_line_naming_its_line(tmp_path, capsys, text, p
 
 
 def test_a_merge_may_still_override_a_key(tmp_path):
-    from rpa_sim.yamlfile import read_yaml
+    from rpa_sim.common.yamlfile import read_yaml
 
     path = tmp_path / "merged.yaml"
     path.write_text("base: &base {confidence: 0.8, audit: 0.1}\npolicy:\n  <<: *base\n  confidence: 0.9\n")

@@ -66,15 +66,15 @@ UNCAUGHT = 70
 # the modules the commands import on demand, imported once in the test process so that a forked child
 # starts at once
 _HEAVY_MODULES = (
-    "rpa_sim.cli", "rpa_sim.data", "rpa_sim.readers", "rpa_sim.parallel", "rpa_sim.sweep", "rpa_sim.certify",
-    "rpa_sim.study", "rpa_sim.report", "rpa_sim.scenario", "rpa_sim.policies", "rpa_sim.tablefile",
-    "rpa_sim.sources", "rpa_sim.generators", "rpa_sim.yamlfile", "rpa_sim.files", "rpa_sim.distributed",
-    "rpa_sim.importers.cord", "rpa_sim.importers.docile", "rpa_sim.importers.dude", "rpa_sim.importers.textract",
-    "rpa_sim.importers.kieval_csv", "rpa_sim.importers.azure_di", "rpa_sim.importers.google_docai",
-    "rpa_sim.importers.mindee", "rpa_sim.monitoring.estimators", "rpa_sim.monitoring.log",
-    "rpa_sim.monitoring.replay", "rpa_sim.monitoring.planning", "rpa_sim.monitoring.audit_plan",
-    "rpa_sim.operations.erlang", "rpa_sim.operations.staffing", "rpa_sim.operations.simulation",
-    "rpa_sim.operations.study", "pyarrow.parquet", "scipy.stats", "scipy.optimize", "scipy.special")
+    "rpa_sim.cli.main", "rpa_sim.evaluate.load", "rpa_sim.records.readers", "rpa_sim.evaluate.local", "rpa_sim.route.sweep", "rpa_sim.route.certify",
+    "rpa_sim.study.run", "rpa_sim.report.page", "rpa_sim.study.scenario", "rpa_sim.route.policies", "rpa_sim.evaluate.tablefile",
+    "rpa_sim.evaluate.sources", "rpa_sim.records.synthetic", "rpa_sim.common.yamlfile", "rpa_sim.common.files", "rpa_sim.evaluate.cluster",
+    "rpa_sim.records.importers.cord", "rpa_sim.records.importers.docile", "rpa_sim.records.importers.dude", "rpa_sim.records.importers.textract",
+    "rpa_sim.records.importers.kieval_csv", "rpa_sim.records.importers.azure_di", "rpa_sim.records.importers.google_docai",
+    "rpa_sim.records.importers.mindee", "rpa_sim.operate.monitoring.estimators", "rpa_sim.operate.monitoring.log",
+    "rpa_sim.operate.monitoring.replay", "rpa_sim.operate.monitoring.planning", "rpa_sim.operate.monitoring.audit_plan",
+    "rpa_sim.operate.queue.erlang", "rpa_sim.operate.queue.staffing", "rpa_sim.operate.queue.simulation",
+    "rpa_sim.operate.queue.summary", "pyarrow.parquet", "scipy.stats", "scipy.optimize", "scipy.special")
 
 # ------------------------------------------------------------------ running one example
 
@@ -145,7 +145,7 @@ def _child(argv: list[str], folder: Path, scratch: Path) -> None:
                           closefd=False)
         os.environ["TMPDIR"] = tempfile.tempdir = str(scratch / "tmp")
         os.chdir(folder)
-        from rpa_sim.cli import main  # noqa: PLC0415
+        from rpa_sim.cli.main import main  # noqa: PLC0415
 
         returned = main(argv)
         status = returned if isinstance(returned, int) and 0 <= returned < UNCAUGHT else UNCAUGHT + 1
@@ -683,7 +683,7 @@ def command_parsers() -> dict[str, Any]:
     """Every command's argparse parser, by its words (``score``, ``import cord``, ...)."""
     import argparse  # noqa: PLC0415
 
-    from rpa_sim.cli import _parser  # noqa: PLC0415
+    from rpa_sim.cli.main import _parser  # noqa: PLC0415
 
     def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
         actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001

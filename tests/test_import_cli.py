@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from rpa_sim.cli import main
-from rpa_sim.readers import write_records
-from rpa_sim.records import KIERecord
+from rpa_sim.cli.main import main
+from rpa_sim.records.readers import write_records
+from rpa_sim.records.models import KIERecord
 from tests.conftest import shared_path
 
 

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.importers.google_docai import import_google_docai
-from rpa_sim.records import Evidence
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.importers.google_docai import import_google_docai
+from rpa_sim.records.models import Evidence
 from tests.conftest import run_cli, shared_path
 
 PARENTS = "parent entities written as groups of their properties (their own text and confidence are not a field): 4"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.importers.mindee import CONFIDENCE_LEVELS, import_mindee
-from rpa_sim.records import Evidence
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.importers.mindee import CONFIDENCE_LEVELS, import_mindee
+from rpa_sim.records.models import Evidence
 from tests.conftest import run_cli
 
 DATA = Path(__file__).parent / "data" / "mindee"

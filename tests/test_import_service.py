@@ -8,16 +8,16 @@ from collections import Counter
 
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.importers import ImportReport
-from rpa_sim.importers.service import (
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.importers import ImportReport
+from rpa_sim.records.importers.service import (
     FieldMap,
     joined_records,
     read_ground_truth,
     read_joins,
     value_text,
 )
-from rpa_sim.records import Entity, Group, KIERecord, PredictedExtraction
+from rpa_sim.records.models import Entity, Group, KIERecord, PredictedExtraction
 from tests.conftest import shared_path
 
 NULL = "ground-truth fields with a null value (left out)"

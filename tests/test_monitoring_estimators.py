@@ -1,4 +1,4 @@
-"""The estimators of rpa_sim.monitoring (issue 14): worked examples by hand, scipy and ppi_py as oracles."""
+"""The estimators of rpa_sim.operate.monitoring (issue 14): worked examples by hand, scipy and ppi_py as oracles."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import beta, binomtest
 
-from rpa_sim.errors import InputError
-from rpa_sim.monitoring.estimators import clopper_pearson, estimate, ppi_mean
-from rpa_sim.monitoring.log import AUDIT, AUTO, REVIEW, UNCHECKED, ProductionLog, object_column
+from rpa_sim.common.errors import InputError
+from rpa_sim.operate.monitoring.estimators import clopper_pearson, estimate, ppi_mean
+from rpa_sim.operate.monitoring.log import AUDIT, AUTO, REVIEW, UNCHECKED, ProductionLog, object_column
 
 
 def make_log(*, reviewed: list[bool] = (), strata: list[tuple[str | None, float, int, int, int]],

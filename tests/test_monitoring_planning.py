@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from rpa_sim.errors import InputError
-from rpa_sim.generators import generate_receipts
-from rpa_sim.monitoring.audit_plan import AuditPlan, load_audit_plan
-from rpa_sim.monitoring.planning import (
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.operate.monitoring.audit_plan import AuditPlan, load_audit_plan
+from rpa_sim.operate.monitoring.planning import (
     PRIOR_FLOOR,
     confidence_bands,
     exact_width,
@@ -19,9 +19,9 @@ from rpa_sim.monitoring.planning import (
     neyman_allocation,
     plan_audit,
 )
-from rpa_sim.monitoring.replay import Replayer
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.policies import load_policy
+from rpa_sim.operate.monitoring.replay import Replayer
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.route.policies import load_policy
 
 CONFIDENCE = load_policy("confidence")
 

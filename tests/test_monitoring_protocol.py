@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from rpa_sim.bundled import bundled_files
-from rpa_sim.generators import generate_docvqa, generate_receipts
-from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.policies import load_policy
-from rpa_sim.sweep import Sweeper
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.route.policies import load_policy
+from rpa_sim.route.sweep import Sweeper
 
 BUNDLED_POLICIES = sorted(bundled_files("policy"))
 

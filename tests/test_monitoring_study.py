@@ -8,16 +8,16 @@ import math
 import numpy as np
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.generators import generate_receipts
-from rpa_sim.monitoring.coverage import measure_coverage
-from rpa_sim.monitoring.replay import Replayer
-from rpa_sim.monitoring.study import ASSUMPTIONS, DEFAULT_AUDIT_RATE, MonitoringSpec, spec_of_summary
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.policies import load_policy
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.scenario import Scenario, load_scenario
-from rpa_sim.study import run_study, write_outputs
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.operate.monitoring.coverage import measure_coverage
+from rpa_sim.operate.monitoring.replay import Replayer
+from rpa_sim.operate.monitoring.summary import ASSUMPTIONS, DEFAULT_AUDIT_RATE, MonitoringSpec, spec_of_summary
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.route.policies import load_policy
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.study.scenario import Scenario, load_scenario
+from rpa_sim.study.run import run_study, write_outputs
 
 POLICIES = [load_policy(name) for name in ("confidence", "document-escalation", "audited-budget")]
 REVIEWER = Reviewer(miss_rate=0.1, false_correction_rate=0.02)
@@ -192,7 +192,7 @@ def test_the_spec_defaults():
 
 
 def test_the_report_has_a_monitoring_section_only_with_the_section(receipts):
-    from rpa_sim.report import render_report
+    from rpa_sim.report.page import render_report
 
     spec = {"threshold": 0.9, "days": 12, "days_shown": 10, "width_days": 4, "audit_rates": [0.05, 0.2]}
     monitored = run_study(scenario(spec), receipts, POLICIES)

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring  # noqa: E402
+from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.monitoring_view import MonitoringView  # noqa: E402
 from tests.tui_support import SCENARIO, ready, scenario_file, shown  # noqa: E402

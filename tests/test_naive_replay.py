@@ -1,6 +1,6 @@
 """The engine's imperfect reviewer and audits against a naive replay of the records (METRICS.md §3, §6).
 
-The replay is written from METRICS.md and ``docs/replay.md``, not from ``rpa_sim.sweep``. It walks the
+The replay is written from METRICS.md and ``docs/replay.md``, not from ``rpa_sim.route.sweep``. It walks the
 records item by item with its own seeded generator: an item is routed when its confidence is below τ
 (strictly), or with document escalation when any item of its document is; an item that is not routed
 is audited with probability ``a``. A reviewed error is fixed (a substitution takes its correction, a
@@ -26,15 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rpa_sim.costs import CostModel
-from rpa_sim.generators import generate_docvqa, generate_receipts
-from rpa_sim.metrics.anls import accuracy_scores, anls_question, anls_scores
-from rpa_sim.metrics.kieval import CORRECT, SUBSTITUTION, Addition, KIEvalCounts, evaluate_document
-from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.policies import Policy
-from rpa_sim.records import KIERecord, PredictedExtraction, VQARecord
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.sweep import Spread, Sweeper
+from rpa_sim.route.costs import CostModel
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.metrics.anls import accuracy_scores, anls_question, anls_scores
+from rpa_sim.evaluate.metrics.kieval import CORRECT, SUBSTITUTION, Addition, KIEvalCounts, evaluate_document
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.route.policies import Policy
+from rpa_sim.records.models import KIERecord, PredictedExtraction, VQARecord
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.route.sweep import Spread, Sweeper
 
 REVIEWER = Reviewer(miss_rate=0.2, false_correction_rate=0.1)
 AUDIT = 0.15

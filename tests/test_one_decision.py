@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.formatting import money, number  # noqa: E402
-from rpa_sim.report import num, render_report  # noqa: E402
-from rpa_sim.scenario import load_scenario  # noqa: E402
-from rpa_sim.study import run_scenario, write_outputs  # noqa: E402
+from rpa_sim.common.formatting import money, number  # noqa: E402
+from rpa_sim.report.page import num, render_report  # noqa: E402
+from rpa_sim.study.scenario import load_scenario  # noqa: E402
+from rpa_sim.study.run import run_scenario, write_outputs  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.operations_view import OperationsView  # noqa: E402
 from rpa_sim.tui.views import FiguresPanel  # noqa: E402

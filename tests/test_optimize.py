@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import rpa_sim.optimize as optimize
-from rpa_sim.optimize import field_curves, frontier, optimize_thresholds
+import rpa_sim.route.per_field.solver as optimize
+from rpa_sim.route.per_field.solver import field_curves, frontier, optimize_thresholds
 
 TOL = 1e-12
 

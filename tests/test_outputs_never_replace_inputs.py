@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from rpa_sim import bundled, files
-from rpa_sim.data import evaluate_records
-from rpa_sim.files import OutputIsInputError, all_or_nothing, atomic_write_files, refuse_overwriting_inputs
-from rpa_sim.generators import generate_receipts
-from rpa_sim.readers import write_records
-from rpa_sim.tablefile import write_table
+from rpa_sim import bundled
+from rpa_sim.common import files
+from rpa_sim.evaluate.load import evaluate_records
+from rpa_sim.common.files import OutputIsInputError, all_or_nothing, atomic_write_files, refuse_overwriting_inputs
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.records.readers import write_records
+from rpa_sim.evaluate.tablefile import write_table
 from tests.conftest import run_cli, shared_path
 
 
@@ -186,7 +187,7 @@ def test_the_refusal_is_an_output_is_input_error(tmp_path):
 
 
 def failing_on(monkeypatch, name: str, call: int, error, *, when=lambda *args: True) -> None:
-    """Make ``os.NAME`` (or ``rpa_sim.files.NAME``) raise ``error(*args)`` on its ``call``-th call that ``when``
+    """Make ``os.NAME`` (or ``rpa_sim.common.files.NAME``) raise ``error(*args)`` on its ``call``-th call that ``when``
     accepts; the other calls do what they do."""
     owner = os if hasattr(os, name) else files
     real = getattr(owner, name)

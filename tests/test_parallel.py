@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rpa_sim import parallel
-from rpa_sim.data import evaluate_records, evaluate_stream
-from rpa_sim.errors import InputError
-from rpa_sim.generators import docvqa_dicts, generate_docvqa, generate_receipts, receipt_dicts, write_generated
-from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.readers import read_records
+from rpa_sim.evaluate import local as parallel
+from rpa_sim.evaluate.load import evaluate_records, evaluate_stream
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.synthetic import docvqa_dicts, generate_docvqa, generate_receipts, receipt_dicts, write_generated
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.readers import read_records
 from tests.conftest import kill_group, send_signal
 
 WORKERS = [1, 2, 3]
@@ -342,7 +342,7 @@ def many_receipts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("SIGTERM to the process group", 143, "rpa-sim: terminated\n"),
 ])
 def test_a_signal_while_scoring_stops_every_worker(many_receipts: Path, how: str, status: int, line: str) -> None:
-    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "score", str(many_receipts)],
+    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli.main", "score", str(many_receipts)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

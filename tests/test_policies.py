@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.policies import Policy, bundled_policies, compile_policy, load_policy
+from rpa_sim.common.errors import InputError
+from rpa_sim.route.policies import Policy, bundled_policies, compile_policy, load_policy
 
 
 def test_bundled_policies_load_and_sweep_one_knob():

@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from rpa_sim.operations.erlang import queue_figures
-from rpa_sim.operations.roster import DAY, Roster
-from rpa_sim.operations.settings import QueueSettings, Reviewers
-from rpa_sim.operations.simulation import simulate, simulate_queue
-from rpa_sim.operations.tasks import Tasks, arrival_times, draw_seconds, generate_tasks
+from rpa_sim.operate.queue.erlang import queue_figures
+from rpa_sim.operate.queue.roster import DAY, Roster
+from rpa_sim.operate.queue.settings import QueueSettings, Reviewers
+from rpa_sim.operate.queue.simulation import simulate, simulate_queue
+from rpa_sim.operate.queue.tasks import Tasks, arrival_times, draw_seconds, generate_tasks
 
 EXPONENTIAL_180 = {"per_task": {"kind": "exponential", "mean_seconds": 180}}
 
@@ -304,8 +304,8 @@ def test_bad_settings_are_explained(settings, message):
 
 
 def test_the_settings_read_as_yaml_quote_the_bad_value(tmp_path):
-    from rpa_sim.errors import InputError
-    from rpa_sim.yamlfile import read_yaml, validated
+    from rpa_sim.common.errors import InputError
+    from rpa_sim.common.yamlfile import read_yaml, validated
 
     path = tmp_path / "operations.yaml"
     path.write_text("arrivals: {per_hour: 100}\nhandling:\n  per_task: {kind: lognormal, mean_seconds: 60, cv: -0.5}\n"

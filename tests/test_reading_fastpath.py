@@ -1,7 +1,7 @@
 """The fast reading path accepts exactly what the pydantic models accept, and reads the same values.
 
 Two fast paths, each checked against the slow path it stands in for:
-:func:`rpa_sim.records.decode_fast` (msgspec structs) against the models'
+:func:`rpa_sim.records.models.decode_fast` (msgspec structs) against the models'
 ``model_validate_json(strict=True)``, and the readers' quick look at a line's
 top-level fields against Python's ``json.loads``.
 """
@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from rpa_sim import readers
-from rpa_sim.readers import Problem, read_records
-from rpa_sim.records import KIERecord, VQARecord, decode_fast
+from rpa_sim.records import readers
+from rpa_sim.records.readers import Problem, read_records
+from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 from tests.conftest import run_cli
 
 MODELS = {"kie": KIERecord, "vqa": VQARecord}

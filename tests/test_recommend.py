@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from rpa_sim.costs import CostModel
-from rpa_sim.recommend import recommend, spans_all_auto_rates
-from rpa_sim.result import (
+from rpa_sim.route.costs import CostModel
+from rpa_sim.study.recommend import recommend, spans_all_auto_rates
+from rpa_sim.study.result import (
     AtThreshold,
     Baseline,
     Baselines,
@@ -24,7 +24,7 @@ from rpa_sim.result import (
     Reliability,
     StudySummary,
 )
-from rpa_sim.reviewer import Reviewer
+from rpa_sim.route.reviewer import Reviewer
 
 
 def _point(threshold, auto_rate, metric, reviewed, cost=None):

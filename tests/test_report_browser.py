@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from rpa_sim.report import write_report
-from rpa_sim.scenario import bundled_scenarios, load_scenario
-from rpa_sim.study import run_scenario
+from rpa_sim.report.page import write_report
+from rpa_sim.study.scenario import bundled_scenarios, load_scenario
+from rpa_sim.study.run import run_scenario
 
 BROWSER = next((found for name in ("chromium", "chromium-browser", "google-chrome")
                 if (found := shutil.which(name))), None)
@@ -52,7 +52,7 @@ certify: {max_error: 0.1, delta: 0.1}
 """
 
 #: The smallest rendered size of any text in a plot, in CSS px. Figures are 5 in (360 pt) wide with no text below
-#: 10 pt (rpa_sim.report.FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS); at 390 px the narrowest box a figure gets, the
+#: 10 pt (rpa_sim.report.page.FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS); at 390 px the narrowest box a figure gets, the
 #: decision's, is about 348 px, so 10 pt render at 9.7 px. 9 px leaves room for a browser's rounding and is about
 #: the smallest text that stays legible on a phone held at reading distance (the plots were 4-5 px before).
 SMALLEST_FIGURE_TEXT_PX = 9.0

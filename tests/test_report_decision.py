@@ -10,11 +10,11 @@ import re
 import numpy as np
 import pytest
 
-from rpa_sim.recommend import main_risk, recommend
-from rpa_sim.report import render_report
-from rpa_sim.report_decision import DAYS_PER_MONTH, decision_section, starred
-from rpa_sim.scenario import bundled_scenarios, load_scenario
-from rpa_sim.study import run_scenario
+from rpa_sim.study.recommend import main_risk, recommend
+from rpa_sim.report.page import render_report
+from rpa_sim.report.decision import DAYS_PER_MONTH, decision_section, starred
+from rpa_sim.study.scenario import bundled_scenarios, load_scenario
+from rpa_sim.study.run import run_scenario
 
 from .test_report import _Cells
 
@@ -248,7 +248,7 @@ def test_every_figure_is_sized_for_a_phone_and_no_text_is_cut(tmp_path):
     """5 in wide, no text below 10 pt, and every title, label, legend entry and annotation inside the figure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from rpa_sim.report import FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS, _figures
+    from rpa_sim.report.page import FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS, _figures
 
     (tmp_path / "monitored.yaml").write_text(MONITORED)
     operations, base = load_scenario("operations-day")

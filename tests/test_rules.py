@@ -15,16 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.costs import CostModel
-from rpa_sim.errors import InputError
-from rpa_sim.generators import generate_docvqa, generate_receipts
-from rpa_sim.metrics.anls import anls_scores
-from rpa_sim.metrics.kieval import DELETION, SUBSTITUTION, evaluate_document
-from rpa_sim.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.policies import Policy, load_policy
-from rpa_sim.scenario import Scenario
-from rpa_sim.study import scenario_policies
-from rpa_sim.sweep import Sweeper, curves_to_csv
+from rpa_sim.route.costs import CostModel
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.metrics.anls import anls_scores
+from rpa_sim.evaluate.metrics.kieval import DELETION, SUBSTITUTION, evaluate_document
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.route.policies import Policy, load_policy
+from rpa_sim.study.scenario import Scenario
+from rpa_sim.study.run import scenario_policies
+from rpa_sim.route.sweep import Sweeper, curves_to_csv
 
 THRESHOLDS = (0.3, 0.55, 0.7, 0.85, 0.93, 0.97)
 RECEIPTS = list(generate_receipts(40, seed=7))
@@ -251,7 +251,7 @@ def test_bad_reject_settings(tmp_path, settings, message):
 
 
 def test_monte_carlo_replays_agree_with_the_expectation_under_a_reject_band():
-    from rpa_sim.reviewer import Reviewer
+    from rpa_sim.route.reviewer import Reviewer
 
     sweeper = Sweeper(TABLE, policy(review_if={"confidence": "sweep"}, reject_if={"confidence": 0.3}, audit=0.1,
                                     escalate="document", fix_additions=True),
@@ -309,7 +309,7 @@ def test_unknown_document_types_fail_fast():
 
 
 def test_document_types_in_vqa_records_and_the_fast_path():
-    from rpa_sim.records import VQARecord, decode_fast
+    from rpa_sim.records.models import VQARecord, decode_fast
 
     line = '{"id": "q", "answers": ["1"], "document_type": "form", "prediction": {"answer": "1", "confidence": 0.5}}'
     assert decode_fast("vqa", line).document_type == VQARecord.model_validate_json(line).document_type == "form"
@@ -325,8 +325,8 @@ def test_document_types_in_vqa_records_and_the_fast_path():
 def test_document_types_survive_tables_files_and_concatenation(tmp_path, task):
     import pyarrow.parquet as pq
 
-    from rpa_sim.outcomes import concat_tables
-    from rpa_sim.tablefile import read_table, write_table
+    from rpa_sim.evaluate.outcomes import concat_tables
+    from rpa_sim.evaluate.tablefile import read_table, write_table
 
     if task == "kie":
         records, evaluate = TYPED, evaluate_kie
@@ -350,7 +350,7 @@ def test_document_types_survive_tables_files_and_concatenation(tmp_path, task):
 
 @pytest.mark.parametrize("target", [0.85, 0.9])
 def test_optimiser_over_field_and_document_type_cells(target):
-    from rpa_sim.tuning import optimized_policy
+    from rpa_sim.route.per_field.policy import optimized_policy
 
     cells = optimized_policy(TYPED_TABLE, target, by_document_type=True)
     fields = optimized_policy(TYPED_TABLE, target)
@@ -371,7 +371,7 @@ def test_optimiser_over_field_and_document_type_cells(target):
 
 
 def test_calibration_per_document_type_and_field_against_direct_count():
-    from rpa_sim.metrics.calibration import calibration_per_group, ece
+    from rpa_sim.evaluate.metrics.calibration import calibration_per_group, ece
 
     right = ~TYPED_TABLE.errors()
     types = [TYPED_TABLE.document_types[c] for c in TYPED_TABLE.document_type_codes]
@@ -396,8 +396,8 @@ def test_calibration_per_document_type_and_field_against_direct_count():
 
 
 def test_run_summary_report_and_dashboard_show_calibration_per_group(tmp_path):
-    from rpa_sim.scenario import Scenario
-    from rpa_sim.study import run_study
+    from rpa_sim.study.scenario import Scenario
+    from rpa_sim.study.run import run_study
 
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "0.5"})
@@ -410,7 +410,7 @@ def test_run_summary_report_and_dashboard_show_calibration_per_group(tmp_path):
 def test_certify_per_document_type_is_certify_on_each_type_alone(tmp_path, capsys):
     import json
 
-    from rpa_sim.cli import main
+    from rpa_sim.cli.main import main
 
     records = tmp_path / "typed.jsonl"
     records.write_text("".join(r.model_dump_json(exclude_none=True) + "\n" for r in TYPED))
@@ -429,7 +429,7 @@ def test_certify_per_document_type_is_certify_on_each_type_alone(tmp_path, capsy
 # --- 4. missing confidences ---------------------------------------------------------------------------
 
 def _without_some_confidences(records):
-    from rpa_sim.records import KIERecord
+    from rpa_sim.records.models import KIERecord
 
     changed = []
     for i, record in enumerate(records):
@@ -491,7 +491,7 @@ def test_a_policy_without_the_setting_refuses_unknown_confidences():
 
 
 def test_a_null_confidence_is_read_only_when_every_policy_maps_it(tmp_path, capsys):
-    from rpa_sim.cli import main
+    from rpa_sim.cli.main import main
 
     lines = [r.model_dump_json(exclude_none=True) for r in RECEIPTS[:4]]
     lines[2] = lines[2].replace('"confidence":' + repr(RECEIPTS[2].prediction.entities[0].confidence),
@@ -516,7 +516,7 @@ def test_a_null_confidence_is_read_only_when_every_policy_maps_it(tmp_path, caps
 
 
 def _without_first(records):
-    from rpa_sim.records import KIERecord
+    from rpa_sim.records.models import KIERecord
 
     data = [r.model_dump(exclude_none=True) for r in records]
     data[2]["prediction"]["entities"][0]["confidence"] = None
@@ -542,8 +542,8 @@ def test_bundled_rule_policies_are_the_tested_rules():
 def test_run_with_rules_reports_rejections_certifies_what_is_accepted_and_reads_null_confidences(tmp_path, capsys):
     import json
 
-    from rpa_sim.certify import certify_threshold
-    from rpa_sim.cli import main
+    from rpa_sim.route.certify import certify_threshold
+    from rpa_sim.cli.main import main
 
     data = tmp_path / "records.jsonl"
     data.write_text("".join(r.model_dump_json() + "\n" for r in MISSING))
@@ -576,9 +576,9 @@ def test_run_with_rules_reports_rejections_certifies_what_is_accepted_and_reads_
 def test_report_shows_rejections_and_calibration_per_group():
     import re
 
-    from rpa_sim.report import render_report
-    from rpa_sim.scenario import Scenario
-    from rpa_sim.study import run_study
+    from rpa_sim.report.page import render_report
+    from rpa_sim.study.scenario import Scenario
+    from rpa_sim.study.run import run_study
 
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "exact", "targets": [0.8]})
@@ -594,8 +594,8 @@ def test_report_shows_rejections_and_calibration_per_group():
 
 
 def test_dashboard_model_shows_rejections_and_calibration_per_group():
-    from rpa_sim.scenario import Scenario
-    from rpa_sim.study import run_study
+    from rpa_sim.study.scenario import Scenario
+    from rpa_sim.study.run import run_study
     from rpa_sim.tui.model import DashboardModel
 
     policies = [load_policy("confidence"), load_policy("reject-band")]

@@ -12,16 +12,16 @@ import pytest
 from pydantic import ValidationError
 
 # imported here, so that the time a refusal takes is the command's, not the first import of these modules
-import rpa_sim.generators
-import rpa_sim.operations.simulation  # noqa: F401
-from rpa_sim import limits
-from rpa_sim.cli import _parser
-from rpa_sim.errors import UsageError
-from rpa_sim.monitoring.study import MonitoringSpec
-from rpa_sim.operations.settings import Reviewers
-from rpa_sim.operations.spec import OperationsSpec
-from rpa_sim.scenario import DataSpec, Scenario
-from rpa_sim.sweep import _check_replicates
+import rpa_sim.records.synthetic
+import rpa_sim.operate.queue.simulation  # noqa: F401
+from rpa_sim.common import limits
+from rpa_sim.cli.main import _parser
+from rpa_sim.common.errors import UsageError
+from rpa_sim.operate.monitoring.summary import MonitoringSpec
+from rpa_sim.operate.queue.settings import Reviewers
+from rpa_sim.operate.queue.spec import OperationsSpec
+from rpa_sim.study.scenario import DataSpec, Scenario
+from rpa_sim.route.sweep import _check_replicates
 from tests.conftest import run_cli, write_lines
 
 RECORD = {"id": "r-1", "task": "kie", "ground_truth": {"entities": [{"key": "total.total_price", "value": "10"}]},
@@ -224,7 +224,7 @@ def test_available_memory_is_the_least_of_its_sources(monkeypatch):
 def test_an_address_space_limit_lowers_the_memory_available():
     code = ("import resource\n"
             "resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
-            "from rpa_sim.limits import available_memory\n"
+            "from rpa_sim.common.limits import available_memory\n"
             "print(available_memory())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert 0 < int(done.stdout) < 4 * 2**30
@@ -247,6 +247,6 @@ def test_the_cgroup_limit_is_read(tmp_path, membership, files, expected):
 
 
 def test_the_cli_raises_the_one_usage_error():
-    import rpa_sim.cli  # noqa: PLC0415
+    import rpa_sim.cli.main  # noqa: PLC0415
 
-    assert rpa_sim.cli.UsageError is UsageError and issubclass(limits.SizeError, UsageError)
+    assert rpa_sim.cli.main.UsageError is UsageError and issubclass(limits.SizeError, UsageError)

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from rpa_sim.grounding import LOCATION_THRESHOLD, Span, locatability, locate
-from rpa_sim.metrics.smudge import (
+from rpa_sim.evaluate.grounding import LOCATION_THRESHOLD, Span, locatability, locate
+from rpa_sim.evaluate.metrics.smudge import (
     _hybrid_parts,
     _thresholded_similarity,
     alpha_curve,
@@ -23,8 +23,8 @@ from rpa_sim.metrics.smudge import (
     match_score,
     smudge_scores,
 )
-from rpa_sim.records import Document, Page
-from rpa_sim.text import nls, normalize
+from rpa_sim.records.models import Document, Page
+from rpa_sim.evaluate.metrics.text import nls, normalize
 from tests.conftest import shared_path
 from tests.test_grounding import INVOICE, document_of, page_of, words
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.operations.erlang import queue_figures
-from rpa_sim.operations.staffing import required_reviewers, reviewers_on_floor, scheduled_reviewers
+from rpa_sim.operate.queue.erlang import queue_figures
+from rpa_sim.operate.queue.staffing import required_reviewers, reviewers_on_floor, scheduled_reviewers
 
 EXAMPLE = {"arrivals_per_hour": 200, "handle_seconds": 180, "answer_within_seconds": 20}
 

@@ -12,12 +12,12 @@ import sys
 import pytest
 
 HEAVY = ("numpy", "scipy", "matplotlib", "pydantic", "yaml", "textual", "rich", "rapidfuzz",
-         "rpa_sim.sweep", "rpa_sim.outcomes", "rpa_sim.readers", "rpa_sim.report", "rpa_sim.study", "rpa_sim.tui")
+         "rpa_sim.route.sweep", "rpa_sim.evaluate.outcomes", "rpa_sim.records.readers", "rpa_sim.report.page", "rpa_sim.study.run", "rpa_sim.tui")
 
 PROBE = """
 import json, sys
-import rpa_sim.cli
-rpa_sim.cli._parser().format_help()
+import rpa_sim.cli.main
+rpa_sim.cli.main._parser().format_help()
 print(json.dumps(sorted(sys.modules)))
 """
 
@@ -30,12 +30,12 @@ def loaded_after(code: str) -> set[str]:
 def test_building_the_parser_imports_nothing_heavy():
     loaded = loaded_after(PROBE)
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
-    assert "rpa_sim.cli" in loaded  # the probe did import what it tests
+    assert "rpa_sim.cli.main" in loaded  # the probe did import what it tests
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["score", "--help"], ["sweep"]])
 def test_version_help_and_usage_errors_import_nothing_heavy(argv):
-    code = (f"import json, sys\nimport rpa_sim.cli\nstatus = rpa_sim.cli.main({argv!r})\n"
+    code = (f"import json, sys\nimport rpa_sim.cli.main\nstatus = rpa_sim.cli.main.main({argv!r})\n"
             "print(json.dumps(sorted(sys.modules)))")
     loaded = loaded_after(code)
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
@@ -43,17 +43,17 @@ def test_version_help_and_usage_errors_import_nothing_heavy(argv):
 
 def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp_path):
     # issue 10: from a table, score's time is reading the file; the records' models and the worker pools stay out
-    from rpa_sim.data import evaluate_records
-    from rpa_sim.records import KIERecord
-    from rpa_sim.tablefile import write_table
+    from rpa_sim.evaluate.load import evaluate_records
+    from rpa_sim.records.models import KIERecord
+    from rpa_sim.evaluate.tablefile import write_table
 
     record = KIERecord.model_validate({"id": "r1", "ground_truth": {"entities": [{"key": "total", "value": "9.50"}]},
                                        "prediction": {"entities": [{"key": "total", "value": "9.50",
                                                                     "confidence": 0.9}]}})
     table_file = tmp_path / "table.parquet"
     write_table(evaluate_records([record], task="kie", workers=1), table_file)
-    code = (f"import json, sys\nimport rpa_sim.cli\nstatus = rpa_sim.cli.main(['score', {str(table_file)!r}, '--json'])\n"
+    code = (f"import json, sys\nimport rpa_sim.cli.main\nstatus = rpa_sim.cli.main.main(['score', {str(table_file)!r}, '--json'])\n"
             "assert status == 0\nprint(json.dumps(sorted(sys.modules)))")
     loaded = loaded_after(code)
-    assert {"rpa_sim.outcomes", "rpa_sim.tablefile"} <= loaded
-    assert sorted(loaded & {"rpa_sim.records", "rpa_sim.readers", "rpa_sim.parallel"}) == []
+    assert {"rpa_sim.evaluate.outcomes", "rpa_sim.evaluate.tablefile"} <= loaded
+    assert sorted(loaded & {"rpa_sim.records.models", "rpa_sim.records.readers", "rpa_sim.evaluate.local"}) == []

@@ -15,15 +15,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from rpa_sim import __version__
-from rpa_sim.errors import InputError
-from rpa_sim.generators import generate_docvqa, generate_receipts
-from rpa_sim.metrics.kieval import KIEvalCounts
-from rpa_sim.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
-from rpa_sim.policies import Policy
-from rpa_sim.records import KIERecord, VQARecord
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.sweep import Sweeper
-from rpa_sim.tablefile import (
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.metrics.kieval import KIEvalCounts
+from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.route.policies import Policy
+from rpa_sim.records.models import KIERecord, VQARecord
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.route.sweep import Sweeper
+from rpa_sim.evaluate.tablefile import (
     DOCUMENT_COUNTS,
     FORMAT_VERSION,
     METADATA_KEY,

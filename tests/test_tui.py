@@ -20,7 +20,7 @@ pytest.importorskip("textual_plotext")
 from textual.widgets import DataTable, OptionList, ProgressBar, TabbedContent  # noqa: E402
 from textual.widgets._footer import FooterKey  # noqa: E402
 
-from rpa_sim.errors import InputError  # noqa: E402
+from rpa_sim.common.errors import InputError  # noqa: E402
 from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.help import HELP  # noqa: E402
 from rpa_sim.tui.model import Progress  # noqa: E402
@@ -438,8 +438,8 @@ async def test_costs_zoom_on_the_optimum_with_the_review_all_line(scenario):
 
 @run_async
 async def test_costs_of_plain_records_say_how_to_add_them(tmp_path):
-    from rpa_sim.generators import generate_receipts
-    from rpa_sim.readers import write_records
+    from rpa_sim.records.synthetic import generate_receipts
+    from rpa_sim.records.readers import write_records
 
     path = tmp_path / "receipts.jsonl"
     write_records(generate_receipts(20, seed=2), path)
@@ -755,8 +755,8 @@ async def test_exports_are_named_by_view_policy_and_threshold_and_round_floats(s
 
 @run_async
 async def test_records_without_predictions_open_in_every_view(tmp_path):
-    from rpa_sim.readers import write_records
-    from rpa_sim.records import KIERecord
+    from rpa_sim.records.readers import write_records
+    from rpa_sim.records.models import KIERecord
 
     path = tmp_path / "missed.jsonl"
     write_records([KIERecord.model_validate({

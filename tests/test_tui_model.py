@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rpa_sim.errors import InputError
-from rpa_sim.generators import generate_docvqa, generate_receipts
-from rpa_sim.outcomes import evaluate_kie
-from rpa_sim.readers import write_records
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.readers import write_records
 from rpa_sim.tui.model import DATA_POLICIES, load_model
 
 
@@ -57,10 +57,10 @@ def test_missing_records_file(tmp_path):
 
 def _model(task: str, policies=("confidence", "document-escalation", "grounding-gate", "per-field",
                                 "audited-budget")):
-    from rpa_sim.costs import CostModel
-    from rpa_sim.outcomes import evaluate_vqa
-    from rpa_sim.policies import load_policy
-    from rpa_sim.reviewer import Reviewer
+    from rpa_sim.route.costs import CostModel
+    from rpa_sim.evaluate.outcomes import evaluate_vqa
+    from rpa_sim.route.policies import load_policy
+    from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.tui.model import DashboardModel
 
     if task == "kie":
@@ -155,9 +155,9 @@ def test_padded_limits_widen_the_span():
 
 
 def test_questions_without_ocr_have_no_smudge_curve():
-    from rpa_sim.outcomes import evaluate_vqa
-    from rpa_sim.policies import load_policy
-    from rpa_sim.records import VQARecord
+    from rpa_sim.evaluate.outcomes import evaluate_vqa
+    from rpa_sim.route.policies import load_policy
+    from rpa_sim.records.models import VQARecord
     from rpa_sim.tui.model import DashboardModel
 
     table = evaluate_vqa([VQARecord.model_validate({"id": f"q{i}", "answers": ["12"],
@@ -211,7 +211,7 @@ def test_staged_loading_reports_records_read_and_evaluated_then_sweeps(tmp_path)
 
 
 def test_a_table_and_a_generated_scenario_report_their_reading(tmp_path):
-    from rpa_sim.tablefile import write_table
+    from rpa_sim.evaluate.tablefile import write_table
     from rpa_sim.tui.model import open_source
 
     path = tmp_path / "receipts.parquet"

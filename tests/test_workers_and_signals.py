@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from rpa_sim import files, parallel
-from rpa_sim import generators as generating
-from rpa_sim.generators import receipt_dicts, write_generated
-from rpa_sim.readers import read_records
-from rpa_sim.workers import available_cores, process_running, worker_count
+from rpa_sim.common import files
+from rpa_sim.evaluate import local as parallel
+from rpa_sim.records import synthetic as generating
+from rpa_sim.records.synthetic import receipt_dicts, write_generated
+from rpa_sim.records.readers import read_records
+from rpa_sim.common.workers import available_cores, process_running, worker_count
 from tests.conftest import kill_group, run_cli, send_signal, write_lines
 from tests.test_cli_errors import alive, children
 from tests.test_data_sources import write_shards
@@ -39,7 +40,7 @@ SECONDS_TO_STOP = 15
 
 
 def command(*argv: Any) -> list[str]:
-    return [sys.executable, "-m", "rpa_sim.cli", *map(str, argv)]
+    return [sys.executable, "-m", "rpa_sim.cli.main", *map(str, argv)]
 
 
 def start(*argv: Any) -> subprocess.Popen:
@@ -272,7 +273,7 @@ def test_workers_started_by_a_fork_server_live_on(monkeypatch: pytest.MonkeyPatc
 
 @needs_proc
 def test_a_worker_whose_parent_ended_before_it_started_ends_at_once() -> None:
-    code = f"from rpa_sim.workers import worker_signals\nworker_signals({dead_pid()})\nprint('still here')"
+    code = f"from rpa_sim.common.workers import worker_signals\nworker_signals({dead_pid()})\nprint('still here')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (1, "")
 
@@ -280,7 +281,7 @@ def test_a_worker_whose_parent_ended_before_it_started_ends_at_once() -> None:
 @needs_proc
 def test_where_the_kernel_cannot_help_a_thread_watches_the_parent() -> None:
     # a worker that is told its system is not Linux watches its parent: killed, the parent takes the worker along
-    worker = ("import os, sys, time\nsys.platform = 'darwin'\nfrom rpa_sim.workers import worker_signals\n"
+    worker = ("import os, sys, time\nsys.platform = 'darwin'\nfrom rpa_sim.common.workers import worker_signals\n"
               "worker_signals(os.getppid())\ntime.sleep(120)")
     starter = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {worker!r}])\ntime.sleep(120)"
     parent = subprocess.Popen([sys.executable, "-c", starter], start_new_session=True)

@@ -18,7 +18,7 @@ Examples
 >>> resolve("policy", "confidance")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
   ...
-rpa_sim.errors.InputError: no policy file or bundled policy named 'confidance' (bundled: audited-budget, ...)
+rpa_sim.common.errors.InputError: no policy file or bundled policy named 'confidance' (bundled: audited-budget, ...)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from rpa_sim.errors import InputError
+from rpa_sim.common.errors import InputError
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

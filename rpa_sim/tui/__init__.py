@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rpa_sim.errors import InputError
+from rpa_sim.common.errors import InputError
 
 __all__ = ["run_dashboard"]
 

@@ -18,7 +18,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, ProgressBar, Static, TabbedContent, TabPane
 
-from rpa_sim.errors import InputError, escaped
+from rpa_sim.common.errors import InputError, escaped
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
 from rpa_sim.tui.model import DashboardModel, Progress, open_source

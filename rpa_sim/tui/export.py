@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rpa_sim.files import atomic_write_text
+from rpa_sim.common.files import atomic_write_text
 
 __all__ = ["DECIMALS", "export_stem", "write_rows"]
 

@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rpa_sim.costs import CostModel
-from rpa_sim.errors import InputError
-from rpa_sim.formatting import money
-from rpa_sim.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
-from rpa_sim.policies import Policy
-from rpa_sim.progress import StageEvent, listening
-from rpa_sim.reviewer import Reviewer
-from rpa_sim.sweep import Curve, Sweeper
+from rpa_sim.route.costs import CostModel
+from rpa_sim.common.errors import InputError
+from rpa_sim.common.formatting import money
+from rpa_sim.evaluate.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
+from rpa_sim.route.policies import Policy
+from rpa_sim.common.progress import StageEvent, listening
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.route.sweep import Curve, Sweeper
 
 if TYPE_CHECKING:
-    from rpa_sim.operations.study import OperationModel
-    from rpa_sim.scenario import Scenario
+    from rpa_sim.operate.queue.summary import OperationModel
+    from rpa_sim.study.scenario import Scenario
 
 __all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model", "open_source", "operation_of",
            "padded_limits", "PLOT_GRID", "DATA_TARGETS", "COST_PARTS"]
@@ -132,8 +132,8 @@ def count_lines(path: Path) -> int | None:
 
 def operation_of(summary: dict[str, Any], table: OutcomeTable) -> OperationModel:
     """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table."""
-    from rpa_sim.operations.spec import OperationsSpec  # noqa: PLC0415
-    from rpa_sim.operations.study import OperationModel  # noqa: PLC0415
+    from rpa_sim.operate.queue.spec import OperationsSpec  # noqa: PLC0415
+    from rpa_sim.operate.queue.summary import OperationModel  # noqa: PLC0415
 
     costs = summary.get("costs")
     ids = table.document_ids if table.task == "kie" else table.question_ids
@@ -268,7 +268,7 @@ class DashboardModel:
     def money(self, value: float | None) -> str:
         """A cost as the dashboard shows it: two decimals, thousands separated, in the currency.
 
-        >>> from rpa_sim.costs import CostModel
+        >>> from rpa_sim.route.costs import CostModel
         >>> DashboardModel("m", None, [], [], costs=CostModel(per_review=1.0)).money(12345.678)
         '12,345.68'
         >>> DashboardModel("m", None, [], [], costs=CostModel(per_review=1.0, currency="EUR")).money(0.5)
@@ -527,13 +527,13 @@ class DashboardModel:
 
     def priced_curve(self, policy: int, thresholds: np.ndarray) -> Curve:
         """The policy's curve at ``thresholds``, priced as the study prices it: with staffing
-        (:func:`~rpa_sim.operations.study.staffed_curve`) once the summary brings a staffed operation, so
+        (:func:`~rpa_sim.operate.queue.summary.staffed_curve`) once the summary brings a staffed operation, so
         that its costs are ``summary.json``'s (curves, ``cost_optimum``) at the same τ."""
         sweeper = self.sweepers[policy]
         curve = sweeper.curve(thresholds)
         if not self.staffed:
             return curve
-        from rpa_sim.operations.study import staffed_curve  # noqa: PLC0415
+        from rpa_sim.operate.queue.summary import staffed_curve  # noqa: PLC0415
 
         return staffed_curve(curve, self.operation, self.costs, sweeper.reviewer)
 
@@ -591,7 +591,7 @@ class DashboardModel:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""
         if not self.has_smudge:
             return []
-        from rpa_sim.metrics.smudge import alpha_curve  # noqa: PLC0415
+        from rpa_sim.evaluate.metrics.smudge import alpha_curve  # noqa: PLC0415
 
         keep = ~np.isnan(self.table.smudge_grounding)
         if not keep.any():
@@ -669,7 +669,7 @@ class Opened:
 
         ``model`` is :meth:`model`'s result, whose sweepers the summary reuses.
         """
-        from rpa_sim.study import run_study  # noqa: PLC0415
+        from rpa_sim.study.run import run_study  # noqa: PLC0415
 
         with _stage(report, "comparing policies, optimising per field"):
             return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).summary
@@ -677,8 +677,8 @@ class Opened:
 
 def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:
     """The scenario's data as an outcome table, its reading reported (records: as they are read and evaluated)."""
-    from rpa_sim.study import evaluate_scenario_data  # noqa: PLC0415
-    from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
+    from rpa_sim.study.run import evaluate_scenario_data  # noqa: PLC0415
+    from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
 
     data, source = scenario.data, f"scenario {scenario.name!r}"
     if data.file is None:
@@ -695,7 +695,7 @@ def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_conf
 def _header_name(source: str, scenario: Scenario) -> str:
     """A scenario's name or file, with its data file's: what the header shows.
 
-    >>> from rpa_sim.scenario import DataSpec, Scenario
+    >>> from rpa_sim.study.scenario import DataSpec, Scenario
     >>> _header_name("studies/s.yaml", Scenario(name="s", data=DataSpec(file="r.jsonl"), policies=["confidence"]))
     's.yaml (r.jsonl)'
     """
@@ -717,10 +717,10 @@ def load_model(source: str | None, *, report: Reporter = _ignore) -> DashboardMo
 def open_source(source: str | None, *, report: Reporter = _ignore) -> Opened:
     """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
     (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
-    from rpa_sim.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
-    from rpa_sim.sources import data_task, resolve_shards  # noqa: PLC0415
-    from rpa_sim.study import scenario_policies  # noqa: PLC0415
-    from rpa_sim.tablefile import is_table_file  # noqa: PLC0415
+    from rpa_sim.study.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
+    from rpa_sim.evaluate.sources import data_task, resolve_shards  # noqa: PLC0415
+    from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
+    from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
 
     source = source or "receipts-demo"
     if _is_data(source):

@@ -3,10 +3,10 @@
 Shown for every scenario. With a ``monitoring:`` section its settings are
 used, and its policies at their thresholds are shown at once from the summary;
 any other policy or τ is computed with those settings (the defaults of
-:class:`~rpa_sim.monitoring.study.MonitoringSpec` without a section) on a
+:class:`~rpa_sim.operate.monitoring.summary.MonitoringSpec` without a section) on a
 worker thread, after τ has rested for :data:`SETTLE_SECONDS`, while the view
 says it is computing: moving τ never waits for it. The content is the report's
-(:mod:`rpa_sim.report_monitoring`): the coverage per method, the intervals of
+(:mod:`rpa_sim.report.monitoring`): the coverage per method, the intervals of
 the first replayed days against the truth (``n``: the next method) and the mean
 width against the audit rate.
 """
@@ -22,8 +22,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual_plotext import PlotextPlot
 
-from rpa_sim.errors import InputError
-from rpa_sim.monitoring.study import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
+from rpa_sim.common.errors import InputError
+from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.plot import Marker
 from rpa_sim.tui.computed import ComputedView

@@ -4,7 +4,7 @@ Shown only for a scenario with an ``operations:`` section (its tab appears
 with the summary, which carries the section's settings). τ is the app's
 shared threshold; ``r`` adds a reviewer to every shift of the scenario's
 team and ``R`` takes one away (at least one stays). For each (policy, τ,
-reviewers) the figures of :class:`~rpa_sim.operations.study.OperationModel`
+reviewers) the figures of :class:`~rpa_sim.operate.queue.summary.OperationModel`
 (the reviewers each hour needs for the service level, then one simulation of
 the team: service level, turnaround, backlog over the day, utilisation) are
 computed on a worker thread after τ has rested for :data:`SETTLE_SECONDS`,
@@ -20,8 +20,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual_plotext import PlotextPlot
 
-from rpa_sim.formatting import count, hours, money, number
-from rpa_sim.operations.study import OperationModel, Workload, with_releases
+from rpa_sim.common.formatting import count, hours, money, number
+from rpa_sim.operate.queue.summary import OperationModel, Workload, with_releases
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import operation_of
 from rpa_sim.tui.computed import ComputedView

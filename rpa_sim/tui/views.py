@@ -22,9 +22,9 @@ from textual.strip import Strip
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual_plotext import PlotextPlot
 
-from rpa_sim.compare import edge_of_range_text
-from rpa_sim.errors import SHOWN_LIMIT, escaped
-from rpa_sim.formatting import count, money, number
+from rpa_sim.route.compare import edge_of_range_text
+from rpa_sim.common.errors import SHOWN_LIMIT, escaped
+from rpa_sim.common.formatting import count, money, number
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import COST_PARTS, padded_limits
 from rpa_sim.tui.plot import MarkedPlot, Marker
@@ -68,7 +68,7 @@ def axis_ticks(low: float, high: float, marks: Sequence[float], rows: int) -> li
 
 
 def cell(value: Any, digits: int = 4) -> str:
-    """A table's cell: an int is a count, a float a measure with ``digits`` decimals (:mod:`rpa_sim.formatting`)."""
+    """A table's cell: an int is a count, a float a measure with ``digits`` decimals (:mod:`rpa_sim.common.formatting`)."""
     if value is None or isinstance(value, float):
         return number(value, digits)
     if isinstance(value, int) and not isinstance(value, bool):

@@ -1,0 +1,1 @@
+"""The ``rpa-sim`` command line."""

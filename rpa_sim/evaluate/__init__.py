@@ -1,0 +1,1 @@
+"""Stage 1, evaluate: records -> metrics per document -> an outcome table (numpy columns, Parquet files)."""

@@ -1,0 +1,323 @@
+"""Evaluation on every core: records in batches, evaluated in worker processes, tables joined in order.
+
+The parent process reads: lines, ids, the join of two files, duplicate ids
+(everything that needs the whole file in order). Worker processes validate
+each batch and evaluate it into a partial outcome table; the parent takes the
+batches' outcomes in file order, so bad records are met, raised or skipped in
+the order one process meets them, and joins the tables with
+:func:`rpa_sim.evaluate.outcomes.concat_tables`. Batches have a fixed size whatever the
+number of workers, and one worker evaluates the very same batches in this
+process: the table, the skipped records and the first error are the same for
+any number of workers (``docs/reading.md``).
+
+Workers are started only for data of more than one batch, never more than
+the batches nor than the available cores, ignore Ctrl-C (the interrupt
+reaches the parent, which stops them), are shut down, with the batches not
+yet started cancelled, whenever evaluation stops early, and end with the
+parent when it is killed.
+
+Examples
+--------
+>>> from rpa_sim.evaluate.outcomes import evaluate_vqa
+>>> from rpa_sim.records.models import VQAPrediction, VQARecord
+>>> questions = [VQARecord(id=f"q{i}", answers=["12"], prediction=VQAPrediction(answer=str(10 + i), confidence=0.5))
+...              for i in range(5)]
+>>> table = evaluate_records(questions, evaluation("vqa"), workers=2, batch_size=2)
+>>> table.anls.tolist() == evaluate_vqa(questions).anls.tolist()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from itertools import islice
+from typing import Any, TypeVar
+
+from rpa_sim.evaluate.metrics.kieval import ValueMatch
+from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.common.progress import stage
+from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
+from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
+from rpa_sim.common.workers import available_cores, signals_held, without_gc, worker_signals
+
+__all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "map_in_order", "evaluate_stream",
+           "evaluate_records"]
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+Table = KIEOutcomes | VQAOutcomes
+#: Evaluates records into an outcome table; picklable (a module-level function, or a partial of one).
+Evaluation = Callable[[list[Any]], Table]
+
+#: Records per batch: large enough that sending a batch costs little next to evaluating it, small
+#: enough to keep every worker busy and the records in flight few (measured in ``docs/reading.md``).
+BATCH_SIZE = 256
+# Batches in flight per worker: one being evaluated, one waiting, so that no worker waits for the reader.
+_AHEAD = 2
+# The start method: None is the platform's default. Everything a worker runs is importable and every
+# argument pickles, so "spawn" and "forkserver" work too (tests/test_parallel.py runs "spawn").
+_CONTEXT: Any = None
+
+
+def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0.25,
+               grounding: GroundingMode = "auto") -> Evaluation:
+    """The evaluation of ``task`` with its option (``value_match`` for KIE, ``alpha`` for VQA), picklable.
+
+    ``grounding`` is the routing grounding's source (:func:`~rpa_sim.evaluate.outcomes.evaluate_kie`).
+
+    >>> evaluation("vqa", alpha=0.5).keywords
+    {'alpha': 0.5, 'grounding': 'auto'}
+    """
+    if task == "kie":
+        return partial(evaluate_kie, value_match=value_match, grounding=grounding)
+    if task == "vqa":
+        return partial(evaluate_vqa, alpha=alpha, grounding=grounding)
+    raise ValueError(f"task must be 'kie' or 'vqa', got {task!r}")
+
+
+def resolve_workers(workers: int | None) -> int:
+    """``workers`` checked, or every available core for ``None``.
+
+    More than the cores is accepted: :func:`map_in_order` starts no more
+    processes than the available cores and the items to compute.
+
+    >>> resolve_workers(3)
+    3
+    >>> resolve_workers(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: workers must be a positive integer or None (every core), got 0
+    """
+    if workers is None:
+        return available_cores()
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive integer or None (every core), got {workers!r}")
+    return workers
+
+
+def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, workers: int) -> Iterator[Result]:
+    """``function(item)`` for each item, in order, computed by up to ``workers`` processes.
+
+    With one worker, or a single item, everything runs in this process and no
+    process is started. Otherwise the processes are capped at the available
+    cores (:func:`rpa_sim.common.workers.available_cores`) and at the items: as many
+    items are read as there may be processes, and a pool starts with a
+    process for each item read, so an absurd ``workers`` costs nothing.
+    Items are read at most two per process ahead of the results taken. When
+    reading the items raises, the results of the items read before come
+    first, then the error, as with one worker. The pool is shut down (the
+    items not yet started cancelled) when the results end, are abandoned, or
+    an error or an interrupt stops them; its processes end with this one,
+    however it ends (:func:`rpa_sim.common.workers.worker_signals`).
+
+    Parameters
+    ----------
+    function : callable
+        Importable by the workers (a module-level function or a partial of one).
+    items : iterable
+        Picklable items, read lazily.
+    workers : int
+        The most processes to use.
+
+    Yields
+    ------
+    The results, in the order of the items.
+    """
+    iterator = iter(items)
+    workers = min(workers, available_cores())
+    if workers == 1:
+        yield from map(function, iterator)
+        return
+    first, failure = _read(iterator, workers)
+    if len(first) < 2:
+        yield from map(function, first)
+        if failure is not None:
+            raise failure
+        return
+    processes = len(first)
+    pool = None
+    try:
+        with signals_held(), _heap_frozen():
+            pool = ProcessPoolExecutor(max_workers=processes, mp_context=_CONTEXT, initializer=worker_signals,
+                                       initargs=(os.getpid(),))
+            pending: deque[Future[Result]] = deque(pool.submit(function, item) for item in first)
+        while failure is None:
+            try:
+                item = next(iterator, _END)
+            except Exception as exc:  # a problem met while reading: what was read before comes first
+                failure = exc
+                break
+            if item is _END:
+                break
+            pending.append(pool.submit(function, item))
+            if len(pending) > _AHEAD * processes:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+        if failure is not None:
+            raise failure
+    finally:
+        # on an error or an interrupt too: no worker outlives this call, nor runs a batch nobody will take
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _read(iterator: Iterator[Item], count: int) -> tuple[list[Item], Exception | None]:
+    """Up to ``count`` items, and the problem that stopped the reading early, if any."""
+    items: list[Item] = []
+    try:
+        for item in islice(iterator, count):  # one by one: list() would lose the items read before a problem
+            items.append(item)  # noqa: PERF402
+    except Exception as exc:  # noqa: BLE001 (raised by the caller once the items before are computed)
+        return items, exc
+    return items, None
+
+
+_END: Any = object()
+
+
+@contextlib.contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """Keep this process's objects out of the workers' garbage collections while they are forked.
+
+    A forked worker inherits every object of this process (the records of a
+    scenario, tables, ...); its collector would walk them all, and copy the
+    pages it touches, at each full collection. Frozen at the fork, they stay
+    out of the workers' collections; here they are collected as before.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A batch's outcome: its valid records' table, its bad records, how many were valid."""
+
+    table: Table
+    problems: list[Problem]
+    valid: int
+
+
+def _evaluate_batch(batch: RecordBatch, *, evaluation: Evaluation) -> _Part:
+    with without_gc():
+        records, problems = batch.validate()
+        return _Part(evaluation(records), problems, len(records))
+
+
+class _Chunk:
+    """Records given directly, sent to a worker as JSON text that the fast path reads back.
+
+    Pickling a pydantic record with its OCR takes several times as long as
+    evaluating it; its JSON (written by pydantic, read by
+    :func:`~rpa_sim.records.models.decode_fast`) takes a fraction. Evaluated here,
+    the records are used as they are. Either way they hold the same values, so
+    the table is the same.
+    """
+
+    def __init__(self, records: list[Any] | None = None, *, sent: list[tuple[str | None, Any]] | None = None) -> None:
+        self._records, self._sent = records, sent
+
+    def __reduce__(self) -> tuple[Callable[..., _Chunk], tuple[Any, ...], dict[str, Any]]:
+        sent = self._sent if self._records is None else [_sendable(record) for record in self._records]
+        return _Chunk, (), {"_records": None, "_sent": sent}
+
+    def records(self) -> list[Any]:
+        """The records; read from their JSON where it was sent (in the worker, while collection is paused)."""
+        if self._records is None:
+            # the fast path reads the JSON of every valid record; the model reads anything else, as it wrote it
+            self._records = [record if task is None
+                             else decode_fast(task, record) or _MODELS[task].model_validate_json(record)
+                             for task, record in self._sent or []]
+        return self._records
+
+
+_TASKS: dict[type, str] = {KIERecord: "kie", VQARecord: "vqa"}
+_MODELS = {task: model for model, task in _TASKS.items()}
+
+
+def _sendable(record: Any) -> tuple[str | None, Any]:
+    """``(task, JSON text)`` for a pydantic record; ``(None, record)`` for another (a fast-path struct) as it is."""
+    task = _TASKS.get(type(record))
+    return (None, record) if task is None else (task, record.model_dump_json())
+
+
+def _evaluate_chunk(chunk: _Chunk, *, evaluation: Evaluation) -> Table:
+    with without_gc():
+        return evaluation(chunk.records())
+
+
+def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: int,
+                    batch_size: int = BATCH_SIZE) -> Table:
+    """Validate and evaluate a record stream in batches, on up to ``workers`` processes.
+
+    The stream's :attr:`~rpa_sim.records.readers.RecordStream.skipped` and
+    :attr:`~rpa_sim.records.readers.RecordStream.count` are those of iterating it, and
+    the table is that of evaluating its records in one pass. Progress: lines
+    read and records evaluated, as counts.
+
+    Parameters
+    ----------
+    stream : RecordStream
+        What :func:`rpa_sim.records.readers.read_records` opened.
+    evaluation : callable
+        Records to an outcome table, e.g. ``functools.partial(evaluate_kie, value_match="exact")``.
+    workers : int
+        The most processes to use; 1 evaluates in this process.
+    batch_size : int, default=BATCH_SIZE
+        Records per batch. The table does not depend on it.
+
+    Raises
+    ------
+    InputError
+        The first bad record unless the stream skips them; a file-level
+        problem; no valid record.
+    """
+    parts = []
+    with stage(f"reading {stream.path.name}") as read, stage("evaluating") as evaluated:
+        def counted(batches: Iterator[RecordBatch]) -> Iterator[RecordBatch]:
+            for batch in batches:
+                read(len(batch.items))
+                yield batch
+
+        outcomes = map_in_order(partial(_evaluate_batch, evaluation=evaluation), counted(stream.batches(batch_size)),
+                                workers=workers)
+        # closing: the first problem raised stops the workers at once
+        with contextlib.closing(outcomes):
+            for part in outcomes:
+                stream.tally(part.problems, part.valid)
+                evaluated(part.valid)
+                parts.append(part.table)
+    stream.require_valid()
+    return concat_tables(parts)
+
+
+def evaluate_records(records: Iterable[Any], evaluation: Evaluation, *, workers: int,
+                     batch_size: int = BATCH_SIZE) -> Table:
+    """Evaluate records in batches on up to ``workers`` processes: the table of ``evaluation(records)``.
+
+    Parameters
+    ----------
+    records : iterable of records
+        Valid records, read lazily (each batch is sent to a worker).
+    evaluation : callable
+        As in :func:`evaluate_stream`.
+    workers : int
+        The most processes to use; 1 evaluates in this process.
+    batch_size : int, default=BATCH_SIZE
+        Records per batch. The table does not depend on it.
+    """
+    iterator = iter(records)
+    chunks = (_Chunk(chunk) for chunk in iter(lambda: list(islice(iterator, batch_size)), []))
+    parts = list(map_in_order(partial(_evaluate_chunk, evaluation=evaluation), chunks, workers=workers))
+    # no record at all: the table of none, as evaluation makes it
+    return concat_tables(parts) if parts else evaluation([])

@@ -1,0 +1,384 @@
+"""DATA as shards: one file, a folder of shards or a glob, evaluated shard by shard and merged exactly.
+
+:func:`resolve_shards` turns DATA into its files, in order: a file is
+itself; a folder is every ``*.jsonl``, ``*.jsonl.gz`` and ``*.parquet`` file
+directly inside it (not hidden, not in subfolders) in name order; a glob
+(``"data/*.jsonl.gz"``, quoted so that the shell leaves it alone) is every
+file it matches, in path order. Each shard is evaluated on its own into an
+outcome table (:func:`load_shard`: records through :mod:`rpa_sim.evaluate.local`,
+an outcome table file read back), here one after the other or on Dask workers
+(:mod:`rpa_sim.evaluate.cluster`), and :func:`merge_shards` joins the tables with
+:func:`rpa_sim.evaluate.outcomes.concat_tables` in shard order: exactly the table of
+the same records in one file, so every result is the same, byte for byte
+(``docs/scale.md``).
+
+Records shards and outcome table shards may be mixed: a table is refused
+unless it was evaluated with the settings asked for, so both give the same
+rows. Ids are unique across the shards, as within a file.
+
+Examples
+--------
+>>> import tempfile
+>>> from rpa_sim.records.readers import write_records
+>>> from rpa_sim.records.models import VQAPrediction, VQARecord
+>>> folder = Path(tempfile.mkdtemp())
+>>> for shard, first in (("b.jsonl", 2), ("a.jsonl", 0)):
+...     _ = write_records([VQARecord(id=f"q{i}", answers=["12"], prediction=VQAPrediction(answer="12",
+...                        confidence=0.5)) for i in (first, first + 1)], folder / shard)
+>>> [path.name for path in resolve_shards(folder)]
+['a.jsonl', 'b.jsonl']
+>>> merged = load_shards(resolve_shards(folder), data=folder, workers=1)
+>>> merged.table.question_ids.tolist(), merged.skipped_summary
+(['q0', 'q1', 'q2', 'q3'], 'skipped 0 records')
+>>> import shutil; shutil.rmtree(folder)
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rpa_sim.common.errors import InputError
+from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables
+from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
+
+if TYPE_CHECKING:
+    from rpa_sim.evaluate.metrics.kieval import ValueMatch
+    from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
+
+__all__ = ["SHARD_SUFFIXES", "ShardResult", "Merged", "resolve_shards", "is_one_file", "data_task", "load_shard",
+           "merge_shards", "evaluate_shards", "load_shards", "check_partitions_folder",
+           "write_partitions"]
+
+#: The files of a folder that are shards; any other file in it is left alone.
+SHARD_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet")
+_GLOB_CHARACTERS = frozenset("*?[")
+# The files rpa-sim evaluate writes into an --out folder (write_partitions).
+_PARTITION = re.compile(r"part-[0-9]+\.parquet")
+
+Table = KIEOutcomes | VQAOutcomes
+
+
+def resolve_shards(data: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """The files of DATA in the order they are read: a file, a folder's shards by name, or a glob's matches.
+
+    A path that exists is a file or a folder, never a glob, even with ``*`` in
+    its name. A path that does not exist and has no glob character is
+    returned as it is, so that reading it says "no such file".
+
+    Raises
+    ------
+    InputError
+        For a folder without a shard, or a glob that matches no file.
+    """
+    path = Path(data)
+    if path.is_dir():
+        shards = sorted((entry for entry in path.iterdir()
+                         if not entry.name.startswith(".") and entry.name.lower().endswith(SHARD_SUFFIXES)
+                         and entry.is_file()), key=lambda entry: entry.name)
+        if not shards:
+            raise InputError(f"a folder without a shard: no {', '.join('*' + s for s in SHARD_SUFFIXES)} file inside",
+                             path=str(data))
+        return tuple(shards)
+    text = str(data)
+    if not path.exists() and _GLOB_CHARACTERS & set(text):
+        matches = sorted(match for match in glob.glob(text, recursive=True) if Path(match).is_file())
+        if not matches:
+            raise InputError("matches no file", path=text)
+        return tuple(Path(match) for match in matches)
+    return (path,)
+
+
+def is_one_file(data: str | os.PathLike[str], shards: Sequence[Path]) -> bool:
+    """Whether DATA is a plain file (or a missing one), rather than a folder or a glob of shards."""
+    return len(shards) == 1 and shards[0] == Path(data) and not Path(data).is_dir()
+
+
+def data_task(shards: Sequence[Path], *, task: Literal["kie", "vqa"] | None, skip_invalid: bool = False,
+              predictions: str | os.PathLike[str] | None = None) -> Literal["kie", "vqa"]:
+    """The task of the shards: ``task`` when given, else the first shard's (its table's, or its records')."""
+    if task is not None:
+        return task
+    from rpa_sim.records.readers import read_records  # noqa: PLC0415 (records only: a table's command starts faster)
+
+    first = shards[0]
+    if is_table_file(first):
+        return read_info(first).task
+    return read_records(first, predictions=predictions, skip_invalid=skip_invalid).task
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """A shard evaluated: its table, the records it skipped (and how many of each kind), its valid records.
+
+    ``skipped_before`` counts the records skipped when an outcome table shard was
+    evaluated (its metadata); they are not in ``skipped``, which a table no longer has.
+    """
+
+    table: Table
+    skipped: tuple[InputError, ...] = ()
+    kinds: Counter[str] = field(default_factory=Counter)
+    valid: int = 0
+    skipped_before: int = 0
+
+
+class _ShardStream:
+    """A shard's record stream as :func:`rpa_sim.evaluate.local.evaluate_stream` reads it, with the skipped records
+    counted by kind; whether any record is valid is for the whole DATA to say, not for each shard."""
+
+    def __init__(self, stream: RecordStream) -> None:
+        self._stream = stream
+        self.kinds: Counter[str] = Counter()
+        self.path, self.task = stream.path, stream.task
+
+    def batches(self, size: int) -> Iterator[RecordBatch]:
+        self.kinds = Counter()
+        return self._stream.batches(size)
+
+    def tally(self, problems: list[Problem], valid: int) -> None:
+        self._stream.tally(problems, valid)
+        self.kinds.update(problem.kind for problem in problems)
+
+    def require_valid(self) -> None:
+        """Nothing: a shard whose records were all skipped is fine when another has valid ones."""
+
+    @property
+    def skipped(self) -> list[InputError]:
+        return self._stream.skipped
+
+    @property
+    def count(self) -> int:
+        return self._stream.count
+
+
+def load_shard(path: str | os.PathLike[str], *, task: Literal["kie", "vqa"], value_match: ValueMatch = "exact",
+               alpha: float = 0.25, skip_invalid: bool = False, workers: int = 1,
+               predictions: str | os.PathLike[str] | None = None, missing_confidence: bool = False) -> ShardResult:
+    """Evaluate one shard of ``task`` (records on up to ``workers`` processes), or read it when it is a table.
+
+    Pure: the same file and options give the same result wherever it runs,
+    which is what lets a Dask worker run it again after a failure.
+    ``missing_confidence`` is :func:`rpa_sim.records.readers.read_records`'s.
+
+    Raises
+    ------
+    InputError
+        For bad records (unless skipped), naming the shard, its line and the
+        record; for a table of another task or other settings, or with
+        ``skip_invalid`` or ``predictions``.
+    """
+    if is_table_file(path):
+        if predictions is not None:
+            raise InputError(f"is an outcome table, which holds its predictions; a predictions file goes with "
+                             f"records only, got {str(predictions)!r}", path=str(path))
+        if skip_invalid:
+            raise InputError("is an outcome table: skipping invalid records applies to records, when they are "
+                             "evaluated", path=str(path))
+        table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
+        valid = table.documents if isinstance(table, KIEOutcomes) else len(table)
+        return ShardResult(table, valid=valid, skipped_before=read_info(path).skipped)
+    from rpa_sim.evaluate import local as parallel  # noqa: PLC0415
+    from rpa_sim.records.readers import read_records  # noqa: PLC0415
+
+    stream = _ShardStream(read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid,
+                                       missing_confidence=missing_confidence))
+    evaluation = parallel.evaluation(task, value_match=value_match, alpha=alpha)
+    table = parallel.evaluate_stream(stream, evaluation, workers=workers)  # type: ignore[arg-type]
+    return ShardResult(table, tuple(stream.skipped), stream.kinds, stream.count)
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The shards' tables joined: the table, the records skipped in shard order and their summary.
+
+    ``skipped_count`` adds the records skipped when outcome table shards were evaluated.
+    """
+
+    table: Table
+    skipped: list[InputError]
+    skipped_summary: str
+    skipped_count: int
+
+
+def merge_shards(shards: Sequence[Path], results: Sequence[ShardResult], *,
+                 data: str | os.PathLike[str]) -> Merged:
+    """The table of the shards' records in one file, from each shard's result (given in shard order).
+
+    Raises
+    ------
+    InputError
+        For an id in two shards (naming both, and the lines when the shards
+        are records); for DATA without a valid record.
+    """
+    _require_unique_ids(shards, [result.table for result in results])
+    skipped = [error for result in results for error in result.skipped]
+    if sum(result.valid for result in results) == 0:
+        raise InputError(f"no valid records: {len(skipped)} skipped", path=str(data))
+    kinds: Counter[str] = Counter()
+    for result in results:
+        kinds.update(result.kinds)  # in the order first met, as one file counts them
+    try:
+        table = concat_tables([result.table for result in results])
+    except ValueError as problem:
+        raise InputError(f"its shards cannot be joined: {problem}", path=str(data)) from None
+    return Merged(table, skipped, _summary(len(skipped), kinds),
+                  len(skipped) + sum(result.skipped_before for result in results))
+
+
+def evaluate_shards(shards: Sequence[Path], *, task: Literal["kie", "vqa"], value_match: ValueMatch = "exact",
+                    alpha: float = 0.25, skip_invalid: bool = False, workers: int | None = None,
+                    scheduler: str | None = None, predictions: str | os.PathLike[str] | None = None,
+                    missing_confidence: bool = False) -> list[ShardResult]:
+    """Each shard's result, in shard order: evaluated in this machine's processes, or on a Dask cluster.
+
+    Parameters
+    ----------
+    shards : sequence of Path
+        What :func:`resolve_shards` gave.
+    task : {"kie", "vqa"}
+        The task of every shard (:func:`data_task`).
+    value_match, alpha, skip_invalid, predictions, missing_confidence
+        As in :func:`load_shard`.
+    workers : int, optional
+        Processes of this machine that evaluate each shard in turn (every core by default).
+    scheduler : str, optional
+        A Dask scheduler (:func:`rpa_sim.evaluate.cluster.parse_scheduler`) whose
+        workers evaluate the shards, one task each; ``workers`` is then unused.
+    """
+    options: dict[str, Any] = {"task": task, "value_match": value_match, "alpha": alpha,
+                               "skip_invalid": skip_invalid, "predictions": predictions,
+                               "missing_confidence": missing_confidence}
+    if scheduler is not None:
+        from rpa_sim.evaluate.cluster import evaluate_on_cluster  # noqa: PLC0415 (Dask only when asked for)
+
+        return evaluate_on_cluster(shards, scheduler=scheduler, **options)
+    from rpa_sim.evaluate.local import resolve_workers  # noqa: PLC0415
+
+    count = resolve_workers(workers)
+    return [load_shard(shard, workers=count, **options) for shard in shards]
+
+
+def load_shards(shards: Sequence[Path], *, data: str | os.PathLike[str], task: Literal["kie", "vqa"] | None = None,
+                predictions: str | os.PathLike[str] | None = None, skip_invalid: bool = False,
+                **options: Any) -> Merged:
+    """The shards of DATA evaluated (:func:`evaluate_shards`, with its ``options``) and merged.
+
+    ``data`` is DATA as the user gave it, for messages; ``task`` is inferred
+    (:func:`data_task`) when omitted; a ``predictions`` file goes with one
+    shard only.
+    """
+    if predictions is not None and len(shards) > 1:
+        raise InputError(f"a predictions file goes with one records file, and DATA is {len(shards)} shards "
+                         f"(got {str(predictions)!r})", path=str(data))
+    task = data_task(shards, task=task, skip_invalid=skip_invalid, predictions=predictions)
+    results = evaluate_shards(shards, task=task, skip_invalid=skip_invalid, predictions=predictions, **options)
+    return merge_shards(shards, results, data=data)
+
+
+def check_partitions_folder(folder: str | os.PathLike[str]) -> Path:
+    """Check, before any long work, that :func:`write_partitions` may write into ``folder``; ``folder`` as a Path.
+
+    Raises
+    ------
+    InputError
+        When ``folder`` is a file, cannot be written, or holds other files than partitions.
+    """
+    from rpa_sim.common.files import check_output_folder  # noqa: PLC0415
+
+    folder = check_output_folder(folder)
+    if Path.cwd().is_relative_to(folder.absolute()):  # replaced by a rename, it would leave the shell nowhere
+        raise InputError("is the current folder or holds it; name a folder for the outcome tables", path=str(folder))
+    if folder.is_dir():
+        others = sorted(entry.name for entry in folder.iterdir() if _PARTITION.fullmatch(entry.name) is None)
+        if others:
+            raise InputError(f"holds other files than partitions ({others[0]!r}, ...); write the outcome tables "
+                             f"into a new or empty folder", path=str(folder))
+    return folder
+
+
+def write_partitions(results: Sequence[ShardResult], shards: Sequence[Path], folder: str | os.PathLike[str], *,
+                     predictions: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Write each shard's table as ``part-00000.parquet``, ... into ``folder``, all at once or none.
+
+    The files are written into a hidden folder beside ``folder``, which is
+    renamed into place at the end (:func:`rpa_sim.common.files.all_or_nothing`): an
+    interrupted or failed write leaves ``folder`` as it was, and a system
+    error names the file in ``folder``, never the hidden one. An existing
+    ``folder`` is replaced when it holds partitions alone (an earlier run's),
+    and refused when it holds anything else. Each file's metadata names its
+    shard (and the predictions file).
+
+    Returns
+    -------
+    list of Path
+        The files written, in shard order (which their names keep).
+
+    Raises
+    ------
+    InputError
+        When ``folder`` is a file, or a folder with other files in it.
+    """
+    from rpa_sim.common.files import all_or_nothing  # noqa: PLC0415
+    from rpa_sim.evaluate.tablefile import write_table  # noqa: PLC0415
+
+    folder = check_partitions_folder(folder)
+    width = max(5, len(str(len(results) - 1)))
+    names = [f"part-{index:0{width}d}.parquet" for index in range(len(results))]
+    with all_or_nothing([folder]) as (staged,):
+        staged.mkdir()
+        for name, result, shard in zip(names, results, shards):
+            sources = [shard] if predictions is None else [shard, predictions]
+            write_table(result.table, staged / name, source=sources,
+                        skipped=len(result.skipped) + result.skipped_before)
+    return [folder / name for name in names]
+
+
+def _summary(total: int, kinds: Counter[str]) -> str:
+    """As :meth:`rpa_sim.records.readers.RecordStream.skipped_summary` words it for one file."""
+    if total == 0:
+        return "skipped 0 records"
+    return f"skipped {total} record{'' if total == 1 else 's'}: " + ", ".join(
+        f"{n} {kind}" for kind, n in kinds.most_common())
+
+
+def _ids(table: Table) -> Any:
+    return table.document_ids if isinstance(table, KIEOutcomes) else table.question_ids
+
+
+def _require_unique_ids(shards: Sequence[Path], tables: Sequence[Table]) -> None:
+    if len(tables) < 2:
+        return  # within a file, the reader refuses a duplicate id
+    first_shard: dict[str, int] = {}
+    for index, table in enumerate(tables):
+        for record_id in _ids(table).tolist():
+            earlier = first_shard.setdefault(record_id, index)
+            if earlier != index:
+                where = _line_of(shards[earlier], record_id)
+                first = str(shards[earlier]) + ("" if where is None else f" line {where}")
+                raise InputError(f"duplicate id (first in {first}); ids are unique across shards",
+                                 path=str(shards[index]), line=_line_of(shards[index], record_id),
+                                 record_id=record_id)
+
+
+def _line_of(path: Path, record_id: str) -> int | None:
+    """The line of ``record_id`` in the records shard ``path`` (None for a table), for a message."""
+    if is_table_file(path):
+        return None
+    with open(path, "rb") as raw:
+        compressed = raw.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if compressed else open(path, "rb")) as lines:
+        for number, line in enumerate(lines, start=1):
+            try:
+                if json.loads(line).get("id") == record_id:
+                    return number
+            except (ValueError, AttributeError):
+                continue
+    return None

@@ -1,0 +1,1 @@
+"""Stage 3, operate: the review team's queue and staffing, and production monitoring."""

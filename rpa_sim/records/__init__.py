@@ -1,0 +1,1 @@
+"""Records: the canonical models, reading and writing JSONL, importers of real formats, synthetic data."""

@@ -1,0 +1,425 @@
+"""Import Azure Document Intelligence (Form Recognizer) ``analyzeResult`` outputs as KIE predictions.
+
+An analyze operation's response (``GET .../analyzeResults/{id}``) holds an
+``analyzeResult``; a file may be the whole response or the ``analyzeResult``
+alone. Two shapes exist, told apart by their keys:
+
+- v2.1 (Form Recognizer): ``documentResults[].fields``; a field has
+  ``type``, a typed value (``valueString``, ``valueNumber``, ``valueDate``...),
+  the recognised ``text``, ``boundingBox`` (8 numbers: the corners of a
+  quadrilateral), ``page`` (from 1) and ``confidence``. Pages and their OCR
+  words are in ``readResults[]`` (``lines[].words[]``).
+- v3 and later (Document Intelligence): ``documents[].fields``; a field has
+  the recognised ``content``, the typed value (``valueCurrency`` is
+  ``{amount, currencySymbol, currencyCode}``, ``valueAddress`` an object...),
+  ``boundingRegions[]`` (``pageNumber`` from 1 and a ``polygon`` of numbers)
+  and ``confidence``. Pages and their words are in ``pages[]``.
+
+Mapping (one KIE record per analysed document; ``docs/importers/azure-di.md``):
+
+- id: ``<file stem>-<n>``, ``n`` the document's 1-based position in
+  ``documentResults``/``documents``; ``document_type``: its ``docType``.
+- a field -> an entity keyed by its name (through ``--fields``); a field of
+  type array of objects (``Items``: ``valueArray`` of ``valueObject``) -> one
+  group per object, named after the array, its fields keyed by their own names
+  (``--fields`` looks them up as ``Items.Name``); an array of values -> one
+  entity per value; an object field -> one group. Arrays and objects inside a
+  group are not mapped (canonical groups do not nest), and are counted.
+- value (``value="text"``, the default): the recognised text (``content``,
+  ``text``), which is what the page shows, so what ANLS and grounding compare
+  with a reading of the page; the typed value when the field has no text (a
+  ``ReceiptType`` is a classification). ``value="typed"``: the typed value
+  (:func:`typed_value`), the text when there is none. Both fallbacks counted.
+- confidence: the field's ``confidence``; a field without one gets a missing
+  confidence (null), never the 1.0 that the SDKs' models default to.
+- evidence: each box of the field (v2.1 ``boundingBox`` on ``page``, v3 each
+  bounding region), as the axis-aligned box around the polygon, in the page's
+  own unit (pixel for images, inch for PDFs), page index = page number - 1.
+- document: the OCR words of ``readResults``/``pages`` when the response has
+  any, on pages of the size and unit it gives; otherwise none, so that
+  grounding stays unknown rather than measured against no words.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from rpa_sim.common.errors import InputError
+from rpa_sim.records.importers import ImportReport
+from rpa_sim.records.importers._json import FieldChecks, load_json, show
+from rpa_sim.records.importers.service import (
+    FieldMap,
+    bounding_box,
+    joined_records,
+    read_joins,
+    source_files,
+    value_text,
+)
+from rpa_sim.records.models import (
+    Box,
+    Document,
+    Evidence,
+    KIERecord,
+    Page,
+    PredictedEntity,
+    PredictedExtraction,
+    PredictedGroup,
+    Word,
+)
+
+__all__ = ["FORMAT", "VALUE_CHOICES", "import_azure_di", "typed_value"]
+
+FORMAT = "azure-di"
+VALUE_CHOICES = ("text", "typed")
+ValueChoice = Literal["text", "typed"]
+
+# The typed value of each kind of field, in the order they are looked for; both API generations' names.
+_SCALAR_VALUES = ("valueString", "valueNumber", "valueInteger", "valueDate", "valueTime", "valuePhoneNumber",
+                  "valueCountryRegion", "valueCountry", "valueSelectionMark", "valueSignature", "valueBoolean")
+_CURRENCY, _ARRAY, _OBJECT = "valueCurrency", "valueArray", "valueObject"
+
+
+def typed_value(field: dict[str, Any]) -> str | bool | float | None:
+    """A field's typed value as a scalar, or ``None`` when it has none that is one.
+
+    A currency is its ``amount`` (the symbol and code are dropped: a ground
+    truth writes totals as numbers); an address (an object of parts) has none,
+    nor do arrays and objects.
+
+    Examples
+    --------
+    >>> typed_value({"type": "number", "valueNumber": 463, "text": "$463"})
+    463
+    >>> typed_value({"type": "currency", "valueCurrency": {"amount": 14.5, "currencySymbol": "$"}})
+    14.5
+    >>> typed_value({"type": "address", "valueAddress": {"road": "Main Street"}}) is None
+    True
+    """
+    for key in _SCALAR_VALUES:
+        if key in field:
+            return field[key]
+    currency = field.get(_CURRENCY)
+    if isinstance(currency, dict):
+        return currency.get("amount")
+    return None
+
+
+def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_truth: str | Path | None = None,
+                    fields: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
+    """Read Azure Document Intelligence / Form Recognizer analyze results into KIE records.
+
+    Parameters
+    ----------
+    source : path-like
+        A response or ``analyzeResult`` file (``.json``), or a folder of them
+        (its ``*.json`` files, by name, not recursing).
+    value : {"text", "typed"}, default="text"
+        Which string is the value: the recognised text, or the typed value.
+    ground_truth : path-like, optional
+        A ground truth to join by id (:func:`~rpa_sim.records.importers.service.read_ground_truth`);
+        without it the records are predictions only.
+    fields : path-like, optional
+        A YAML map of field names to ground-truth keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
+
+    Returns
+    -------
+    records : iterator of KIERecord
+        One per analysed document, lazily, files in name order.
+    report : ImportReport
+        Complete once the records are consumed.
+
+    Raises
+    ------
+    InputError
+        At the call for a missing source, an empty folder or a bad ground truth
+        or map; while iterating for a file that is not an analyze result (no
+        ``documentResults`` or ``documents``, a confidence outside [0, 1], a
+        polygon of an odd count of numbers...), with the file and field path.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> result = {"analyzeResult": {"documents": [{"docType": "receipt", "fields": {
+    ...     "Total": {"type": "currency", "valueCurrency": {"amount": 14.5}, "content": "$14.50",
+    ...               "boundingRegions": [{"pageNumber": 1, "polygon": [1, 2, 9, 2, 9, 4, 1, 4]}]},
+    ...     "Tip": {"type": "currency", "valueCurrency": {"amount": 1.63}, "content": "1.63", "confidence": 0.9}}}]}}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "receipt.json"
+    >>> _ = path.write_text(json.dumps(result))
+    >>> records, report = import_azure_di(path)
+    >>> [(e.key, e.value, e.confidence, e.evidence) for r in records for e in r.prediction.entities]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('Total', '$14.50', None, [Evidence(page=0, bbox=(1.0, 2.0, 9.0, 4.0))]),
+     ('Tip', '1.63', 0.9, None)]
+    """
+    if value not in VALUE_CHOICES:
+        raise ValueError(f"value must be one of {VALUE_CHOICES}, got {value!r}")
+    files = source_files(source, what="Azure Document Intelligence analyze results")
+    report = ImportReport(FORMAT)
+    truth, field_map = read_joins(ground_truth=ground_truth, fields=fields, report=report)
+    report.notes.append("value = the recognised text (content, text): what the page shows" if value == "text" else
+                        "value = the typed value (valueString, valueNumber..., a currency's amount)")
+    options = _Options(value, field_map)
+    return joined_records(_records(files, options, report), ground_truth=truth, fields=field_map,
+                          report=report), report
+
+
+@dataclass(frozen=True)
+class _Options:
+    value: ValueChoice
+    fields: FieldMap
+
+
+def _records(files: list[Path], options: _Options, report: ImportReport) -> Iterator[KIERecord]:
+    stats: Counter[str] = Counter()
+    for path in files:
+        yield from _Result(str(path), path.stem, options, report.unmapped, stats).records(load_json(path))
+    _notes(stats, options, report)
+
+
+def _notes(stats: Counter[str], options: _Options, report: ImportReport) -> None:
+    for shape in ("v2.1", "v3 or later"):
+        if stats[shape]:
+            report.notes.append(f"files of the {shape} shape: {stats[shape]}")
+    if stats["fallback"]:
+        other = "typed value" if options.value == "text" else "recognised text"
+        report.notes.append(f"fields without a {'recognised text' if options.value == 'text' else 'typed value'}, "
+                            f"whose {other} is the value: {stats['fallback']}")
+    if stats["no_confidence"]:
+        report.notes.append("fields without a confidence, written with a missing confidence (null, not the SDKs' "
+                            f"default of 1.0; set missing_confidence in the policy): {stats['no_confidence']}")
+    if stats["currency"] and options.value == "typed":
+        report.notes.append(f"currency values written as their amount (symbol and code dropped): {stats['currency']}")
+    units = sorted(unit for unit in ("pixel", "inch") if stats[f"unit {unit}"])
+    if units:
+        report.notes.append(f"evidence boxes and pages in the pages' own unit: {', '.join(units)}")
+    if stats["with_words"]:
+        report.notes.append(f"documents with the OCR words of the response's pages: {stats['with_words']}")
+    if stats["without_words"]:
+        report.notes.append("documents without OCR words in the response (no readResults lines or pages words): "
+                            f"grounding stays unknown: {stats['without_words']}")
+
+
+class _Result(FieldChecks):
+    """One parsed file, read with checks that name the field path of any problem."""
+
+    def __init__(self, path: str, stem: str, options: _Options, unmapped: Counter[str], stats: Counter[str]) -> None:
+        self.path, self.stem, self.options = path, stem, options
+        self.unmapped, self.stats = unmapped, stats
+        self.fields = options.fields
+        self.page_count: int | None = None
+
+    def error(self, field: str, problem: str) -> InputError:
+        return InputError(problem, path=self.path, field=field or None)
+
+    def records(self, data: Any) -> Iterator[KIERecord]:
+        top = self.as_object(data, "")
+        where = ""
+        if "analyzeResult" in top:
+            status = top.get("status", "succeeded")
+            if status != "succeeded":
+                raise self.error("status", f"{show(status)}: the analysis did not succeed, so it has no result")
+            where = "analyzeResult"
+            top = self.as_object(top["analyzeResult"], where)
+        if "documentResults" in top:
+            self.stats["v2.1"] += 1
+            documents_key, pages_key = "documentResults", "readResults"
+        elif "documents" in top:
+            self.stats["v3 or later"] += 1
+            documents_key, pages_key = "documents", "pages"
+        else:
+            raise self.error(where, f"not an analyze result: no documentResults (v2.1) or documents (v3 and later); "
+                                    f"keys: {sorted(top)}")
+        document = self.document(top.get(pages_key, []), _step(where, pages_key))
+        documents = self.as_list(top[documents_key], _step(where, documents_key))
+        for index, raw in enumerate(documents):
+            document_where = f"{_step(where, documents_key)}[{index}]"
+            yield self.record(index, self.as_object(raw, document_where), document_where, document)
+
+    def record(self, index: int, analysed: dict[str, Any], where: str, document: Document | None) -> KIERecord:
+        doc_type = analysed.get("docType")
+        fields = self.as_object(analysed.get("fields") or {}, f"{where}.fields")
+        entities: list[PredictedEntity] = []
+        groups: list[PredictedGroup] = []
+        for name, raw in fields.items():
+            field_where = f"{where}.fields.{name}"
+            field = self.as_object(raw, field_where)
+            if _ARRAY in field:
+                self.array(name, field, field_where, entities, groups)
+            elif _OBJECT in field:
+                group = self.group(name, field[_OBJECT], f"{field_where}.{_OBJECT}")
+                if group is not None:
+                    groups.append(group)
+            else:
+                entity = self.entity(name, name, field, field_where)
+                if entity is not None:
+                    entities.append(entity)
+        self.stats["with_words" if document is not None else "without_words"] += 1
+        return KIERecord(id=f"{self.stem}-{index + 1}", document=document,
+                         document_type=doc_type if isinstance(doc_type, str) and doc_type else None,
+                         prediction=PredictedExtraction(entities=entities, groups=groups))
+
+    def array(self, name: str, field: dict[str, Any], where: str, entities: list[PredictedEntity],
+              groups: list[PredictedGroup]) -> None:
+        items = self.as_list(field[_ARRAY], f"{where}.{_ARRAY}")
+        for index, raw in enumerate(items):
+            item_where = f"{where}.{_ARRAY}[{index}]"
+            item = self.as_object(raw, item_where)
+            if _OBJECT in item:
+                group = self.group(name, item[_OBJECT], f"{item_where}.{_OBJECT}")
+                if group is not None:
+                    groups.append(group)
+            elif _ARRAY in item:
+                self.unmapped["arrays directly inside arrays (canonical records have no place for them)"] += 1
+            else:
+                entity = self.entity(name, name, item, item_where)
+                if entity is not None:
+                    entities.append(entity)
+
+    def group(self, name: str, raw: Any, where: str) -> PredictedGroup | None:
+        members = self.as_object(raw, where)
+        group_name = self.fields.key(name)
+        if group_name is None:
+            return None
+        entities = []
+        for member, raw_field in members.items():
+            member_where = f"{where}.{member}"
+            field = self.as_object(raw_field, member_where)
+            if _ARRAY in field:
+                values_where = f"{member_where}.{_ARRAY}"
+                items = [(f"{values_where}[{i}]", self.as_object(item, f"{values_where}[{i}]"))
+                         for i, item in enumerate(self.as_list(field[_ARRAY], values_where))]
+            else:
+                items = [(member_where, field)]
+            if any(_OBJECT in item or _ARRAY in item for _, item in items):
+                self.unmapped["arrays of objects, and objects, inside a group (canonical groups do not nest)"] += 1
+                continue
+            for item_where, item in items:
+                entity = self.entity(f"{name}.{member}", member, item, item_where)
+                if entity is not None:
+                    entities.append(entity)
+        if not entities:
+            self.unmapped["groups with no field left (no group written)"] += 1
+            return None
+        return PredictedGroup(name=group_name, entities=entities)
+
+    def entity(self, name: str, default: str, field: dict[str, Any], where: str) -> PredictedEntity | None:
+        key = self.fields.key(name, default=default)
+        if key is None:
+            return None
+        value = self.value(field, where)
+        if value is None:
+            self.unmapped["fields without a value (neither text nor typed value)"] += 1
+            return None
+        return PredictedEntity(key=key, value=value, confidence=self.confidence(field, where),
+                               evidence=self.evidence(field, where) or None)
+
+    def value(self, field: dict[str, Any], where: str) -> str | None:
+        text = field.get("content", field.get("text"))
+        if text is not None:
+            text = self.as_text(text, f"{where}.{'content' if 'content' in field else 'text'}")
+        typed = typed_value(field)
+        if typed is not None:
+            if not isinstance(typed, (str, bool, int, float)):
+                raise self.error(where, f"expected a typed value that is a string, number or boolean, got "
+                                        f"{show(typed)}")
+            if isinstance(typed, float) and not math.isfinite(typed):
+                raise self.error(where, f"expected a finite number, got {show(typed)}")
+            self.stats["currency"] += _CURRENCY in field
+            typed = value_text(typed)
+        first, second = (text, typed) if self.options.value == "text" else (typed, text)
+        if first is None and second is not None:
+            self.stats["fallback"] += 1
+        return first if first is not None else second
+
+    def confidence(self, field: dict[str, Any], where: str) -> float | None:
+        if field.get("confidence") is None:
+            self.stats["no_confidence"] += 1
+            return None
+        confidence = self.as_number(field["confidence"], f"{where}.confidence")
+        if not 0.0 <= confidence <= 1.0:
+            raise self.error(f"{where}.confidence", f"{show(field['confidence'])} is not in [0, 1]")
+        return confidence
+
+    def evidence(self, field: dict[str, Any], where: str) -> list[Evidence]:
+        if "boundingBox" in field:  # v2.1: one quadrilateral on one page
+            page = self.page_number(self.required(field, "page", where), f"{where}.page")
+            return [Evidence(page=page - 1, bbox=self.polygon(field["boundingBox"], f"{where}.boundingBox"))]
+        evidence = []
+        regions = self.as_list(field.get("boundingRegions", []), f"{where}.boundingRegions")
+        for index, raw in enumerate(regions):
+            region_where = f"{where}.boundingRegions[{index}]"
+            region = self.as_object(raw, region_where)
+            page = self.page_number(self.required(region, "pageNumber", region_where), f"{region_where}.pageNumber")
+            shape = "polygon" if "polygon" in region else "boundingBox"  # boundingBox: the 2021 previews
+            box = self.polygon(self.required(region, shape, region_where), f"{region_where}.{shape}")
+            evidence.append(Evidence(page=page - 1, bbox=box))
+        return evidence
+
+    def page_number(self, value: Any, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.error(where, f"expected a page number from 1, got {show(value)}")
+        if self.page_count is not None and value > self.page_count:
+            raise self.error(where, f"page {value}, but the result has {self.page_count} pages")
+        return value
+
+    def polygon(self, raw: Any, where: str) -> Box:
+        numbers = [self.as_number(v, f"{where}[{i}]") for i, v in enumerate(self.as_list(raw, where))]
+        if not numbers or len(numbers) % 2:
+            raise self.error(where, f"expected x, y pairs of coordinates, got {len(numbers)} numbers")
+        return bounding_box(zip(numbers[::2], numbers[1::2]))
+
+    def document(self, raw_pages: Any, where: str) -> Document | None:
+        """The pages (sizes, units and OCR words) of the result; ``None`` when they hold no word."""
+        pages: dict[int, tuple[float, float, list[Word]]] = {}
+        for index, raw in enumerate(self.as_list(raw_pages, where)):
+            page_where = f"{where}[{index}]"
+            page = self.as_object(raw, page_where)
+            number_key = "pageNumber" if "pageNumber" in page else "page"
+            number = self.page_number(self.required(page, number_key, page_where), f"{page_where}.{number_key}")
+            if number in pages:
+                raise self.error(f"{page_where}.{number_key}", f"page {number} is given twice")
+            unit = page.get("unit")
+            if unit in ("pixel", "inch"):
+                self.stats[f"unit {unit}"] += 1
+            size = [self.as_number(self.required(page, side, page_where), f"{page_where}.{side}")
+                    for side in ("width", "height")]
+            pages[number] = (*size, self.words(page, page_where))
+        if sorted(pages) != list(range(1, len(pages) + 1)):
+            raise self.error(where, f"pages numbered {sorted(pages)}: expected 1 to {len(pages)}")
+        self.page_count = len(pages) or None
+        if not any(words for _, _, words in pages.values()):
+            return None
+        for number, (width, height, _) in pages.items():
+            if width <= 0 or height <= 0:
+                raise self.error(where, f"page {number} has a size of {width:g} x {height:g}")
+        return Document(pages=[Page(width=width, height=height, words=words)
+                               for _, (width, height, words) in sorted(pages.items())])
+
+    def words(self, page: dict[str, Any], where: str) -> list[Word]:
+        if "words" in page:  # v3: the page's words
+            listed = self.as_list(page["words"], f"{where}.words")
+            raw_words = [(f"{where}.words[{i}]", word) for i, word in enumerate(listed)]
+        else:  # v2.1: each line's words
+            raw_words = []
+            for i, line in enumerate(self.as_list(page.get("lines", []), f"{where}.lines")):
+                line_where = f"{where}.lines[{i}]"
+                words = self.as_object(line, line_where).get("words", [])
+                raw_words += [(f"{line_where}.words[{j}]", w)
+                              for j, w in enumerate(self.as_list(words, f"{line_where}.words"))]
+        words = []
+        for word_where, raw in raw_words:
+            word = self.as_object(raw, word_where)
+            text_key, shape = ("content", "polygon") if "content" in word else ("text", "boundingBox")
+            text = self.as_text(self.required(word, text_key, word_where), f"{word_where}.{text_key}")
+            box = self.polygon(self.required(word, shape, word_where), f"{word_where}.{shape}")
+            words.append(Word(text=text, bbox=box))
+        return words
+
+
+def _step(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key

@@ -1,0 +1,491 @@
+"""Import a JSON or JSON Lines output no other importer knows, through a mapping file that says where things are.
+
+An in-house service or an LLM extractor writes its own JSON. A small YAML file
+(:class:`Mapping`, checked by pydantic, unknown settings refused) names, with
+the paths of :mod:`rpa_sim.records.importers._jsonpath` (``$.a.b``, ``a[*]``,
+``a[0]``, ``*`` over an object's keys binding them), where each record is,
+its id, its predicted fields and, per field, the key, value, confidence, box
+and page; optionally where its ground truth is (``docs/importers/mapping.md``).
+
+Mapping (one KIE record per record the ``records`` path finds):
+
+- id: the ``id`` path's one value, a string or an integer.
+- prediction: one entity per value of the ``fields`` path; its key is the
+  ``key`` path's value (from the field, ``@``, or the record, ``$``) or, by
+  default, the object keys the ``*`` steps of ``fields`` bound, joined by
+  ``.``; its value is the ``value`` path's (default ``@``, the field itself),
+  a string, number or boolean as text (:func:`~rpa_sim.records.importers.service.value_text`);
+  a null value drops the field (counted).
+- confidence: the ``confidence`` path's number (or a string that reads as
+  one) divided by ``confidence_scale``, in [0, 1]; no confidence path, no
+  match or null: null (unknown), counted, never invented.
+- evidence: the ``box`` path's four numbers (``box_format`` ``xyxy`` or
+  ``xywh``, in the service's units) on page ``page`` (counted from
+  ``first_page``; the first page without a page path).
+- ground truth: the ``ground_truth`` section's paths, or ``--ground-truth``
+  (:func:`~rpa_sim.records.importers.service.read_ground_truth`); ``--fields`` renames
+  the predicted keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
+
+Every path must match something in the first record, or the import stops
+with an error naming the setting, the path, the file and line, and the
+mapping's line: a misspelt path would otherwise give every record null
+confidences or no fields. Later records may lack a field's optional parts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from rpa_sim.common.errors import InputError, UsageError, shown
+from rpa_sim.records.importers import ImportReport
+from rpa_sim.records.importers._json import load_json, parse_line
+from rpa_sim.records.importers._jsonpath import JsonPath, Match, parse_path
+from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
+from rpa_sim.common.inputs import check_input, input_lines
+from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
+from rpa_sim.common.yamlfile import field_line, read_yaml, validated
+
+__all__ = ["FORMAT", "LINES_SUFFIXES", "Mapping", "TruthMapping", "load_mapping", "import_mapping"]
+
+FORMAT = "mapping"
+#: A source file whose name ends so is JSON Lines (one JSON value a line); any other is one JSON value.
+LINES_SUFFIXES = (".jsonl", ".jsonl.gz")
+_FILE_SUFFIXES = (".json", *LINES_SUFFIXES)
+
+
+def _path(text: str) -> str:
+    parse_path(text)  # a malformed path is the setting's error, with its place in the YAML file
+    return text
+
+
+def _record_path(text: str) -> str:
+    if _path(text)[0] != "$":
+        raise ValueError(f"{text!r} starts with @ (a field), but this path is read from the record: start it with $")
+    return text
+
+
+PathText = Annotated[str, AfterValidator(_path)]
+RecordPathText = Annotated[str, AfterValidator(_record_path)]
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TruthMapping(_Settings):
+    """Where a record's ground truth is: its fields, and each field's key and value (as for the prediction)."""
+
+    fields: RecordPathText
+    key: PathText | None = None
+    value: PathText = "@"
+
+
+class Mapping(_Settings):
+    """The mapping file: where the records, their ids, fields and ground truth are (``docs/importers/mapping.md``).
+
+    Paths named ``records``, ``id`` and ``fields`` start at the record (``$``;
+    ``records`` at the whole JSON value of a file or a line); the others may
+    start at the field (``@``) or at the record (``$``).
+    """
+
+    records: RecordPathText = "$"
+    id: RecordPathText
+    fields: RecordPathText
+    key: PathText | None = None
+    value: PathText = "@"
+    confidence: PathText | None = None
+    confidence_scale: float = Field(default=1.0, gt=0, allow_inf_nan=False)
+    box: PathText | None = None
+    box_format: Literal["xyxy", "xywh"] = "xyxy"
+    page: PathText | None = None
+    first_page: Literal[0, 1] = 0
+    ground_truth: TruthMapping | None = None
+
+    @model_validator(mode="after")
+    def _fields_have_keys(self) -> Mapping:
+        for where, settings in (("", self), ("ground_truth.", self.ground_truth)):
+            if settings is not None and settings.key is None and not parse_path(settings.fields).has_wildcard:
+                raise ValueError(f"{where}fields {settings.fields!r} binds no key (no * over an object's keys): "
+                                 f"give {where}key, a path to each field's name (such as '@.name')")
+        return self
+
+
+def load_mapping(path: str | Path) -> Mapping:
+    """The mapping file, validated; a bad setting is an :class:`InputError` naming the file, line and setting."""
+    path = Path(path)
+    return validated(Mapping, read_yaml(path), source=str(path))
+
+
+def _sources(source: Path) -> list[Path]:
+    if source.is_dir():
+        files = sorted(p for p in source.iterdir() if p.is_file() and p.name.endswith(_FILE_SUFFIXES))
+        if not files:
+            raise InputError("no .json, .jsonl or .jsonl.gz files", path=str(source))
+        return files
+    if not source.exists():
+        raise InputError("no such file or folder", path=str(source))
+    check_input(source)
+    return [source]
+
+
+def _documents(files: list[Path]) -> Iterator[tuple[Path, int | None, Any]]:
+    """Each JSON value of the sources: a whole ``.json`` file, or a line of a JSON Lines file, with its line."""
+    for path in files:
+        if path.name.endswith(LINES_SUFFIXES):
+            for number, raw in input_lines(path):
+                yield path, number, parse_line(raw, path=path, line=number)
+        else:
+            yield path, None, load_json(path)
+
+
+def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str | Path | None = None,
+                   fields: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
+    """Read any JSON or JSON Lines output into KIE records, as a mapping file says.
+
+    Parameters
+    ----------
+    source : path-like
+        A ``.json`` file (one JSON value), a ``.jsonl`` or ``.jsonl.gz`` file
+        (a JSON value a line), or a folder of them (in name order, not recursing).
+    mapping : path-like
+        The mapping file (YAML, :class:`Mapping`).
+    ground_truth : path-like, optional
+        A ground truth joined by id (:func:`~rpa_sim.records.importers.service.read_ground_truth`);
+        not together with the mapping's ``ground_truth`` section.
+    fields : path-like, optional
+        A map of predicted keys to ground-truth keys
+        (:class:`~rpa_sim.records.importers.service.FieldMap`).
+
+    Returns
+    -------
+    records : iterator of KIERecord
+        One per record found, lazily, in file and record order.
+    report : ImportReport
+        Complete once the records are consumed.
+
+    Raises
+    ------
+    InputError
+        At the call for a bad mapping file, source or ground truth; while
+        iterating for a path that matches nothing in the first record, an id
+        that is missing, repeated or not a string or integer, a value that is
+        an object or a list, a confidence outside [0, 1], a bad box or page,
+        naming the file, the line, the id and the place in the JSON.
+    UsageError
+        At the call, for a ground truth both in the mapping and ``ground_truth``.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "out.jsonl").write_text(json.dumps(
+    ...     {"doc_id": "r-1", "fields": {"total": {"value": "12.00", "score": 0.93}}}) + "\\n")
+    >>> _ = (folder / "map.yaml").write_text("id: $.doc_id\\nfields: $.fields.*\\nvalue: '@.value'\\n"
+    ...                                      "confidence: '@.score'\\n")
+    >>> records, report = import_mapping(folder / "out.jsonl", mapping=folder / "map.yaml")
+    >>> [(r.id, e.key, e.value, e.confidence) for r in records for e in r.prediction.entities]
+    [('r-1', 'total', '12.00', 0.93)]
+    """
+    settings = load_mapping(mapping)
+    files = _sources(Path(source))
+    if ground_truth is not None and settings.ground_truth is not None:
+        raise UsageError(f"--ground-truth {ground_truth} and the ground_truth section of {mapping} both give a "
+                         f"ground truth: keep one")
+    report = ImportReport(FORMAT)
+    if settings.ground_truth is None:
+        truth, field_map = read_joins(ground_truth=ground_truth, fields=fields, report=report)
+    else:
+        truth, field_map = None, FieldMap() if fields is None else FieldMap.load(fields)
+    importer = _Importer(settings, str(mapping), report, field_map)
+    records = importer.records(str(source), _documents(files))
+    return joined_records(records, ground_truth=truth, fields=field_map, report=report), report
+
+
+class _Place:
+    """Where a record is: file, line and id, for errors."""
+
+    def __init__(self, path: Path, line: int | None) -> None:
+        self.path, self.line, self.record_id = str(path), line, None
+
+    def error(self, where: str | None, problem: str) -> InputError:
+        return InputError(problem, path=self.path, line=self.line, record_id=self.record_id, field=where)
+
+
+class _Importer:
+    """The records of every source value, read with the mapping's paths."""
+
+    def __init__(self, settings: Mapping, mapping_path: str, report: ImportReport, field_map: FieldMap) -> None:
+        self.settings, self.mapping_path, self.report = settings, mapping_path, report
+        self.field_map = field_map
+        self.stats: Counter = Counter()
+        self.first = True
+        # the settings read per field that matched something in the first record
+        self.matched: set[str] = set()
+
+    def records(self, source: str, documents: Iterator[tuple[Path, int | None, Any]]) -> Iterator[KIERecord]:
+        seen: dict[str, str] = {}
+        records_path = parse_path(self.settings.records)
+        for path, line, document in documents:
+            place = _Place(path, line)
+            found = records_path.matches(document)
+            if not found:
+                if self.first:
+                    raise self._nothing(place, "records", records_path, document)
+                self.stats["no_records"] += 1
+            for match in found:
+                record = self.record(match, place)
+                if record.id in seen:
+                    raise place.error(match.where, f"a second record with this id (the first: {seen[record.id]})")
+                seen[record.id] = f"{place.path}, " + (f"line {line}" if line is not None else match.where)
+                yield record
+        if self.first:
+            raise InputError("no records: the source holds no JSON value, or none in which the records path "
+                             "finds a record", path=source)
+        self._finish()
+
+    # ------------------------------------------------------------------ one record
+
+    def record(self, match: Match, place: _Place) -> KIERecord:
+        place.record_id = None  # not known until the id is read
+        record_id = place.record_id = self._id(match, place)
+        prediction = self._side(match, place, self.settings, predicted=True)
+        ground_truth = None
+        if self.settings.ground_truth is not None:
+            ground_truth = self._side(match, place, self.settings.ground_truth, predicted=False)
+        if self.first:
+            self._check_first(match, place)
+            self.first = False
+        return KIERecord(id=record_id, prediction=prediction, ground_truth=ground_truth)
+
+    def _id(self, record: Match, place: _Place) -> str:
+        path = parse_path(self.settings.id)
+        found = path.matches(record.value, record.where)
+        if not found:
+            if self.first:
+                raise self._nothing(place, "id", path, record.value, record.where)
+            raise place.error(record.where, f"no id: {self.settings.id} matches nothing")
+        value = self._one(found, place, "id").value
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise place.error(found[0].where, f"expected an id (a string or an integer), got {shown(value)}")
+        if isinstance(value, str) and not value.strip():
+            raise place.error(found[0].where, "an empty id")
+        return str(value)
+
+    def _side(self, record: Match, place: _Place, settings: Mapping | TruthMapping,
+              *, predicted: bool) -> PredictedExtraction | Extraction:
+        side = "" if predicted else "ground_truth."
+        fields_path = parse_path(settings.fields)
+        found = fields_path.matches(record.value, record.where)
+        if not found:
+            if self.first:
+                raise self._nothing(place, f"{side}fields", fields_path, record.value, record.where)
+            self.stats[f"{side}no_fields"] += 1
+        entities = []
+        for field in found:
+            entity = self._entity(record, field, place, settings, side=side, predicted=predicted)
+            if entity is not None:
+                entities.append(entity)
+        return PredictedExtraction(entities=entities) if predicted else Extraction(entities=entities)
+
+    def _read(self, name: str, settings: Mapping | TruthMapping, record: Match, field: Match) -> list[Match]:
+        path = parse_path(getattr(settings, name.rsplit(".", 1)[-1]))
+        found = path.matches(field.value, field.where) if path.root == "@" else path.matches(record.value,
+                                                                                              record.where)
+        if found:
+            self.matched.add(name)
+        return found
+
+    def _entity(self, record: Match, field: Match, place: _Place, settings: Mapping | TruthMapping, *, side: str,
+                predicted: bool) -> Entity | PredictedEntity | None:
+        key = self._key(record, field, place, settings, side)
+        found = self._read(f"{side}value", settings, record, field)
+        if predicted:
+            key = self.field_map.key(key)
+            if key is None:
+                return None
+        if not found:
+            self.stats[f"{side}no_value"] += 1
+            return None
+        value_match = self._one(found, place, f"{side}value")
+        value = value_match.value
+        if value is None:
+            self.stats[f"{side}null_value"] += 1
+            return None
+        text = self._text(value, value_match.where, place, setting=f"{side}value", path=settings.value)
+        if not predicted:
+            return Entity(key=key, value=text)
+        return PredictedEntity(key=key, value=text, confidence=self._confidence(record, field, place),
+                               evidence=self._evidence(record, field, place))
+
+    def _key(self, record: Match, field: Match, place: _Place, settings: Mapping | TruthMapping, side: str) -> str:
+        if settings.key is None:
+            if not field.keys:
+                raise place.error(field.where, f"{side}fields {settings.fields!r} found a list item, which no "
+                                               f"object key names: give {side}key, a path to its name (such as "
+                                               f"'@.name')")
+            return ".".join(field.keys)
+        found = self._read(f"{side}key", settings, record, field)
+        if not found:
+            raise place.error(field.where, f"no key: {side}key {settings.key!r} matches nothing in this field")
+        key_match = self._one(found, place, f"{side}key")
+        if key_match.value is None:
+            raise place.error(key_match.where, f"{side}key {settings.key!r} found null, expected a key (a string "
+                                               f"or number)")
+        return self._text(key_match.value, key_match.where, place, setting=f"{side}key", path=settings.key)
+
+    def _confidence(self, record: Match, field: Match, place: _Place) -> float | None:
+        if self.settings.confidence is None:
+            self.stats["no_confidence"] += 1
+            return None
+        found = self._read("confidence", self.settings, record, field)
+        raw = self._one(found, place, "confidence").value if found else None
+        if raw is None:
+            self.stats["no_confidence"] += 1
+            return None
+        where = found[0].where
+        number = _number(raw)
+        if number is None:
+            raise place.error(where, f"expected a confidence (a number), got {shown(raw)}")
+        confidence = number / self.settings.confidence_scale
+        if not 0.0 <= confidence <= 1.0:
+            scale = self.settings.confidence_scale
+            shown_scale = "" if scale == 1 else f" / confidence_scale {scale:g} = {confidence:g}"
+            raise place.error(where, f"{shown(raw)}{shown_scale} is not in [0, 1] (set confidence_scale: 100 for "
+                                     f"percentages)")
+        self.stats["confidence"] += 1
+        return confidence
+
+    def _evidence(self, record: Match, field: Match, place: _Place) -> list[Evidence] | None:
+        if self.settings.box is None:
+            return None
+        found = self._read("box", self.settings, record, field)
+        if not found or found[0].value is None:
+            self.stats["no_box"] += 1
+            return None
+        box_match = self._one(found, place, "box")
+        raw = box_match.value
+        numbers = [_number(v, strings=False) for v in raw] if isinstance(raw, list) else []
+        if len(numbers) != 4 or None in numbers:
+            raise place.error(box_match.where, f"expected a box, four numbers ({self.settings.box_format}), "
+                                               f"got {shown(raw)}")
+        x0, y0, a, b = numbers
+        box = (x0, y0, x0 + a, y0 + b) if self.settings.box_format == "xywh" else (x0, y0, a, b)
+        if box[2] < box[0] or box[3] < box[1]:
+            raise place.error(box_match.where, f"{shown(raw)} is not a box ({self.settings.box_format}): it ends "
+                                               f"before it starts")
+        self.stats["box"] += 1
+        return [Evidence(page=self._page(record, field, place), bbox=box)]
+
+    def _page(self, record: Match, field: Match, place: _Place) -> int:
+        first = self.settings.first_page
+        if self.settings.page is None:
+            return 0
+        found = self._read("page", self.settings, record, field)
+        if not found or found[0].value is None:
+            return 0
+        page_match = self._one(found, place, "page")
+        page = page_match.value
+        if isinstance(page, bool) or not isinstance(page, int) or page < first:
+            raise place.error(page_match.where, f"expected a page number from {first} (first_page), got "
+                                                f"{shown(page)}")
+        return page - first
+
+    # ------------------------------------------------------------------ checks and messages
+
+    def _one(self, found: list[Match], place: _Place, setting: str) -> Match:
+        if len(found) > 1:
+            raise place.error(found[1].where, f"{setting}: the path matches {len(found)} values ({found[0].where}, "
+                                              f"{found[1].where}, ...), expected one")
+        return found[0]
+
+    def _text(self, value: Any, where: str, place: _Place, *, setting: str, path: str) -> str:
+        if isinstance(value, (dict, list)):
+            raise place.error(where, f"{setting} {path!r} found {shown(value)}, expected a value (a string, number "
+                                     f"or boolean)" + ("; point it inside the field, such as '@.value'"
+                                                       if path == "@" else ""))
+        try:
+            return value_text(value)
+        except ValueError as error:
+            raise place.error(where, str(error)) from None
+
+    def _check_first(self, record: Match, place: _Place) -> None:
+        settings = self.settings
+        per_field = {"key": settings.key, "value": settings.value, "confidence": settings.confidence,
+                     "box": settings.box, "page": settings.page}
+        if settings.ground_truth is not None:
+            per_field |= {"ground_truth.key": settings.ground_truth.key,
+                          "ground_truth.value": settings.ground_truth.value}
+        for name, text in per_field.items():
+            if text is not None and name not in self.matched:
+                path = parse_path(text)
+                fields = settings.ground_truth.fields if name.startswith("ground_truth.") else settings.fields
+                node = parse_path(fields).matches(record.value)[0].value if path.root == "@" else record.value
+                raise self._nothing(place, name, path, node, record.where)
+
+    def _nothing(self, place: _Place, setting: str, path: JsonPath, node: Any, record_where: str = "$") -> InputError:
+        """The error for a path that matches nothing in the first record: how far it gets, and the mapping's line."""
+        reached, found = path.reach(node)
+        if reached == path.root:
+            seen = "the first field" if path.root == "@" else "the record"
+        else:
+            seen = f"{reached} (in the first field)" if path.root == "@" else reached
+        line = field_line(self.mapping_path, setting.split("."))
+        in_mapping = self.mapping_path + ("" if line is None else f", line {line}")
+        at = "" if record_where == "$" else f" (at {record_where})"
+        return place.error(None, f"{setting} {path.text!r} matches nothing in the first record{at}: {seen} is "
+                                 f"{_shape(found[0].value)}; fix it in {in_mapping}")
+
+    def _finish(self) -> None:
+        stats, report = self.stats, self.report
+        counts = [
+            ("predicted fields with a confidence", stats["confidence"]),
+            ("predicted fields without a confidence: null (a policy must set missing_confidence)",
+             stats["no_confidence"]),
+            ("predicted fields with a box as evidence", stats["box"]),
+            ("predicted fields without a box", stats["no_box"] if self.settings.box is not None else 0),
+        ]
+        report.notes += [f"{what}: {count:,}" for what, count in counts if count]
+        unmapped = [
+            ("predicted fields without a value (the value path matches nothing)", stats["no_value"]),
+            ("predicted fields with a null value", stats["null_value"]),
+            ("records without predicted fields (the fields path matches nothing): no prediction entity",
+             stats["no_fields"]),
+            ("ground-truth fields without a value (the value path matches nothing)", stats["ground_truth.no_value"]),
+            ("ground-truth fields with a null value", stats["ground_truth.null_value"]),
+            ("records without ground-truth fields (the ground_truth.fields path matches nothing)",
+             stats["ground_truth.no_fields"]),
+            ("source values in which the records path finds nothing", stats["no_records"]),
+        ]
+        for reason, count in unmapped:
+            if count:
+                report.unmapped[reason] += count
+
+
+def _number(value: Any, *, strings: bool = True) -> float | None:
+    """A finite number, or (with ``strings``) a string that reads as one; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and strings:
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _shape(value: Any) -> str:
+    """What a value is, in a few words, for the message of a path that goes no further."""
+    if isinstance(value, dict):
+        names = ", ".join(shown(key) for key in list(value)[:6])
+        return f"an object with the keys {names}" + (", ..." if len(value) > 6 else "") if value else "an empty object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return f"the value {shown(value)}"

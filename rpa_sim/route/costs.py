@@ -1,0 +1,200 @@
+"""What reviews and residual errors cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Annotated, Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rpa_sim.route.reviewer import Reviewer
+
+__all__ = ["CostModel", "CostBasis", "CostBreakdown"]
+
+_Money = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+
+
+@dataclass(frozen=True)
+class CostBasis:
+    """What a point's cost prices: counts at one threshold (floats) or at each of several (arrays).
+
+    ``reviewed`` items and ``opened`` documents (VQA: questions) in review,
+    ``residual_errors`` left in the output, ``rejected`` items and
+    ``rejected_documents`` (those holding a rejected item). Expectations,
+    hence floats.
+    """
+
+    reviewed: Any
+    opened: Any
+    residual_errors: Any
+    rejected: Any = 0.0
+    rejected_documents: Any = 0.0
+
+    def at(self, index: int) -> CostBasis:
+        """The counts at one threshold of an array basis."""
+        return CostBasis(*(float(np.broadcast_to(getattr(self, f.name), np.shape(self.reviewed))[index])
+                           for f in fields(self)))
+
+    def scaled(self, factor: float) -> CostBasis:
+        """Every count times ``factor`` (e.g. the data's counts as counts per day)."""
+        return CostBasis(*(getattr(self, f.name) * factor for f in fields(self)))
+
+
+@dataclass(frozen=True)
+class CostBreakdown:
+    """A cost split by kind: floats for one point, arrays for a curve; :meth:`CostModel.breakdown` makes it.
+
+    ``review_items`` and ``review_documents`` are review labour (each
+    reviewed item, each opened document); ``staffing`` the rostered
+    reviewers that replace review time priced by the hour (0 without an
+    operation); ``errors`` the residual errors; ``rejected_items`` and
+    ``rejected_documents`` what rejection costs; ``total`` their sum (to
+    rounding: it is computed as earlier versions did, so totals keep their
+    last digits); ``currency`` the unit, for display.
+    """
+
+    review_items: Any
+    review_documents: Any
+    staffing: Any
+    errors: Any
+    rejected_items: Any
+    rejected_documents: Any
+    total: Any
+    currency: str | None = None
+
+    @property
+    def review(self) -> Any:
+        """Review labour: items and documents."""
+        return self.review_items + self.review_documents
+
+    @property
+    def rejected(self) -> Any:
+        """What rejection costs: items and documents."""
+        return self.rejected_items + self.rejected_documents
+
+    def at(self, index: int) -> CostBreakdown:
+        """The breakdown at one threshold of a curve's breakdown."""
+        shape = np.shape(self.total)
+        return replace(self, **{f.name: float(np.broadcast_to(getattr(self, f.name), shape)[index])
+                                for f in fields(self) if f.name != "currency"})
+
+    def by_kind(self) -> dict[str, Any]:
+        """``{review, staffing, errors, rejected, total, currency}``: the split a summary reports."""
+        return {"review": self.review, "staffing": self.staffing, "errors": self.errors, "rejected": self.rejected,
+                "total": self.total, "currency": self.currency}
+
+    def minus(self, other: CostBreakdown) -> CostBreakdown:
+        """Part by part, ``self - other`` (e.g. what a point saves against a baseline, with the signs swapped)."""
+        return replace(self, **{f.name: getattr(self, f.name) - getattr(other, f.name)
+                                for f in fields(self) if f.name != "currency"})
+
+
+class CostModel(BaseModel):
+    """Costs in one currency: per review, per reviewed document, per rejected item and document, per error left.
+
+    An error left in the output is a residual error as ``docs/errors.md`` defines it (KIE:
+    substitutions, deletions and additions; VQA: questions whose ANLS is below 0.5).
+
+    A review's price is ``per_review`` when given, else the reviewer's
+    ``seconds_per_item`` at ``hourly_rate``; likewise a document's price is
+    ``per_document`` or ``seconds_per_document`` at ``hourly_rate``. An item a
+    policy rejects (``reject_if``) costs ``per_rejected``, and each document with a
+    rejected item ``per_rejected_document`` (for VQA each question is its own
+    document); both are 0 unless given, as re-keying is often priced elsewhere.
+
+    ``currency`` names the unit of every amount (``EUR``, ``USD``, ``€``) for
+    display only: nothing is converted, and without it amounts are plain
+    numbers. Totals are for the scenario's data (its documents; for VQA its
+    questions); ``volume_per_day``, when given, is how many documents (VQA:
+    questions) a day the pipeline handles, so that totals can also be shown
+    per day (a total times ``volume_per_day`` over the data's size).
+
+    Examples
+    --------
+    >>> costs = CostModel(hourly_rate=36.0, per_residual_error=5.0)
+    >>> costs.review_price(Reviewer(seconds_per_item=10))
+    0.1
+    >>> CostModel(hourly_rate=28.0, currency="EUR").currency
+    'EUR'
+    >>> parts = costs.breakdown(Reviewer(seconds_per_item=10), CostBasis(reviewed=100.0, opened=0.0,
+    ...                                                                  residual_errors=3.0))
+    >>> parts.review_items, parts.errors, parts.total
+    (10.0, 15.0, 25.0)
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    per_review: _Money | None = None
+    per_document: _Money | None = None
+    hourly_rate: _Money | None = None
+    per_residual_error: _Money = 0.0
+    per_rejected: _Money = 0.0
+    per_rejected_document: _Money = 0.0
+    currency: Annotated[str, Field(min_length=1, max_length=12, pattern=r"^\S+$")] | None = None
+    volume_per_day: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="after")
+    def _something_to_price(self) -> CostModel:
+        if self.per_review is None and self.hourly_rate is None and self.per_document is None \
+                and self.per_residual_error == 0.0 and self.per_rejected == 0.0 and self.per_rejected_document == 0.0:
+            raise ValueError("a cost model needs per_review, per_document, hourly_rate, per_residual_error, "
+                             "per_rejected or per_rejected_document")
+        return self
+
+    def review_price(self, reviewer: Reviewer) -> float:
+        """The price of reviewing one prediction."""
+        if self.per_review is not None:
+            return self.per_review
+        return (self.hourly_rate or 0.0) * reviewer.seconds_per_item / 3600.0
+
+    def document_price(self, reviewer: Reviewer) -> float:
+        """The price of opening one document for review."""
+        if self.per_document is not None:
+            return self.per_document
+        return (self.hourly_rate or 0.0) * reviewer.seconds_per_document / 3600.0
+
+    def breakdown(self, reviewer: Reviewer, basis: CostBasis, *, staffing: Any = None) -> CostBreakdown:
+        """What ``basis`` costs, part by part: the one place where a point (or a curve) is priced.
+
+        Parameters
+        ----------
+        reviewer : Reviewer
+            Prices review time (``seconds_per_item``, ``seconds_per_document``) at ``hourly_rate``.
+        basis : CostBasis
+            The counts, floats or arrays (then every part is an array).
+        staffing : float or numpy.ndarray, optional
+            What the rostered reviewers cost for the same volume. People on a
+            roster are paid for their hours, busy or not, so review time priced
+            at ``hourly_rate`` is replaced by it; fixed prices (``per_review``,
+            ``per_document``) stay.
+
+        Examples
+        --------
+        >>> model = CostModel(hourly_rate=36.0, per_document=1.0, per_residual_error=2.0)
+        >>> basis = CostBasis(reviewed=np.array([0.0, 360.0]), opened=np.array([0.0, 10.0]),
+        ...                   residual_errors=np.array([50.0, 5.0]))
+        >>> model.breakdown(Reviewer(seconds_per_item=10), basis).total.tolist()
+        [100.0, 56.0]
+        >>> staffed = model.breakdown(Reviewer(seconds_per_item=10), basis, staffing=np.array([0.0, 40.0]))
+        >>> staffed.review_items.tolist(), staffed.review_documents.tolist(), staffed.total.tolist()
+        ([0.0, 0.0], [0.0, 10.0], [100.0, 60.0])
+        """
+        item, document = self.review_price(reviewer), self.document_price(reviewer)
+        review_items = basis.reviewed * item
+        review_documents = basis.opened * document
+        errors = basis.residual_errors * self.per_residual_error
+        rejected_items = basis.rejected * self.per_rejected
+        rejected_documents = basis.rejected_documents * self.per_rejected_document
+        # summed in this order, as the cost column always was: totals keep their last digits
+        total = review_items + review_documents + errors + rejected_items + rejected_documents
+        if staffing is None:
+            zero = np.zeros_like(total) if isinstance(total, np.ndarray) else 0.0
+            return CostBreakdown(review_items, review_documents, zero, errors, rejected_items, rejected_documents,
+                                 total, self.currency)
+        timed_item = 0.0 if self.per_review is not None else item
+        timed_document = 0.0 if self.per_document is not None else document
+        timed = timed_item * basis.reviewed + timed_document * basis.opened
+        return CostBreakdown(review_items - timed_item * basis.reviewed,
+                             review_documents - timed_document * basis.opened, staffing, errors, rejected_items,
+                             rejected_documents, total - timed + staffing, self.currency)

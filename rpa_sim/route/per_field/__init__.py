@@ -1,0 +1,1 @@
+"""Per-field thresholds: the budgeted solver and the optimized policy built with it."""

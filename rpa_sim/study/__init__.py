@@ -1,0 +1,1 @@
+"""A study: the scenario, running it, its typed result and its one decision."""

@@ -1,0 +1,684 @@
+"""The one decision of a study: which policy, at which threshold, with which team, at what cost.
+
+:func:`decide` weighs every policy of the scenario, every threshold of its
+grid (``thresholds``; ``exact``: the exact curve) and every team the scenario
+allows (``operations`` with ``decision.team``), and keeps the points that meet
+every constraint the scenario states:
+
+- ``quality``: the post-correction metric reaches the scenario's **first**
+  target (as :mod:`rpa_sim.study.recommend` always read the targets); with an
+  ``operations`` section, documents the team releases unreviewed count as they
+  came (:func:`~rpa_sim.operate.queue.summary.with_releases`);
+- ``service_level``: the team, simulated as the Operations section does
+  (:meth:`~rpa_sim.operate.queue.summary.OperationModel.simulated`), completes the
+  share of documents in time;
+- ``reviewers`` and ``cost_per_day``: the budget of ``decision:``;
+- ``certified_error``: with a ``certify`` section, τ is at or above the
+  policy's certified threshold (the guarantee holds for those thresholds only).
+
+With costs it takes the cheapest feasible point (ties: more automation, fewer
+reviewers, the policy listed first, the lower τ); without, the most automation
+(ties: fewer reviewers, higher quality, then as before). ``docs/decision.md``
+gives the rule, the search and what is reported when nothing is feasible.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from rpa_sim.route.costs import CostBreakdown
+
+if TYPE_CHECKING:
+    from rpa_sim.operate.queue.summary import OperationModel
+    from rpa_sim.study.scenario import Scenario
+    from rpa_sim.route.sweep import Curve, Sweeper
+
+__all__ = ["Decision", "Constraint", "Alternative", "Team", "Cost", "Point", "decide", "decision_text", "CONSTRAINTS"]
+
+#: Every constraint a decision may report, in the order it reports them.
+CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
+#: Team sizes beyond the scenario's largest that the "team for threshold" alternative tries.
+_MORE_TEAMS = 100
+#: Simulations a decision runs point by point before it takes the service level to fall as τ rises, and finds
+#: where it fails by bisection (docs/decision.md, "The search").
+EXACT_SIMULATIONS = 64
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint at a point: ``met`` when ``value`` is on the right side of ``target``.
+
+    ``quality`` and ``service_level`` are met at or above their target,
+    ``reviewers`` and ``cost_per_day`` at or below; ``certified_error``
+    reports the error rate of the items auto-accepted at τ, measured on the
+    data, and is met when τ is at or above the certified threshold.
+    """
+
+    name: str
+    target: float
+    value: float | None
+    met: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "target": self.target, "value": self.value, "met": self.met}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Constraint:
+        return cls(data["name"], data["target"], data["value"], data["met"])
+
+
+@dataclass(frozen=True)
+class Team:
+    """A team of the scenario's ``operations`` section with ``extra_per_shift`` reviewers more on every shift.
+
+    ``shifts`` are ``(start_hour, end_hour, scheduled)``; a team given as a
+    ``count`` has ``count`` and no shifts.
+    """
+
+    extra_per_shift: int
+    shifts: tuple[tuple[float, float, int], ...] | None
+    count: int | None
+
+    @property
+    def reviewers(self) -> int:
+        """The reviewers the roster schedules in a day: each shift's, summed."""
+        return self.count if self.shifts is None else sum(shift[2] for shift in self.shifts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"extra_per_shift": self.extra_per_shift,
+                "shifts": None if self.shifts is None else [list(shift) for shift in self.shifts],
+                "count": self.count}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Team:
+        shifts = data["shifts"]
+        return cls(data["extra_per_shift"], None if shifts is None else tuple(tuple(shift) for shift in shifts),
+                   data["count"])
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A point's cost split by kind, ``per`` day (the scenario gives a volume) or for the scenario's ``data``."""
+
+    review: float
+    staffing: float
+    errors: float
+    rejected: float
+    total: float
+    currency: str | None
+    per: Literal["day", "data"]
+
+    @classmethod
+    def of(cls, breakdown: CostBreakdown, per: Literal["day", "data"]) -> Cost:
+        return cls(**breakdown.by_kind(), per=per)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"review": self.review, "staffing": self.staffing, "errors": self.errors, "rejected": self.rejected,
+                "total": self.total, "currency": self.currency, "per": self.per}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Cost:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Point:
+    """The chosen point's figures on its policy's curve, for the scenario's data (as ``cost_optimum`` gives
+    them): auto-rate, quality after review (releases aside), items reviewed and cost (None without costs)."""
+
+    auto_rate: float | None
+    metric: float | None
+    reviewed: float
+    cost: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"auto_rate": self.auto_rate, "metric": self.metric, "reviewed": self.reviewed, "cost": self.cost}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Point:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A point near the decision when none is feasible (``kind``: how it was found), with its constraints."""
+
+    kind: Literal["team_for_threshold", "threshold_for_team", "best_within_budget"]
+    policy: str
+    threshold: float
+    reviewers: Team | None
+    constraints: tuple[Constraint, ...]
+    cost: Cost | None
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "policy": self.policy, "threshold": self.threshold,
+                "reviewers": None if self.reviewers is None else self.reviewers.to_dict(),
+                "constraints": [constraint.to_dict() for constraint in self.constraints],
+                "cost": None if self.cost is None else self.cost.to_dict(), "note": self.note}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Alternative:
+        return cls(data["kind"], data["policy"], data["threshold"],
+                   None if data["reviewers"] is None else Team.from_dict(data["reviewers"]),
+                   tuple(Constraint.from_dict(c) for c in data["constraints"]),
+                   None if data["cost"] is None else Cost.from_dict(data["cost"]), data["note"])
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The study's decision: ``summary["decision"]`` (``docs/decision.md``).
+
+    ``policy`` and ``threshold`` are None only when there is nothing to
+    decide (``reason`` says why). ``binding`` names the constraint that stops
+    a better point. When no point is feasible (``feasible`` false), it names
+    the constraint that cannot be met, the point is the best one meeting the
+    others (its ``constraints`` show what it misses), ``reason`` says so in
+    words and ``alternatives`` give the nearest feasible points.
+    """
+
+    policy: str | None
+    threshold: float | None
+    reviewers: Team | None
+    feasible: bool
+    constraints: tuple[Constraint, ...]
+    binding: str | None
+    cost: Cost | None
+    alternatives: tuple[Alternative, ...]
+    basis: Literal["cost", "target"]
+    edge_of_range: bool
+    reason: str
+    point: Point | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "threshold": self.threshold,
+                "reviewers": None if self.reviewers is None else self.reviewers.to_dict(),
+                "feasible": self.feasible, "constraints": [c.to_dict() for c in self.constraints],
+                "binding": self.binding, "cost": None if self.cost is None else self.cost.to_dict(),
+                "alternatives": [a.to_dict() for a in self.alternatives], "basis": self.basis,
+                "edge_of_range": self.edge_of_range, "reason": self.reason,
+                "point": None if self.point is None else self.point.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Decision:
+        return cls(data["policy"], data["threshold"],
+                   None if data["reviewers"] is None else Team.from_dict(data["reviewers"]), data["feasible"],
+                   tuple(Constraint.from_dict(c) for c in data["constraints"]), data["binding"],
+                   None if data["cost"] is None else Cost.from_dict(data["cost"]),
+                   tuple(Alternative.from_dict(a) for a in data["alternatives"]), data["basis"],
+                   data["edge_of_range"], data["reason"],
+                   None if data["point"] is None else Point.from_dict(data["point"]))
+
+
+@dataclass(frozen=True)
+class _Point:
+    """A (policy, threshold, team) of the search: indices into the policies, their grids and the teams."""
+
+    policy: int
+    index: int
+    extra: int
+    key: tuple = field(compare=False)
+
+
+def decide(scenario: Scenario, sweepers: Sequence[Sweeper], curves: Sequence[Curve],
+           certified: Sequence[float | None], model: OperationModel | None) -> Decision:
+    """The scenario's decision over its policies' curves (:mod:`rpa_sim.study.decision`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    sweepers : sequence of Sweeper
+        The policies' sweepers on the data.
+    curves : sequence of Curve
+        Their curves on the scenario's grid, in the same order, with their cost basis.
+    certified : sequence of float or None
+        Each policy's certified threshold (None: not certified); read only with a ``certify`` section.
+    model : OperationModel or None
+        The scenario's operation (its ``operations`` section).
+    """
+    basis: Literal["cost", "target"] = "cost" if scenario.costs is not None else "target"
+    if not sweepers or not len(sweepers[0].table):
+        return _nothing(basis, "the data holds no predictions, so there is nothing to route")
+    if scenario.costs is None and not scenario.targets:
+        return _nothing(basis, "the scenario sets neither costs nor a target: add costs or targets to get a recommendation")
+    return _Search(scenario, sweepers, curves, certified, model).decision()
+
+
+def _nothing(basis: Literal["cost", "target"], reason: str) -> Decision:
+    return Decision(None, None, None, False, (), None, None, (), basis, False, reason)
+
+
+class _Search:
+    """The points, their constraints and the pruned search (``docs/decision.md``, "The search")."""
+
+    def __init__(self, scenario: Scenario, sweepers: Sequence[Sweeper], curves: Sequence[Curve],
+                 certified: Sequence[float | None], model: OperationModel | None) -> None:
+        self.scenario, self.sweepers, self.curves, self.model = scenario, sweepers, curves, model
+        self.costs = scenario.costs
+        self.objective = "cost" if self.costs is not None else "target"
+        table = sweepers[0].table
+        self.metric = table.metric_name
+        self.unreviewed = table.summary()[self.metric]
+        self.documents = table.unit_count
+        spec = scenario.decision
+        self.max_reviewers = None if spec is None else spec.max_reviewers
+        self.max_cost = None if spec is None else spec.max_cost_per_day
+        self.target = scenario.targets[0] if scenario.targets else None
+        self.certified = list(certified) if scenario.certify is not None else None
+        self.active = frozenset(name for name, present in zip(CONSTRAINTS, (
+            self.target is not None, model is not None, self.max_reviewers is not None, self.max_cost is not None,
+            self.certified is not None)) if present)
+        per_day = (model.profile.documents_per_day if model is not None
+                   else None if self.costs is None else self.costs.volume_per_day)
+        self.per: Literal["day", "data"] = "data" if per_day is None else "day"
+        self.factor = 1.0 if per_day is None or not self.documents else per_day / self.documents
+        self.quality = [np.nan_to_num(curve.metric, nan=-np.inf) for curve in curves]
+        self.auto_rate = [np.nan_to_num(curve.auto_rate, nan=-np.inf) for curve in curves]
+        self.opened = [self.documents - curve.columns["documents_straight_through"] for curve in curves]
+        self.scaled = [curve.basis.scaled(self.factor) for curve in curves]
+        if model is None:
+            self.extras = [0]
+        else:
+            bounds = (0, 0) if spec is None or spec.team is None else (spec.team.extra_per_shift.min,
+                                                                       spec.team.extra_per_shift.max)
+            self.extras = self._distinct(range(bounds[0], bounds[1] + 1))
+        self._heads: dict[int, int] = {}
+        patience = None if model is None else model.spec.patience
+        self.releases = patience is not None and patience.on_expiry == "release"
+        # the same documents, more reviewers: under FCFS with late documents still reviewed, none finishes later
+        self.monotone = model is not None and model.spec.discipline == "fcfs" and not self.releases
+        self._simulated: dict[tuple[float, float, int], dict[str, Any]] = {}
+        self._boundary: dict[tuple[int, int], int] = {}
+        self._totals: dict[tuple[int, int], np.ndarray] = {}
+        self._floor: dict[int, list[int]] = {}
+
+    # -- teams ------------------------------------------------------------------------------------
+
+    def _distinct(self, extras: Sequence[int]) -> list[int]:
+        """The extras giving distinct teams (a shift keeps at least one), the smallest for each."""
+        found, seen = [], set()
+        for extra in extras:
+            plan = tuple(self.model.plan(extra))
+            if plan not in seen:
+                seen.add(plan)
+                found.append(extra)
+        return found
+
+    def team(self, extra: int) -> Team | None:
+        if self.model is None:
+            return None
+        plan = self.model.plan(extra)
+        if self.model.spec.reviewers.shifts is None:
+            return Team(extra, None, plan[0][2])
+        return Team(extra, tuple(plan), None)
+
+    def heads(self, extra: int) -> int:
+        if extra not in self._heads:
+            self._heads[extra] = 0 if self.model is None else self.team(extra).reviewers
+        return self._heads[extra]
+
+    def staffing(self, extra: int) -> float | None:
+        """The team's cost a day, when the operation prices reviewer-hours (it then replaces timed review)."""
+        return None if self.model is None else self.model.team_cost_per_day(extra)
+
+    # -- figures at a point -----------------------------------------------------------------------
+
+    def breakdown(self, policy: int, index: int, extra: int) -> CostBreakdown:
+        basis = self.scaled[policy].at(index)
+        return self.costs.breakdown(self.scenario.reviewer, basis, staffing=self.staffing(extra))
+
+    def total(self, policy: int, index: int, extra: int) -> float:
+        """The cost of a point (per day or for the data): the same pricing as :meth:`breakdown`, by policy."""
+        if (policy, extra) not in self._totals:
+            self._totals[policy, extra] = self.costs.breakdown(self.scenario.reviewer, self.scaled[policy],
+                                                               staffing=self.staffing(extra)).total
+        return float(self._totals[policy, extra][index])
+
+    def simulated(self, policy: int, index: int, extra: int) -> dict[str, Any]:
+        """The team simulated at the point's workload; cached by workload, so equal workloads share a run."""
+        from rpa_sim.operate.queue.summary import Workload  # noqa: PLC0415
+
+        opened = float(self.opened[policy][index])
+        reviewed = float(self.curves[policy].columns["reviewed"][index])
+        key = (opened, reviewed, extra)
+        if key not in self._simulated:
+            work = Workload(opened=opened, reviewed=reviewed, documents=self.documents)
+            self._simulated[key] = self.model.simulated(work, extra=extra)
+        return self._simulated[key]
+
+    def service_level(self, policy: int, index: int, extra: int) -> float:
+        level = self.simulated(policy, index, extra)["service_level"]
+        return 1.0 if level is None else level  # no opened document arrived: every one completed at once
+
+    def quality_at(self, policy: int, index: int, extra: int) -> float:
+        """The quality, released documents counted as they came (only a team that releases changes it)."""
+        quality = float(self.quality[policy][index])
+        if not self.releases:
+            return quality
+        from rpa_sim.operate.queue.summary import with_releases  # noqa: PLC0415
+
+        figures = with_releases({"simulated": self.simulated(policy, index, extra)}, quality=quality,
+                                unreviewed=self.unreviewed)
+        return figures["quality_with_releases"]
+
+    def certified_error(self, policy: int, index: int) -> float | None:
+        """The error rate of the items auto-accepted at τ, measured on the data (None when none is)."""
+        sweeper = self.sweepers[policy]
+        accepted = ~sweeper.compiled.rejected & (sweeper.compiled.entry >= self.curves[policy].threshold[index])
+        return float(sweeper.table.errors()[accepted].mean()) if accepted.any() else None
+
+    def constraints(self, point: _Point) -> tuple[Constraint, ...]:
+        """Every constraint of the scenario at a point, in :data:`CONSTRAINTS` order."""
+        policy, index, extra = point.policy, point.index, point.extra
+        found = []
+        if self.target is not None:
+            value = self.quality_at(policy, index, extra)
+            found.append(Constraint("quality", self.target, _number(value), value >= self.target))
+        if self.model is not None:
+            share = self.model.spec.service_level.share
+            level = self.service_level(policy, index, extra)
+            found.append(Constraint("service_level", share, level, level >= share))
+        if self.max_reviewers is not None:
+            heads = self.heads(extra)
+            found.append(Constraint("reviewers", self.max_reviewers, heads, heads <= self.max_reviewers))
+        if self.max_cost is not None:
+            total = self.total(policy, index, extra)
+            found.append(Constraint("cost_per_day", self.max_cost, total, total <= self.max_cost))
+        if self.certified is not None:
+            found.append(Constraint("certified_error", self.scenario.certify.max_error,
+                                    self.certified_error(policy, index), self._certified(policy, index)))
+        return tuple(found)
+
+    def _certified(self, policy: int, index: int) -> bool:
+        threshold = self.certified[policy]
+        return threshold is not None and bool(self.curves[policy].threshold[index] >= threshold)
+
+    # -- the search -------------------------------------------------------------------------------
+
+    def key(self, policy: int, index: int, extra: int, objective: str, quality: float | None = None) -> tuple:
+        """The order of points for ``objective`` (smaller is better); ``quality`` defaults to the curve's."""
+        quality = float(self.quality[policy][index]) if quality is None else quality
+        auto = float(self.auto_rate[policy][index])
+        heads = self.heads(extra)
+        if objective == "cost":
+            return (self.total(policy, index, extra), -auto, heads, policy, index, extra)
+        if objective == "target":
+            return (-auto, heads, -quality, policy, index, extra)
+        return (-quality, -auto, heads, policy, index, extra)  # "quality": the alternatives' best quality
+
+    def _static(self, policy: int, index: int, active: frozenset[str]) -> bool:
+        """The constraints no team changes; quality before releases, which releases only lower."""
+        if "quality" in active and not self.quality[policy][index] >= self.target:
+            return False
+        return "certified_error" not in active or self._certified(policy, index)
+
+    def _teams(self, policy: int, index: int, active: frozenset[str], extras: Sequence[int]) -> list[int]:
+        """The teams within the budget at a point: a prefix of ``extras`` (each costs more than the last)."""
+        allowed = []
+        for extra in extras:
+            if "reviewers" in active and self.heads(extra) > self.max_reviewers:
+                break
+            if "cost_per_day" in active and self.total(policy, index, extra) > self.max_cost:
+                break
+            allowed.append(extra)
+        return allowed
+
+    def _meets(self, policy: int, index: int, extra: int, active: frozenset[str]) -> bool:
+        """The constraints that need the team simulated."""
+        if "service_level" in active and not self._keeps_level(policy, index, extra):
+            return False
+        return not ("quality" in active and self.releases) or self.quality_at(policy, index, extra) >= self.target
+
+    def _keeps_level(self, policy: int, index: int, extra: int) -> bool:
+        """Whether the team keeps the service level at the point: simulated there, until
+        :data:`EXACT_SIMULATIONS` have run; then, unless that point was simulated already, read from the
+        policy's last threshold at which the team keeps it (:meth:`_last_kept`)."""
+        opened = float(self.opened[policy][index])
+        reviewed = float(self.curves[policy].columns["reviewed"][index])
+        if len(self._simulated) < EXACT_SIMULATIONS or (opened, reviewed, extra) in self._simulated:
+            return self.service_level(policy, index, extra) >= self.model.spec.service_level.share
+        return index <= self._last_kept(policy, extra)
+
+    def _last_kept(self, policy: int, extra: int) -> int:
+        """The last threshold of the policy's grid at which the team keeps the service level (-1: none), by
+        bisection, taking the level to fall as τ rises (a higher τ opens and reviews at least as much)."""
+        if (policy, extra) not in self._boundary:
+            share = self.model.spec.service_level.share
+            kept, failed = -1, len(self.curves[policy])
+            while failed - kept > 1:
+                middle = (kept + failed) // 2
+                if self.service_level(policy, middle, extra) >= share:
+                    kept = middle
+                else:
+                    failed = middle
+            self._boundary[policy, extra] = kept
+        return self._boundary[policy, extra]
+
+    def _smallest_team(self, policy: int, index: int, teams: list[int], active: frozenset[str]) -> int | None:
+        """The smallest of ``teams`` meeting the simulated constraints: by bisection from the Erlang estimate
+        when more reviewers never hurt, else one team after another."""
+        if self.model is None or not ("service_level" in active or ("quality" in active and self.releases)):
+            return teams[0]
+        if not self.monotone:
+            return next((extra for extra in teams if self._meets(policy, index, extra, active)), None)
+        low, high = 0, len(teams)  # teams[high] meets the constraints, or high is past the end
+        probe = self._erlang_estimate(policy, index, teams)
+        while low < high:
+            if self._meets(policy, index, teams[probe], active):
+                high = probe
+            else:
+                low = probe + 1
+            probe = (low + high) // 2
+        return teams[low] if low < len(teams) else None
+
+    def _erlang_estimate(self, policy: int, index: int, teams: list[int]) -> int:
+        """The first of ``teams`` with, in every hour, the reviewers Erlang says the service level needs."""
+        from rpa_sim.operate.queue.summary import Workload  # noqa: PLC0415
+
+        work = Workload(opened=float(self.opened[policy][index]),
+                        reviewed=float(self.curves[policy].columns["reviewed"][index]), documents=self.documents)
+        needed = self.model.reviewers_needed(work)
+        for position, extra in enumerate(teams):
+            if extra not in self._floor:
+                self._floor[extra] = self.model.on_floor_per_hour(extra)
+            floor = self._floor[extra]
+            if all(floor[hour % 24] >= count for hour, count in enumerate(needed)):
+                return position
+        return len(teams) - 1
+
+    def search(self, active: frozenset[str], objective: str, extras: Sequence[int] | None = None) -> _Point | None:
+        """The best point meeting the ``active`` constraints, best first: points in the order of the best key
+        any allowed team could give them, simulated only until no later point can beat the best found."""
+        extras = self.extras if extras is None else extras
+        candidates = []
+        for policy, curve in enumerate(self.curves):
+            for index in range(len(curve)):
+                if not self._static(policy, index, active):
+                    continue
+                teams = self._teams(policy, index, active, extras)
+                if teams:
+                    candidates.append((self.key(policy, index, teams[0], objective), policy, index, teams))
+        candidates.sort(key=lambda candidate: candidate[0])
+        best: _Point | None = None
+        for bound, policy, index, teams in candidates:
+            if best is not None and bound >= best.key:
+                break
+            extra = self._smallest_team(policy, index, teams, active)
+            if extra is None:
+                continue
+            key = self.key(policy, index, extra, objective,
+                           quality=self.quality_at(policy, index, extra) if self.releases else None)
+            if best is None or key < best.key:
+                best = _Point(policy, index, extra, key)
+        return best
+
+    # -- the decision -----------------------------------------------------------------------------
+
+    def decision(self) -> Decision:
+        chosen = self.search(self.active, self.objective)
+        if chosen is not None:
+            return self._decision(chosen, True, self._binding(chosen), (), "")
+        binding, reason = self._infeasible()
+        # the point the decision would take but for the binding constraint, to show what it misses
+        nearest = self.search(self.active - {binding}, self.objective) or self.search(frozenset(), self.objective)
+        return self._decision(nearest, False, binding, self._alternatives(nearest), reason)
+
+    def _decision(self, point: _Point, feasible: bool, binding: str | None, alternatives: tuple[Alternative, ...],
+                  reason: str) -> Decision:
+        curve = self.curves[point.policy]
+        cost = curve.columns.get("cost")
+        figures = Point(_number(float(curve.auto_rate[point.index])), _number(float(curve.metric[point.index])),
+                        float(curve.columns["reviewed"][point.index]),
+                        None if cost is None else float(cost[point.index]))
+        return Decision(self.sweepers[point.policy].policy.name, float(curve.threshold[point.index]),
+                        self.team(point.extra), feasible, self.constraints(point), binding, self._cost(point),
+                        alternatives, self.objective, self._edge(point), reason, figures)
+
+    def _cost(self, point: _Point) -> Cost | None:
+        return None if self.costs is None else Cost.of(self.breakdown(point.policy, point.index, point.extra),
+                                                       self.per)
+
+    def _edge(self, point: _Point) -> bool:
+        grid = self.curves[point.policy].threshold
+        return point.index in (0, len(grid) - 1)
+
+    def _binding(self, chosen: _Point) -> str | None:
+        """The constraint whose relaxation alone gives the best better point; None when none gives any."""
+        best: tuple[tuple, str] | None = None
+        for name in (name for name in CONSTRAINTS if name in self.active):
+            relaxed = self.search(self.active - {name}, self.objective)
+            if relaxed is not None and relaxed.key < chosen.key and (best is None or relaxed.key < best[0]):
+                best = (relaxed.key, name)
+        return None if best is None else best[1]
+
+    def _infeasible(self) -> tuple[str, str]:
+        """The binding constraint when nothing is feasible, and why in words: one no point meets on its own,
+        else the one whose relaxation alone gives the best point."""
+        names = [name for name in CONSTRAINTS if name in self.active]
+        for name in names:
+            if self.search(frozenset({name}), self.objective) is None:
+                return name, f"no point meets {self._words(name)} on its own"
+        best: tuple[tuple, str] | None = None
+        for name in names:
+            relaxed = self.search(self.active - {name}, self.objective)
+            if relaxed is not None and (best is None or relaxed.key < best[0]):
+                best = (relaxed.key, name)
+        if best is None:
+            return names[0], "no point meets every constraint together, nor all but any one of them"
+        return best[1], f"no point meets every constraint together; without {self._words(best[1])} some would"
+
+    def _words(self, name: str) -> str:
+        if name == "quality":
+            return f"the quality target {self.metric} >= {self.target:g}"
+        if name == "service_level":
+            level = self.model.spec.service_level
+            teams = "its team" if len(self.extras) == 1 else "any team the decision allows"
+            return f"the service level ({level.share:g} of documents within {level.within_hours:g} h, with {teams})"
+        if name == "reviewers":
+            return f"the budget of {self.max_reviewers} reviewers"
+        if name == "cost_per_day":
+            return f"the budget of {self.max_cost:g} a day"
+        return f"a certified error bound of {self.scenario.certify.max_error:g}"
+
+    def _alternatives(self, nearest: _Point) -> tuple[Alternative, ...]:
+        """The nearest feasible points by kind (``docs/decision.md``), each once and none the decision's own."""
+        found: list[Alternative] = []
+        seen = {(nearest.policy, nearest.index, nearest.extra)}
+
+        def add(kind: str, point: _Point | None, note: str) -> None:
+            if point is not None and (point.policy, point.index, point.extra) not in seen:
+                seen.add((point.policy, point.index, point.extra))
+                threshold = float(self.curves[point.policy].threshold[point.index])
+                found.append(Alternative(kind, self.sweepers[point.policy].policy.name, threshold,
+                                         self.team(point.extra), self.constraints(point), self._cost(point),
+                                         note.format(policy=self.sweepers[point.policy].policy.name,
+                                                     threshold=threshold, team=self._team_words(point.extra))))
+
+        static = self.active & {"quality", "certified_error"}
+        if self.model is not None:
+            preferred = self.search(static, self.objective)
+            if preferred is not None:
+                more = self._distinct(range(self.extras[0], self.extras[-1] + _MORE_TEAMS + 1))
+                extra = self._smallest_team(preferred.policy, preferred.index, more,
+                                            static | {"service_level"})
+                add("team_for_threshold", None if extra is None else _Point(preferred.policy, preferred.index, extra,
+                                                                            ()),
+                    "{policy} at τ {threshold:.4f} meets the service level with {team}")
+            budget = self.active & {"reviewers", "cost_per_day"}
+            largest = [extra for extra in self.extras
+                       if "reviewers" not in budget or self.heads(extra) <= self.max_reviewers][-1:]
+            if largest:
+                add("threshold_for_team", self.search(self.active - {"quality"}, "quality", extras=largest),
+                    "the best quality {team} can sustain: {policy} at τ {threshold:.4f}")
+        if self.max_reviewers is not None or self.max_cost is not None:
+            add("best_within_budget", self.search(self.active - {"quality"}, "quality"),
+                "the best quality within the budget: {policy} at τ {threshold:.4f} with {team}")
+        return tuple(found)
+
+    def _team_words(self, extra: int) -> str:
+        team = self.team(extra)
+        if team is None:
+            return "no team"
+        if team.shifts is None:
+            return f"{team.count} reviewers"
+        return (f"{team.reviewers} reviewers (" + ", ".join(f"{count} from {start:g} to {end:g} h"
+                                                             for start, end, count in team.shifts) + ")")
+
+
+def _number(value: float) -> float | None:
+    """A figure for JSON: None when undefined."""
+    return value if math.isfinite(value) else None
+
+
+def decision_text(decision: dict[str, Any]) -> str:
+    """The decision of a summary (``summary["decision"]``) in a few lines, as ``rpa-sim run`` prints it."""
+    title = f"Decision ({decision['basis']})"
+    if decision["policy"] is None:
+        return f"{title}: none; {decision['reason']}"
+    lines = [f"{title}: {_point_words(decision)}" if decision["feasible"] else
+             f"{title}: no point meets every constraint; {decision['reason']}",
+             *_point_lines(decision, "  ")]
+    if not decision["feasible"]:
+        lines[1:1] = [f"  nearest: {_point_words(decision)}"]
+    if decision["binding"] is not None:
+        lines.append(f"  binding: {decision['binding']}")
+    if decision["edge_of_range"]:
+        lines.append("  τ is at the edge of the swept range: the best may lie beyond it")
+    for alternative in decision["alternatives"]:
+        lines.append(f"  alternative ({alternative['kind']}): {alternative['note']}")
+        lines += _point_lines(alternative, "    ")
+    return "\n".join(lines)
+
+
+def _point_words(point: dict[str, Any]) -> str:
+    team = point["reviewers"]
+    words = f"{point['policy']} at τ {point['threshold']:.4f}"
+    if team is None:
+        return words
+    if team["shifts"] is None:
+        return f"{words} with {team['count']} reviewers"
+    shifts = ", ".join(f"{count} from {start:g} to {end:g} h" for start, end, count in team["shifts"])
+    return f"{words} with {sum(shift[2] for shift in team['shifts'])} reviewers ({shifts}; {team['extra_per_shift']:+d} " \
+           f"a shift)"
+
+
+def _point_lines(point: dict[str, Any], indent: str) -> list[str]:
+    lines = []
+    cost = point["cost"]
+    if cost is not None:
+        unit = f" {cost['currency']}" if cost["currency"] else ""
+        lines.append(f"{indent}cost {'per day' if cost['per'] == 'day' else 'for the data'}: {cost['total']:,.2f}{unit} = review {cost['review']:,.2f} + "
+                     f"staffing {cost['staffing']:,.2f} + errors {cost['errors']:,.2f} + rejected "
+                     f"{cost['rejected']:,.2f}")
+    for constraint in point["constraints"]:
+        name, value, target = constraint["name"], constraint["value"], constraint["target"]
+        shown = "-" if value is None else f"{value:,.2f}" if name == "cost_per_day" else f"{value:.4f}" \
+            if name != "reviewers" else str(value)
+        side = ">=" if name in ("quality", "service_level") else "<="
+        lines.append(f"{indent}{name} {shown} ({side} {target:g}): {'met' if constraint['met'] else 'NOT met'}")
+    return lines
