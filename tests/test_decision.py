@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rpa_sim.bundled import bundled_files
-from rpa_sim.study.decision import CONSTRAINTS, Decision, decide, decision_text
+from rpa_sim.study.decision import CONSTRAINTS, Constraint, Cost, Decision, decide, decision_text
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.operate.queue.summary import Workload, operation_model, with_releases
 from rpa_sim.evaluate.outcomes import evaluate_kie
@@ -253,15 +253,13 @@ def test_nothing_to_decide_without_costs_or_targets():
 
 
 def test_the_run_text_states_each_bound_on_its_side():
-    decision = {"policy": "confidence", "threshold": 0.9, "reviewers": None, "feasible": True, "binding": None,
-                "cost": {"review": 1.0, "staffing": 2.0, "errors": 3.0, "rejected": 0.0, "total": 6.0,
-                         "currency": "EUR", "per": "day"},
-                "constraints": [{"name": "quality", "target": 0.95, "value": 0.96, "met": True},
-                                {"name": "service_level", "target": 0.9, "value": 0.8, "met": False},
-                                {"name": "reviewers", "target": 12, "value": 12, "met": True},
-                                {"name": "cost_per_day", "target": 2000.0, "value": 1820.5, "met": True},
-                                {"name": "certified_error", "target": 0.03, "value": 0.01, "met": True}],
-                "alternatives": [], "basis": "cost", "edge_of_range": False, "reason": "", "point": None}
+    decision = Decision(
+        policy="confidence", threshold=0.9, reviewers=None, feasible=True, binding=None,
+        cost=Cost(review=1.0, staffing=2.0, errors=3.0, rejected=0.0, total=6.0, currency="EUR", per="day"),
+        constraints=(Constraint("quality", 0.95, 0.96, True), Constraint("service_level", 0.9, 0.8, False),
+                     Constraint("reviewers", 12, 12, True), Constraint("cost_per_day", 2000.0, 1820.5, True),
+                     Constraint("certified_error", 0.03, 0.01, True)),
+        alternatives=(), basis="cost", edge_of_range=False, reason="")
     assert decision_text(decision).splitlines() == [
         "Decision (cost): confidence at τ 0.9000",
         "  cost per day: 6.00 EUR = review 1.00 + staffing 2.00 + errors 3.00 + rejected 0.00",

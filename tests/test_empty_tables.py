@@ -139,7 +139,7 @@ def test_report_says_there_are_no_predictions(table, tmp_path):
 def test_dashboard_model(table):
     result = run_study(_scenario(table.task), table, [load_policy(p) for p in POLICIES[table.task]])
     model = DashboardModel.from_table("empty", table, result.policies, reviewer=REVIEWER, costs=COSTS,
-                                      summary=result.summary)
+                                      summary=result.typed_summary)
     additions = table.counts.additions if table.task == "kie" else 0
     for policy in range(len(model.policies)):
         assert np.isnan(model.figures(policy, 0.5)["auto_rate"])

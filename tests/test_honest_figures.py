@@ -140,10 +140,10 @@ def test_the_monitoring_view_warns_with_the_reason(tmp_path):
             view = app.query_one(MonitoringView)
             await shown(view, pilot)
             entry = view.results[view.key()]
-            ppi = entry["methods"]["ppi"]
-            assert not ppi["reliable"] and all(entry["methods"][m]["reliable"] for m in ("classical", "stratified"))
+            ppi = entry.methods["ppi"]
+            assert not ppi.reliable and all(entry.methods[m].reliable for m in ("classical", "stratified"))
             note = str(app.query_one("#monitoring-note").render())
-            assert f"⚠ ppi is unreliable here: {ppi['reason']} · estimate with classical" in note
+            assert f"⚠ ppi is unreliable here: {ppi.reason} · estimate with classical" in note
             assert note.count("unreliable") == 1
             lines = view.query_one(TextTable).lines
             assert [line.endswith("⚠ unreliable") for line in lines] == [False, False, True]

@@ -16,6 +16,7 @@ from rpa_sim.operate.monitoring.summary import ASSUMPTIONS, DEFAULT_AUDIT_RATE, 
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.study.result import StudySummary
 from rpa_sim.study.scenario import Scenario, load_scenario
 from rpa_sim.study.run import run_study, write_outputs
 
@@ -50,7 +51,8 @@ def test_the_summary_keys(monitored):
     monitoring = monitored["monitoring"]
     assert set(monitoring) == {"days", "seed", "confidence_level", "methods", "audit_rate", "audit_plan",
                                "days_shown", "audit_rates", "width_days", "reviewer", "assumptions", "policies"}
-    assert spec_of_summary(monitoring) == MonitoringSpec(days=300, seed=5, audit_rate=0.1, width_days=40)
+    assert spec_of_summary(StudySummary.from_json(monitored).monitoring) == MonitoringSpec(
+        days=300, seed=5, audit_rate=0.1, width_days=40)
     assert (monitoring["days"], monitoring["seed"], monitoring["days_shown"], monitoring["width_days"]) == (300, 5, 30,
                                                                                                              40)
     assert monitoring["assumptions"] == ASSUMPTIONS and monitoring["reviewer"] == REVIEWER.model_dump()

@@ -76,7 +76,7 @@ def test_the_scenarios_section_is_shown_from_the_summary_and_n_cycles_the_method
             await pilot.press("o", "m")  # the least cost: the section's threshold for every policy
             view = app.query_one(MonitoringView)
             await pilot.pause()
-            entry = app.model.summary["monitoring"]["policies"][0]
+            entry = app.model.summary.monitoring.policies[0]
             assert view.shown_key == view.key() and view.computing is None
             assert view.results[view.key()] is entry
             assert "40 days" in note(app)
@@ -87,7 +87,7 @@ def test_the_scenarios_section_is_shown_from_the_summary_and_n_cycles_the_method
             await pilot.press("2")  # another policy at another τ: computed with the section's settings
             await shown(view, pilot)
             assert note(app).startswith(f"document-escalation at τ = {app.threshold:.4f}")
-            assert view.results[view.key()]["policy"] == "document-escalation"
+            assert view.results[view.key()].policy == "document-escalation"
 
     asyncio.run(run())
 

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
+from rpa_sim.study.decision import Decision  # noqa: E402
 from rpa_sim.common.formatting import money, number  # noqa: E402
 from rpa_sim.report.page import num, render_report  # noqa: E402
 from rpa_sim.study.scenario import load_scenario  # noqa: E402
@@ -22,7 +23,7 @@ from rpa_sim.tui.app import DashboardApp  # noqa: E402
 from rpa_sim.tui.operations_view import OperationsView  # noqa: E402
 from rpa_sim.tui.views import FiguresPanel  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
-from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, ready, scenario_file  # noqa: E402
+from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, notifications, ready, scenario_file  # noqa: E402
 
 #: KIE with costs priced by the hour and a rostered team: the study's costs include staffing
 SCENARIO = STAFFED_SCENARIO + OPERATIONS
@@ -52,27 +53,27 @@ def test_o_the_figures_panel_the_status_line_and_the_costs_view_show_the_summary
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(app, pilot)
             assert app.model.staffed
-            for index, entry in enumerate(app.model.summary["policies"]):
+            for index, entry in enumerate(app.model.summary.policies):
                 await pilot.press(str(index + 1), "t", "o")
-                best = entry["cost_optimum"]
-                shown = money(best["cost"])
-                assert app.threshold == best["threshold"]
+                best = entry.cost_optimum
+                shown = money(best.cost)
+                assert app.threshold == best.threshold
                 assert _panel_value(app, "cost (EUR)") == shown
                 assert f"least cost {shown} EUR" in _status(app)
-                assert _panel_value(app, "staffing cost") == money(best["breakdown"]["staffing"])
-                assert _panel_value(app, "error cost") == money(best["breakdown"]["errors"])
+                assert _panel_value(app, "staffing cost") == money(best.breakdown.staffing)
+                assert _panel_value(app, "error cost") == money(best.breakdown.errors)
                 # the study prices review time by the roster: that part is nothing at every τ, and is left out
-                assert best["breakdown"]["review"] == 0.0 and "review cost" not in _panel(app)
+                assert best.breakdown.review == 0.0 and "review cost" not in _panel(app)
                 await pilot.press("dollar_sign")
                 note = str(app.query_one("#costs-note").render())
-                assert f"cost {shown} EUR (staffing included) at τ = {best['threshold']:.4f}" in note
-                assert f"least {shown} EUR at τ = {best['threshold']:.4f}" in note
+                assert f"cost {shown} EUR (staffing included) at τ = {best.threshold:.4f}" in note
+                assert f"least {shown} EUR at τ = {best.threshold:.4f}" in note
             # the export carries the same cost, split by kind
             await pilot.press("t")
             row = app.model.figures_rows(app.policy, app.threshold)[0]
-            best = app.model.summary["policies"][app.policy]["cost_optimum"]
-            assert row["cost"] == pytest.approx(best["cost"], abs=1e-9)
-            assert row["staffing_cost"] == pytest.approx(best["breakdown"]["staffing"], abs=1e-9)
+            best = app.model.summary.policies[app.policy].cost_optimum
+            assert row["cost"] == pytest.approx(best.cost, abs=1e-9)
+            assert row["staffing_cost"] == pytest.approx(best.breakdown.staffing, abs=1e-9)
 
     asyncio.run(run())
 
@@ -103,32 +104,33 @@ def test_the_dashboards_costs_are_the_study_curves_at_every_swept_threshold(tmp_
 def test_d_goes_to_the_decisions_policy_threshold_and_team(tmp_path):
     async def run() -> None:
         app = DashboardApp(scenario_file(tmp_path, GROWING))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await ready(app, pilot)
-            decision = app.model.summary["decision"]
-            assert decision["feasible"] and decision["reviewers"] is not None
+            decision = app.model.summary.decision
+            assert decision.feasible and decision.reviewers is not None
             assert app.policy == 0 and app.threshold == 0.5
             await pilot.press("d")
-            assert app.model.policy_names[app.policy] == decision["policy"]
-            assert app.threshold == decision["threshold"]
-            assert app.query_one(OperationsView).extra == decision["reviewers"]["extra_per_shift"]
-            point = decision["point"]
-            assert _panel(app).startswith(f"{decision['policy']} at τ = {decision['threshold']:.4f} ★ decision")
-            assert _panel_value(app, "cost (EUR)") == money(point["cost"])
-            assert _panel_value(app, "team's cost/day") == money(decision["cost"]["total"])
-            assert f"decision, cost {money(point['cost'])} EUR (d)" in _status(app)
-            heads = sum(shift[2] for shift in decision["reviewers"]["shifts"])
-            message = list(app._notifications)[-1].message
-            assert message.startswith(f"{decision['policy']} at τ = {decision['threshold']:.4f} with {heads} "
-                                      "reviewers (")
-            assert f"cost {money(point['cost'])} EUR for the data" in message
-            assert f"{money(decision['cost']['total'])} EUR per day with this team" in message
+            await pilot.pause()
+            assert app.model.policy_names[app.policy] == decision.policy
+            assert app.threshold == decision.threshold
+            assert app.query_one(OperationsView).extra == decision.reviewers.extra_per_shift
+            point = decision.point
+            assert _panel(app).startswith(f"{decision.policy} at τ = {decision.threshold:.4f} ★ decision")
+            assert _panel_value(app, "cost (EUR)") == money(point.cost)
+            assert _panel_value(app, "team's cost/day") == money(decision.cost.total)
+            assert f"decision, cost {money(point.cost)} EUR (d)" in _status(app)
+            heads = sum(shift[2] for shift in decision.reviewers.shifts)
+            severity, text = notifications(app)[-1]
+            title, message = text.split("\n", 1)
+            assert (severity, title) == ("information", "Decision")
+            assert message.startswith(f"{decision.policy} at τ = {decision.threshold:.4f} with {heads} reviewers (")
+            assert f"cost {money(point.cost)} EUR for the data" in message
+            assert f"{money(decision.cost.total)} EUR per day with this team" in message
             # each constraint, met or not, at the decided point: the decision's own figures
-            for constraint in decision["constraints"]:
-                label = {"quality": "quality ≥", "service_level": "service level ≥"}[constraint["name"]]
-                mark = "✓" if constraint["met"] else "✗"
-                assert _panel_value(app, f"{label} {constraint['target']:g}") == \
-                    f"{number(constraint['value'])} {mark}"
+            for constraint in decision.constraints:
+                label = {"quality": "quality ≥", "service_level": "service level ≥"}[constraint.name]
+                mark = "✓" if constraint.met else "✗"
+                assert _panel_value(app, f"{label} {constraint.target:g}") == f"{number(constraint.value)} {mark}"
             # elsewhere the quality comes from the curve; the service level from the Operations grid on its τ
             await pilot.press("1")
             app.set_threshold(0.3)
@@ -136,9 +138,9 @@ def test_d_goes_to_the_decisions_policy_threshold_and_team(tmp_path):
             quality = app.model.figures(0, 0.3)["kieval_aligned"]
             assert _panel_value(app, "quality ≥ 0.9") == ("✓" if quality >= 0.9 else "✗")  # the metric is above it
             assert _panel_value(app, "KIEval_Aligned^τ") == number(quality)
-            grid = next(row for row in app.model.summary["operations"]["policies"][0]["grid"]
-                        if row["threshold"] == pytest.approx(0.3))
-            level = grid["simulated"]["service_level"]
+            grid = next(row for row in app.model.summary.operations.policies[0].grid
+                        if row.threshold == pytest.approx(0.3))
+            level = grid.simulated.service_level
             assert _panel_value(app, "service level ≥ 0.9 (grid)") == \
                 f"{number(level)} {'✓' if level >= 0.9 else '✗'}"
             app.set_threshold(0.33)  # off the grid: known at the decision only
@@ -152,18 +154,19 @@ def test_d_goes_to_the_decisions_policy_threshold_and_team(tmp_path):
 def test_d_says_when_no_point_meets_every_constraint_and_which_binds(tmp_path):
     async def run() -> None:
         app = DashboardApp(scenario_file(tmp_path, IMPOSSIBLE))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await ready(app, pilot)
-            decision = app.model.summary["decision"]
-            assert not decision["feasible"] and decision["binding"] is not None
+            decision = app.model.summary.decision
+            assert not decision.feasible and decision.binding is not None
             await pilot.press("d")
-            notification = list(app._notifications)[-1]
-            assert notification.severity == "warning"
-            assert notification.message.startswith(
-                f"no point meets every constraint ({decision['binding']} binds): {decision['reason']}. Nearest: "
-                f"{decision['policy']} at τ = {decision['threshold']:.4f}")
-            assert f"no point meets every constraint ({decision['binding']} binds)" in _status(app)
-            assert app.threshold == decision["threshold"]
+            await pilot.pause()
+            severity, text = notifications(app)[-1]
+            assert severity == "warning"
+            assert text.startswith(
+                f"Decision: no point meets every constraint\nno point meets every constraint ({decision.binding} "
+                f"binds): {decision.reason}. Nearest: {decision.policy} at τ = {decision.threshold:.4f}")
+            assert f"no point meets every constraint ({decision.binding} binds)" in _status(app)
+            assert app.threshold == decision.threshold
 
     asyncio.run(run())
 
@@ -194,7 +197,12 @@ def test_the_report_summary_json_run_json_and_the_dashboard_show_the_same_decisi
         app = DashboardApp(source)
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(app, pilot)
-            assert app.model.summary["decision"] == decision
+            assert app.model.summary.decision == Decision.from_dict(decision)
+            # the comparison's least cost is for the data, under no constraint; the decision's a day: both said
+            explanation = app.model.compare_explanation()
+            assert "least cost: each policy's cheapest τ swept, for the whole data (80 documents), under no " \
+                   "constraint" in explanation
+            assert "the decision (d) keeps to the scenario's constraints, its cost per day" in explanation
             await pilot.press("d")
             assert _panel(app).startswith(f"{decision['policy']} at τ = {decision['threshold']:.4f} ★ decision")
             assert _panel_value(app, "team's cost/day") == money(decision["cost"]["total"])

@@ -204,14 +204,14 @@ async def test_o_goes_to_the_cheapest_threshold(scenario):
         await ready(app, pilot)
         for policy in (0, 1):
             await pilot.press(str(policy + 1), "o")
-            best = next(p["cost_optimum"] for p in app.model.summary["policies"]
-                        if p["policy"] == app.model.policy_names[policy])
-            assert app.threshold == best["threshold"]
-            assert app.model.figures(policy, app.threshold)["cost"] == pytest.approx(best["cost"], abs=1e-9)
-            edge = ", at the edge of the range swept" if best["edge_of_range"] else ""
-            assert f"least cost {best['cost']:,.2f} EUR{edge} (o)" in _status(app)
+            best = next(p.cost_optimum for p in app.model.summary.policies
+                        if p.policy == app.model.policy_names[policy])
+            assert app.threshold == best.threshold
+            assert app.model.figures(policy, app.threshold)["cost"] == pytest.approx(best.cost, abs=1e-9)
+            edge = ", at the edge of the range swept" if best.edge_of_range else ""
+            assert f"least cost {best.cost:,.2f} EUR{edge} (o)" in _status(app)
             costs = [app.model.figures(policy, t)["cost"] for t in np.linspace(0, 1, 201)]
-            assert best["cost"] <= min(costs) + 1e-9
+            assert best.cost <= min(costs) + 1e-9
         await pilot.press("plus")
         assert "least cost" not in _status(app)  # the note lasts until τ moves
 
@@ -226,11 +226,11 @@ async def test_g_goes_to_each_target_in_turn(scenario):
         for _ in range(3):
             await pilot.press("g")
             seen.append(app.threshold)
-        points = next(p["operating_points"] for p in model.summary["policies"] if p["policy"] == "confidence")
-        assert seen == [points["0.85"]["threshold"], points["0.9"]["threshold"], points["0.85"]["threshold"]]
+        points = next(p.operating_points for p in model.summary.policies if p.policy == "confidence")
+        assert seen == [points["0.85"].threshold, points["0.9"].threshold, points["0.85"].threshold]
         for target, threshold in zip((0.85, 0.9), seen):
             at = model.figures(0, threshold)
-            assert at["kieval_aligned"] >= target and at["auto_rate"] == points[f"{target:g}"]["auto_rate"]
+            assert at["kieval_aligned"] >= target and at["auto_rate"] == points[f"{target:g}"].auto_rate
         assert "reaches KIEval_Aligned^τ 0.85 (g: next target)" in _status(app)
 
 
@@ -304,7 +304,7 @@ async def test_plot_marks_follow_the_threshold_and_the_policy(scenario):
         best = app.model.cost_optimum(app.policy)
         now = app.model.figures(app.policy, app.threshold)["cost"]
         expected = {costs.cell(app.threshold, now): "●"} if costs.cell(app.threshold, now) else {}
-        expected[costs.cell(best["threshold"], best["cost"])] = "★"
+        expected[costs.cell(best.threshold, best.cost)] = "★"
         assert costs.marked_cells == expected
 
 
@@ -342,11 +342,17 @@ async def test_compare_sorts_from_the_keyboard_and_enter_selects(scenario):
                           "least cost", "τ of least cost", "saves vs review-all", "certified τ", "dominated by"]
         explanation = str(app.query_one("#compare-explanation").render())
         assert "area: under the auto-rate/KIEval_Aligned^τ curve" in explanation and "τ for T" in explanation
+        # the least cost and the decision's cost are told apart: one for the data, unconstrained; the other kept
+        # to the constraints, on its own basis
+        assert "least cost: each policy's cheapest τ swept, for the whole data (60 documents), under no constraint" \
+            in explanation
+        assert "the decision (d) keeps to the scenario's constraints, its cost for the same data" in explanation
         rows = {row["policy"]: row for row in view.rows()}
-        for summary in app.model.summary["policies"]:
-            point = summary["operating_points"]["0.9"]
-            assert rows[summary["policy"]]["threshold@0.9"] == point["threshold"]
-            assert rows[summary["policy"]]["auto@0.9"] == point["auto_rate"]
+        for summary in app.model.summary.policies:
+            point = summary.operating_points["0.9"]
+            assert rows[summary.policy]["threshold@0.9"] == point.threshold
+            assert rows[summary.policy]["auto@0.9"] == point.auto_rate
+            assert rows[summary.policy]["cost_optimum"] == summary.cost_optimum.cost
         await pilot.press("right", "r")  # the area
         aucs = [row["auc"] for row in view.rows()]
         assert aucs == sorted(aucs) and str(table.columns[table.coordinate_to_cell_key((0, 1)).column_key].label) \
@@ -409,7 +415,7 @@ async def test_calibration_plots_accuracy_against_mean_confidence_with_counts(sc
         assert monitor.x[bins + 2] == [r["mean_confidence"] for r in rows]
         assert monitor.y[bins + 2] == [r["accuracy"] for r in rows]
         note = str(app.query_one("#calibration-ece").render())
-        ece = app.model.summary["calibration"]["ece_equal_width"]
+        ece = app.model.summary.calibration.ece_equal_width
         assert f"ECE {ece:.4f} (equal-width bins)" in note
 
 
@@ -424,7 +430,7 @@ async def test_costs_zoom_on_the_optimum_with_the_review_all_line(scenario):
         window = model.cost_window(0)
         assert plot._canvas.xlim == window and window != (0.0, 1.0)
         best, review_all = model.cost_optimum(0), model.review_all_cost()
-        assert window[0] < best["threshold"] <= window[1]
+        assert window[0] < best.threshold <= window[1]
         grid = np.linspace(0, 1, 2001)
         cheap = grid[model.sweepers[0].curve(grid).columns["cost"] <= review_all]
         assert window[0] <= cheap.min() and cheap.max() <= window[1]
@@ -495,7 +501,7 @@ async def test_layout_at_every_size(scenario, size):
         assert side.region.right <= size[0]
         # the footer keeps the keys that matter
         shown = {key.key: key.region for key in app.query(FooterKey)}
-        for key in ("q", "question_mark", "plus", "minus", "o", "g"):
+        for key in ("q", "question_mark", "plus", "minus", "o", "g", "d"):
             assert key in shown and shown[key].right <= size[0] - 10  # left of the palette key
 
 

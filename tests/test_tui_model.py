@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.readers import write_records
+from rpa_sim.study.result import StudySummary
 from rpa_sim.tui.model import DATA_POLICIES, load_model
 
 
@@ -57,10 +60,14 @@ def test_missing_records_file(tmp_path):
 
 def _model(task: str, policies=("confidence", "document-escalation", "grounding-gate", "per-field",
                                 "audited-budget")):
+    """A model of every policy with the study's summary, its per-field thresholds for 0.9 set to known ones."""
     from rpa_sim.route.costs import CostModel
     from rpa_sim.evaluate.outcomes import evaluate_vqa
     from rpa_sim.route.policies import load_policy
+    from rpa_sim.study.result import FrozenMap
     from rpa_sim.route.reviewer import Reviewer
+    from rpa_sim.study.scenario import Scenario
+    from rpa_sim.study.run import run_study
     from rpa_sim.tui.model import DashboardModel
 
     if task == "kie":
@@ -69,13 +76,21 @@ def _model(task: str, policies=("confidence", "document-escalation", "grounding-
         table = evaluate_vqa(generate_docvqa(150, seed=11))
         policies = ("confidence", "grounding-gate", "audited-budget")
     names = table.keys if task == "kie" else table.question_types
-    summary = {"optimized_per_field": {"0.9": {"thresholds": {names[0]: 0.7, names[1]: 0.55}}}}
     # a budget over a grounding gate: entry order is not confidence order, so the budget swaps items
     gated_budget = load_policy("grounding-gate").model_copy(
         update={"name": "gated-budget", "budget": load_policy("audited-budget").budget})
-    return DashboardModel.from_table(task, table, [load_policy(p) for p in policies] + [gated_budget],
-                                     reviewer=Reviewer(miss_rate=0.1, false_correction_rate=0.05),
-                                     costs=CostModel(hourly_rate=30, per_residual_error=1.5), summary=summary)
+    reviewer, costs = Reviewer(miss_rate=0.1, false_correction_rate=0.05), CostModel(hourly_rate=30,
+                                                                                     per_residual_error=1.5)
+    model = DashboardModel.from_table(task, table, [load_policy(p) for p in policies] + [gated_budget],
+                                      reviewer=reviewer, costs=costs)
+    scenario = Scenario.model_validate({"name": task, "data": {"generate": "receipts" if task == "kie" else "docvqa"},
+                                        "policies": list(policies), "reviewer": reviewer.model_dump(),
+                                        "costs": costs.model_dump(), "targets": [0.9]})
+    summary = run_study(scenario, table, model.policies, sweepers=model.sweepers).typed_summary
+    known = replace(summary.optimized_per_field["0.9"], feasible=True,
+                    thresholds=FrozenMap({names[0]: 0.7, names[1]: 0.55}))
+    model.summary = replace(summary, optimized_per_field=FrozenMap({"0.9": known}))
+    return model
 
 
 @pytest.mark.parametrize("task", ["kie", "vqa"])
@@ -207,7 +222,7 @@ def test_staged_loading_reports_records_read_and_evaluated_then_sweeps(tmp_path)
     reports.clear()
     model.summary = opened.summary(model, report=reports.append)
     assert model.summarised and [r.finished for r in reports] == [False, True]
-    assert model.summary == load_model(str(path)).summary
+    assert isinstance(model.summary, StudySummary) and model.summary == load_model(str(path)).summary
 
 
 def test_a_table_and_a_generated_scenario_report_their_reading(tmp_path):
@@ -230,20 +245,43 @@ def test_jumps_and_the_compare_columns_come_from_the_summary():
     model = load_model("receipts-demo")
     assert model.target_values == [0.92, 0.95]
     headers = model.compare_headers()
-    assert list(headers.values())[:6] == ["policy", "area", "auto-rate at 0.92", "τ for 0.92", "auto-rate at 0.95",
-                                          "τ for 0.95"]
+    assert list(headers.values()) == ["policy", "area", "auto-rate at 0.92", "τ for 0.92", "auto-rate at 0.95",
+                                      "τ for 0.95", "least cost", "τ of least cost", "saves vs review-all",
+                                      "certified τ", "dominated by"]
     rows = model.compare_rows()
-    for policy, summary in enumerate(model.summary["policies"]):
+    for policy, summary in enumerate(model.summary.policies):
         for target in model.target_values:
-            point = summary["operating_points"][f"{target:g}"]
+            point = summary.operating_points[f"{target:g}"]
             threshold = model.target_threshold(policy, target)
-            assert rows[policy][f"threshold@{target:g}"] == threshold == (None if point is None else point["threshold"])
+            assert rows[policy][f"threshold@{target:g}"] == threshold == (None if point is None else point.threshold)
             if threshold is not None:
                 at = model.figures(policy, threshold)
-                assert at["kieval_aligned"] >= target and at["auto_rate"] == point["auto_rate"]
+                assert at["kieval_aligned"] >= target and at["auto_rate"] == point.auto_rate
         best = model.cost_optimum(policy)
-        assert model.figures(policy, best["threshold"])["cost"] == pytest.approx(best["cost"], abs=1e-6)
+        assert best is summary.cost_optimum
+        assert rows[policy]["cost_optimum"] == best.cost and rows[policy]["optimum_threshold"] == best.threshold
+        assert model.figures(policy, best.threshold)["cost"] == pytest.approx(best.cost, abs=1e-6)
     assert model.currency == "EUR" and model.money(1234.5) == "1,234.50 EUR"
+    # the least cost is for the whole data under no constraint; the decision is priced on its own basis
+    explanation = model.compare_explanation()
+    assert "least cost: each policy's cheapest τ swept, for the whole data (1,000 documents), under no constraint" \
+        in explanation
+    assert "the decision (d) keeps to the scenario's constraints, its cost for the same data" in explanation
+    assert model.summary.decision.cost.per == "data"
+
+
+def test_before_the_summary_the_model_answers_without_it():
+    from rpa_sim.tui.model import open_source
+
+    opened = open_source("receipts-demo")
+    model = opened.model()
+    assert model.summary is None and not model.summarised and not model.has_operations
+    assert model.decision is None and model.constraint_checks(0, 0.5) == []
+    assert model.cost_optimum(0) is None and model.target_threshold(0, 0.92) is None
+    assert model.review_all_cost() is None and model.cost_window(0) == (0.0, 1.0)
+    assert model.compare_rows() == [] and model.compare_explanation() == ""
+    assert model.suggested_target() is None and model.suggested_thresholds() == {}
+    assert model.calibration_rows() == [] and model.calibration_groups() == [] and model.operation is None
 
 
 @pytest.mark.parametrize("task", ["kie", "vqa"])
@@ -260,7 +298,9 @@ def test_metric_limits_end_at_one_and_the_cost_window_holds_the_cheap_thresholds
             assert high > 1.0 and model.plot_limits(column)[1] == 1.0
     low, high = model.plot_limits("cost")
     assert high > max(v for ranges in model.value_ranges for v in ranges["cost"])
-    model.summary = {**model.summary, "baselines": {"review_all": {"cost": model.figures(0, 2.0)["cost"]}}}
+    baselines = model.summary.baselines
+    model.summary = replace(model.summary, baselines=replace(
+        baselines, review_all=replace(baselines.review_all, cost=model.figures(0, 2.0)["cost"])))
     grid = np.linspace(0, 1, 2001)
     for policy in range(len(model.policies)):
         window = model.cost_window(policy)

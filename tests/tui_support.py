@@ -43,6 +43,14 @@ async def ready(app, pilot, *, timeout: float = 60.0) -> None:
     assert app.summary_error is None, app.summary_error
 
 
+def notifications(app) -> list[tuple[str, str]]:
+    """The notifications the screen shows, oldest first, each as (severity, text: the title's line, then the
+    message); the app runs with ``run_test(notifications=True)``, which shows them."""
+    severities = ("information", "warning", "error")
+    return [(next(severity for severity in severities if toast.has_class(f"-{severity}")), str(toast.render()))
+            for toast in app.screen.query("Toast")]
+
+
 async def shown(view, pilot, *, timeout: float = 60.0) -> None:
     """Wait until a computed view (:class:`rpa_sim.tui.computed.ComputedView`) shows its current key."""
     start = time.monotonic()

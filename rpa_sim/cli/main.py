@@ -829,21 +829,21 @@ def _certify_per_group(args: argparse.Namespace, table: OutcomeTable) -> int:
 
 def _comparison_rows(result: ScenarioResult) -> list[dict[str, Any]]:
     """The comparison table's columns, one row per policy, for CSV."""
-    summary = result.summary
+    summary = result.typed_summary
+    rejecting = any(policy.rejected is not None for policy in summary.policies)
     rows = []
-    for policy in summary["policies"]:
-        row: dict[str, Any] = {"policy": policy["policy"], "auc": policy["auc"]}
-        for target, point in policy["operating_points"].items():
-            row[f"auto_rate_at_{target}"] = None if point is None else point["auto_rate"]
-        if any("rejected" in other for other in summary["policies"]):
-            row["rejected"] = policy.get("rejected", 0)
-        if summary["costs"] is not None:
-            best = policy["cost_optimum"]
-            row.update(best_cost=best["cost"], best_cost_threshold=best["threshold"],
-                       savings_vs_review_all=best["savings_vs_review_all"])
-        certified = policy["certified"]
-        row["certified_threshold"] = None if certified is None else certified["threshold"]
-        row["dominated_by"] = " ".join(policy["dominated_by"])
+    for policy in summary.policies:
+        row: dict[str, Any] = {"policy": policy.policy, "auc": policy.auc}
+        for target, point in policy.operating_points.items():
+            row[f"auto_rate_at_{target}"] = None if point is None else point.auto_rate
+        if rejecting:
+            row["rejected"] = policy.rejected or 0
+        if summary.costs is not None:
+            best = policy.cost_optimum
+            row.update(best_cost=best.cost, best_cost_threshold=best.threshold,
+                       savings_vs_review_all=best.savings_vs_review_all)
+        row["certified_threshold"] = None if policy.certified is None else policy.certified.threshold
+        row["dominated_by"] = " ".join(policy.dominated_by)
         rows.append(row)
     return rows
 
@@ -870,18 +870,19 @@ def _run(args: argparse.Namespace) -> int:
     with _scenario_scheduler(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     # everything computed before anything is written
+    summary = result.typed_summary
     text = {"table": lambda: f"{scenario.name}: {scenario.description}\n\n{comparison_table(result)}",
             "csv": lambda: _csv_text(_comparison_rows(result)),
-            "json": lambda: _json_text(result.summary)}[args.format or "table"]()
-    if (args.format or "table") == "table" and "operations" in result.summary:
+            "json": summary.to_json}[args.format or "table"]()
+    if (args.format or "table") == "table" and summary.operations is not None:
         from rpa_sim.operate.queue.summary import operations_table  # noqa: PLC0415
 
-        currency = (result.summary["costs"] or {}).get("currency")
-        text += "\n\n" + operations_table(result.summary["operations"], currency=currency)
+        currency = None if summary.costs is None else summary.costs.currency
+        text += "\n\n" + operations_table(summary.operations, currency=currency)
     if (args.format or "table") == "table":
         from rpa_sim.study.decision import decision_text  # noqa: PLC0415
 
-        text += "\n\n" + decision_text(result.summary["decision"])
+        text += "\n\n" + decision_text(summary.decision)
     if args.out_dir is not None:
         for path in write_outputs(result, args.out_dir):
             print(f"wrote {path}", file=sys.stderr)
@@ -1038,11 +1039,12 @@ def _staff_scenario(args: argparse.Namespace) -> int:
         raise InputError(f"staff: scenario {args.scenario} has no operations: section (arrivals, reviewers, "
                          f"service level); see docs/operations.md")
     from rpa_sim.operate.queue.summary import staffing_rows, staffing_table  # noqa: PLC0415
+    from rpa_sim.study.result import encoded  # noqa: PLC0415
     from rpa_sim.study.run import run_scenario  # noqa: PLC0415
     with stage(f"running {scenario.name}"):
-        operations = run_scenario(scenario, base).summary["operations"]
+        operations = run_scenario(scenario, base).typed_summary.operations
     _print({"table": lambda: staffing_table(operations), "csv": lambda: _csv_text(staffing_rows(operations)),
-            "json": lambda: _json_text(operations)}[args.format]())
+            "json": lambda: _json_text(encoded(operations))}[args.format]())
     return 0
 
 

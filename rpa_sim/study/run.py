@@ -43,7 +43,7 @@ from rpa_sim.route.per_field.policy import optimized_policy
 from rpa_sim.common.yamlfile import validated
 
 __all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data", "write_outputs",
-           "comparison_table", "certify_policy", "OUTPUT_FILES"]
+           "comparison_table", "cost_bases", "certify_policy", "OUTPUT_FILES"]
 
 #: The files :func:`write_outputs` writes into its folder (``rpa-sim run --out-dir``).
 OUTPUT_FILES = ("curves.csv", "summary.json")
@@ -370,52 +370,81 @@ def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
 
 
 def comparison_table(result: ScenarioResult) -> str:
-    """The policies side by side: AUC, operating points, cost optimum, certified threshold, dominance; under it,
-    what to read with care: a cheapest point at the edge of the swept range, a monitoring method that is
-    unreliable."""
+    """The policies side by side: AUC, operating points, least cost, certified threshold, dominance; under it,
+    what each column is and what to read with care: a cheapest point at the edge of the swept range, a
+    monitoring method that is unreliable.
+
+    The least cost is each policy's cheapest τ over the swept grid, for the whole data and under no
+    constraint; the decision (:func:`rpa_sim.study.decision.decision_text`) keeps to the scenario's constraints
+    and may be priced per day: a note says which is which, so that two costs of one point never disagree
+    unexplained.
+    """
     from rpa_sim.route.compare import edge_of_range_text  # noqa: PLC0415
     from rpa_sim.common.formatting import count, money, number  # noqa: PLC0415
+    from rpa_sim.study.result import encoded  # noqa: PLC0415
 
-    summary = result.summary
-    metric = summary["metric"]
-    header = ["policy", "AUC"] + [f"auto@{t}" for t in summary["targets"]]
-    rejecting = any("rejected" in p for p in summary["policies"])
+    summary = result.typed_summary
+    metric = summary.metric
+    header = ["policy", "AUC"] + [f"auto@{t}" for t in summary.targets]
+    rejecting = any(p.rejected is not None for p in summary.policies)
     if rejecting:
         header.append("rejected")
-    if summary["costs"] is not None:
-        currency = summary["costs"].get("currency")
-        header += ["best cost" + ("" if currency is None else f" ({currency})"), "at τ", "saves vs all"]
+    if summary.costs is not None:
+        currency = summary.costs.currency
+        header += ["least cost" + ("" if currency is None else f" ({currency})"), "at τ", "saves vs all"]
     header += ["certified τ", "dominated by"]
     rows, cautions = [], []
-    for p in summary["policies"]:
-        row = [p["policy"], number(p["auc"])]
-        row += [number(None if point is None else point["auto_rate"]) for point in p["operating_points"].values()]
+    for p in summary.policies:
+        row = [p.policy, number(p.auc)]
+        row += [number(None if point is None else point.auto_rate) for point in p.operating_points.values()]
         if rejecting:
-            row.append(count(p.get("rejected", 0)))
-        if summary["costs"] is not None:
-            best = p["cost_optimum"]
-            edge = best["edge_of_range"]
-            row += [money(best["cost"]), number(best["threshold"], 3) + (" *" if edge else ""),
-                    money(best["savings_vs_review_all"])]
-            if edge:
-                cautions.append(f"* {p['policy']}: {edge_of_range_text(best, summary['thresholds'])}")
-        row += [number(None if p["certified"] is None else p["certified"]["threshold"], 3),
-                ", ".join(p["dominated_by"]) or "-"]
+            row.append(count(p.rejected or 0))
+        if summary.costs is not None:
+            best = p.cost_optimum
+            row += [money(best.cost), number(best.threshold, 3) + (" *" if best.edge_of_range else ""),
+                    money(best.savings_vs_review_all)]
+            if best.edge_of_range:
+                # edge_of_range_text reads the cost optimum as summary.json holds it (the report calls it so too)
+                cautions.append(f"* {p.policy}: {edge_of_range_text(encoded(best), summary.thresholds)}")
+        row += [number(None if p.certified is None else p.certified.threshold, 3), ", ".join(p.dominated_by) or "-"]
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
                        for i, (cell, w) in enumerate(zip(row, widths))) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     notes = [f"metric: {metric} after review; auto@t = highest auto-rate whose {metric} reaches t"]
-    for target, best in summary["optimized_per_field"].items():
-        single = best["best_single_threshold"]
-        if best["feasible"]:
-            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {number(best['auto_rate'])} "
-                         f"(one threshold for all fields: {number(None if single is None else single['auto_rate'])})")
+    if summary.costs is not None:
+        least, decided = cost_bases(summary)
+        notes.append(f"least cost = {least}; saves vs all = against reviewing everything")
+        if decided is not None:
+            notes.append(f"the decision below {decided}")
+    for target, best in summary.optimized_per_field.items():
+        single = best.best_single_threshold
+        if best.feasible:
+            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {number(best.auto_rate)} "
+                         f"(one threshold for all fields: {number(None if single is None else single.auto_rate)})")
         else:
             notes.append(f"{metric} {target} cannot be reached by reviewing entities alone")
-    for entry in (summary.get("monitoring") or {}).get("policies", []):
-        cautions += [f"monitoring: {method} is unreliable for {entry['policy']} at τ = {number(entry['threshold'])}: "
-                     f"{figures['reason']}" for method, figures in (entry["methods"] or {}).items()
-                     if not figures["reliable"]]
+    monitored = () if summary.monitoring is None else summary.monitoring.policies
+    for entry in monitored:
+        cautions += [f"monitoring: {method} is unreliable for {entry.policy} at τ = {number(entry.threshold)}: "
+                     f"{figures.reason}" for method, figures in (entry.methods or {}).items() if not figures.reliable]
     return "\n".join(lines + [""] + notes + cautions)
+
+
+
+def cost_bases(summary: StudySummary) -> tuple[str, str | None]:
+    """What a comparison's least cost is, and what the decision's cost is beside it, in words: the least
+    cost is each policy's cheapest τ swept, for the whole data, under no constraint; the decision keeps to
+    the scenario's constraints and is priced per day or for the same data (None: it has no cost)."""
+    from rpa_sim.common.formatting import count  # noqa: PLC0415
+    from rpa_sim.study.result import KieData  # noqa: PLC0415
+
+    data = summary.data
+    size = f"{count(data.documents)} documents" if isinstance(data, KieData) else f"{count(data.questions)} questions"
+    least = f"each policy's cheapest τ swept, for the whole data ({size}), under no constraint"
+    decided = summary.decision
+    if decided is None or decided.cost is None:
+        return least, None
+    return least, ("keeps to the scenario's constraints, its cost "
+                   + ("per day" if decided.cost.per == "day" else "for the same data"))

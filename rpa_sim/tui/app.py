@@ -8,7 +8,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -29,6 +29,10 @@ from rpa_sim.tui.operations_view import OperationsView
 from rpa_sim.tui.views import (CalibrationView, CompareView, CostsView, FieldsView, Readout, SmudgeView,
                                TradeoffView, View)
 
+if TYPE_CHECKING:
+    from rpa_sim.study.decision import Decision
+    from rpa_sim.study.result import StudySummary
+
 VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c", CompareView),
          ("fields", "Fields", "f", FieldsView), ("calibration", "Calibration", "l", CalibrationView),
          ("costs", "Costs", "dollar_sign", CostsView), ("smudge", "SMuDGE", "s", SmudgeView),
@@ -38,6 +42,8 @@ NARROW_BELOW = 100
 #: how often (seconds) the screen shows what the loader has reported since
 SHOW_PROGRESS_EVERY = 0.1
 SCALE = ThresholdScale()
+#: ``+`` and ``-`` share one place in the footer, so that every key that answers a question fits 80 columns
+STEP_KEYS = Binding.Group("τ")
 
 
 # the most characters of a message the app shows (a notification, the error panel)
@@ -59,28 +65,27 @@ class Jump(NamedTuple):
     note: str
 
 
-def decision_words(decision: dict[str, Any], model: DashboardModel) -> str:
+def decision_words(decision: Decision, model: DashboardModel) -> str:
     """The decision in a sentence: policy, τ, team and cost (the decided point's, for the data, as the figures
     panel shows it; and the decision's own, per day or for the data, with its team); when no point meets every
     constraint, that, and the constraint that binds."""
-    words = f"{decision['policy']} at τ = {decision['threshold']:.4f}"
-    team = decision["reviewers"]
+    words = f"{decision.policy} at τ = {decision.threshold:.4f}"
+    team = decision.reviewers
     if team is not None:
-        if team["shifts"] is None:
-            words += f" with {team['count']} reviewers"
+        if team.shifts is None:
+            words += f" with {team.count} reviewers"
         else:
-            shifts = ", ".join(f"{count} {start:02g}-{end:02g} h" for start, end, count in team["shifts"])
-            words += f" with {sum(shift[2] for shift in team['shifts'])} reviewers ({shifts})"
-    point, cost = decision.get("point") or {}, decision["cost"]
-    if point.get("cost") is not None:
-        words += f" · cost {model.money(point['cost'])} for the data"
-    if cost is not None and (cost["per"] == "day" or team is not None):
-        words += f" · {model.money(cost['total'])} per {cost['per']} with this team"
-    if not decision["feasible"]:
-        words = (f"no point meets every constraint ({decision['binding']} binds): {decision['reason']}. "
-                 f"Nearest: {words}")
-    elif decision["binding"] is not None:
-        words += f" · binding: {decision['binding']}"
+            shifts = ", ".join(f"{count} {start:02g}-{end:02g} h" for start, end, count in team.shifts)
+            words += f" with {team.reviewers} reviewers ({shifts})"
+    point, cost = decision.point, decision.cost
+    if point is not None and point.cost is not None:
+        words += f" · cost {model.money(point.cost)} for the data"
+    if cost is not None and (cost.per == "day" or team is not None):
+        words += f" · {model.money(cost.total)} per {cost.per} with this team"
+    if not decision.feasible:
+        words = f"no point meets every constraint ({decision.binding} binds): {decision.reason}. Nearest: {words}"
+    elif decision.binding is not None:
+        words += f" · binding: {decision.binding}"
     return words
 
 
@@ -124,13 +129,13 @@ class DashboardApp(App[int]):
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
-        Binding("plus", "nudge(1)", "τ up"),
-        Binding("minus", "nudge(-1)", "τ down"),
+        Binding("plus", "nudge(1)", "τ up", group=STEP_KEYS),
+        Binding("minus", "nudge(-1)", "τ down", group=STEP_KEYS),
         Binding("right_square_bracket", "nudge(1, True)", "τ up 5 steps", show=False),
         Binding("left_square_bracket", "nudge(-1, True)", "τ down 5 steps", show=False),
         Binding("o", "optimum", "Least cost"),
         Binding("g", "target", "Target"),
-        Binding("d", "decision", "Decision", show=False),
+        Binding("d", "decision", "Decision"),
         Binding("equals_sign", "type_threshold", "Type τ", show=False),
         Binding("z", "zoom", "Zoom"),
         *[Binding(key, f"show('{view}')", title, show=False) for view, title, key, _ in VIEWS],
@@ -276,7 +281,7 @@ class DashboardApp(App[int]):
         self.query_one("#views").display = self.query_one("#status").display = True
         if not model.has_smudge:
             self.query_one(TabbedContent).hide_tab("smudge")
-        if "operations" not in model.summary:  # shown with a summary that has the scenario's operations
+        if not model.has_operations:  # shown with a summary that has the scenario's operations
             self.query_one(TabbedContent).hide_tab("operations")
         self.active_view().ensure_loaded()
         self._status()
@@ -284,7 +289,8 @@ class DashboardApp(App[int]):
         self.query_one("#threshold-slider").focus()
         self.call_after_refresh(self._freeze_loaded)
 
-    def _summarised(self, summary: dict[str, Any]) -> None:
+    def _summarised(self, summary: StudySummary | None) -> None:
+        """The study's result has arrived (None: a given model without one); the views draw it."""
         model = self.model
         if model is None:
             return
@@ -292,7 +298,7 @@ class DashboardApp(App[int]):
         self.model_version += 1
         self._summarising = None
         self._stop_progress()
-        if "operations" in summary:
+        if model.has_operations:
             self.query_one(TabbedContent).show_tab("operations")
         self.active_view().ensure_loaded()
         self._status()
@@ -392,7 +398,7 @@ class DashboardApp(App[int]):
         if action == "show" and parameters == ("smudge",) and self.model is not None:
             return self.model.has_smudge
         if action == "show" and parameters == ("operations",) and self.model is not None:
-            return "operations" in self.model.summary
+            return self.model.has_operations
         if action == "zoom":
             return self.model is not None and isinstance(self.active_view(), CostsView)
         if action in ("nudge", "optimum", "target", "decision", "type_threshold", "show", "policy", "export"):
@@ -416,9 +422,9 @@ class DashboardApp(App[int]):
         elif (best := model.cost_optimum(self.policy)) is None:
             self.notify(f"{name} has no least cost", title="Least cost")
         else:
-            edge = ", at the edge of the range swept" if best["edge_of_range"] else ""
-            note = f"least cost {model.money(best['cost'])}{edge} (o)"
-            self.set_threshold(best["threshold"], jump=Jump("optimum", 0, self.policy, best["threshold"], note))
+            edge = ", at the edge of the range swept" if best.edge_of_range else ""
+            note = f"least cost {model.money(best.cost)}{edge} (o)"
+            self.set_threshold(best.threshold, jump=Jump("optimum", 0, self.policy, best.threshold, note))
 
     def action_target(self) -> None:
         """τ to where the selected policy reaches the first target; pressed again there, the next target."""
@@ -444,7 +450,7 @@ class DashboardApp(App[int]):
         self.set_threshold(threshold, jump=Jump("target", index, self.policy, threshold, note))
 
     def action_decision(self) -> None:
-        """τ and the policy to the study's decision (``summary["decision"]``), the Operations view's team to its."""
+        """τ and the policy to the study's decision (``summary.decision``), the Operations view's team to its."""
         model = self.model
         if model is None:
             return
@@ -453,22 +459,23 @@ class DashboardApp(App[int]):
             return
         decision = model.decision
         if decision is None:
-            reason = model.summary.get("decision", {}).get("reason") or "nothing to decide"
+            undecided = model.summary.decision
+            reason = (None if undecided is None else undecided.reason) or "nothing to decide"
             self.notify(f"no decision: {reason}", title="Decision")
             return
-        policy, threshold = model.policy_names.index(decision["policy"]), decision["threshold"]
-        team = decision["reviewers"]
+        policy, threshold = model.policy_names.index(decision.policy), decision.threshold
+        team = decision.reviewers
         if team is not None:
-            self.query_one(OperationsView).extra = team["extra_per_shift"]
+            self.query_one(OperationsView).extra = team.extra_per_shift
         words = decision_words(decision, model)
-        point = decision.get("point") or {}
-        note = "decision" if decision["feasible"] else f"no point meets every constraint ({decision['binding']} binds)"
-        if point.get("cost") is not None:
-            note += f", cost {model.money(point['cost'])}"
+        point = decision.point
+        note = "decision" if decision.feasible else f"no point meets every constraint ({decision.binding} binds)"
+        if point is not None and point.cost is not None:
+            note += f", cost {model.money(point.cost)}"
         self.set_policy(policy)
         self.set_threshold(threshold, jump=Jump("decision", 0, policy, threshold, note + " (d)"))
-        self.notify(words, title="Decision" if decision["feasible"] else "Decision: no point meets every constraint",
-                    severity="information" if decision["feasible"] else "warning", timeout=15)
+        self.notify(words, title="Decision" if decision.feasible else "Decision: no point meets every constraint",
+                    severity="information" if decision.feasible else "warning", timeout=15)
 
     def action_zoom(self) -> None:
         view = self.active_view()
@@ -480,7 +487,7 @@ class DashboardApp(App[int]):
 
     def action_show(self, view: str) -> None:
         if self.model is not None and (view != "smudge" or self.model.has_smudge) and (
-                view != "operations" or "operations" in self.model.summary):
+                view != "operations" or self.model.has_operations):
             self.query_one(TabbedContent).active = view
             self.focus_view()
 

@@ -27,7 +27,9 @@ from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Curve, Sweeper
 
 if TYPE_CHECKING:
+    from rpa_sim.study.decision import Decision
     from rpa_sim.operate.queue.summary import OperationModel
+    from rpa_sim.study.result import Calibration, CostOptimum, GroupCalibration, PolicyResult, StudySummary
     from rpa_sim.study.scenario import Scenario
 
 __all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model", "open_source", "operation_of",
@@ -130,17 +132,15 @@ def count_lines(path: Path) -> int | None:
     return lines + (last != b"\n")
 
 
-def operation_of(summary: dict[str, Any], table: OutcomeTable) -> OperationModel:
-    """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table."""
-    from rpa_sim.operate.queue.spec import OperationsSpec  # noqa: PLC0415
+def operation_of(summary: StudySummary, table: OutcomeTable) -> OperationModel:
+    """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table; the
+    summary must have one (``summary.operations``)."""
     from rpa_sim.operate.queue.summary import OperationModel  # noqa: PLC0415
 
-    costs = summary.get("costs")
     ids = table.document_ids if table.task == "kie" else table.question_ids
-    return OperationModel(OperationsSpec.model_validate(summary["operations"]["settings"]),
-                          documents=table.unit_count, reviewer=Reviewer(**summary["reviewer"]),
-                          costs=None if costs is None else CostModel(**costs),
-                          received_at=table.received_at, review_seconds=table.review_seconds, ids=ids.tolist())
+    return OperationModel(summary.operations.settings, documents=table.unit_count, reviewer=summary.reviewer,
+                          costs=summary.costs, received_at=table.received_at, review_seconds=table.review_seconds,
+                          ids=ids.tolist())
 
 
 def _finite(value: float | None) -> float | None:
@@ -177,15 +177,16 @@ class FieldEntries:
 class DashboardModel:
     """Everything the views show; threshold moves are :meth:`figures` calls (``Sweeper.at``).
 
-    The summary (comparison, per-field optimum, calibration, baselines) may come after the rest
-    (:meth:`Opened.summary`): until then it is empty and :attr:`summarised` is False.
+    The summary (comparison, per-field optimum, calibration, baselines, decision: the study's typed
+    result) may come after the rest (:meth:`Opened.summary`): until then it is None and
+    :attr:`summarised` is False.
     """
 
     name: str
     table: OutcomeTable
     policies: list[Policy]
     sweepers: list[Sweeper]
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: StudySummary | None = None
     costs: CostModel | None = None
     plot_curves: list[Curve] = field(default_factory=list)
     #: per policy, the least and greatest value of each column over every threshold in [0, 1]
@@ -197,13 +198,13 @@ class DashboardModel:
     #: the records or outcome table file's name when that is what was opened (no scenario around it)
     data_file: str | None = None
     #: the operation rebuilt from the summary it came with (:attr:`operation`)
-    _operation: tuple[dict[str, Any], OperationModel] | None = field(default=None, repr=False)
+    _operation: tuple[StudySummary, OperationModel] | None = field(default=None, repr=False)
     #: :meth:`cost_range` by policy and summary
     _cost_ranges: dict[tuple[int, int], dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_table(cls, name: str, table: OutcomeTable, policies: list[Policy], *, reviewer: Reviewer | None = None,
-                   costs: CostModel | None = None, summary: dict[str, Any] | None = None,
+                   costs: CostModel | None = None, summary: StudySummary | None = None,
                    targets: list[float] | None = None, source: str | None = None, data_file: str | None = None,
                    report: Reporter = _ignore) -> DashboardModel:
         """Sweep each policy over ``table`` (the stage ``sweeping``, reported per policy).
@@ -215,9 +216,8 @@ class DashboardModel:
             for policy in policies:
                 sweepers.append(Sweeper(table, policy, reviewer=reviewer, costs=costs))
                 advance()
-        summary = summary or {}
         if targets is None:
-            targets = [float(t) for t in summary.get("targets", [])]
+            targets = [] if summary is None else list(summary.targets)
         return cls(name, table, policies, sweepers, summary, costs, [s.curve(PLOT_GRID) for s in sweepers],
                    [_ranges(s) for s in sweepers], list(targets), source or name, data_file)
 
@@ -238,7 +238,12 @@ class DashboardModel:
     @property
     def summarised(self) -> bool:
         """Whether the summary is in (it comes after the sweeps when loading in stages)."""
-        return bool(self.summary)
+        return self.summary is not None
+
+    @property
+    def has_operations(self) -> bool:
+        """Whether the summary is in and has the scenario's operations (its ``operations:`` section)."""
+        return self.summary is not None and self.summary.operations is not None
 
     @cached_property
     def groupings(self) -> list[FieldGrouping]:
@@ -318,16 +323,16 @@ class DashboardModel:
     # -- the decision -------------------------------------------------------------------------------
 
     @property
-    def decision(self) -> dict[str, Any] | None:
-        """The study's decision (``summary["decision"]``); None before the summary or when it decides nothing."""
-        decision = self.summary.get("decision")
-        return None if decision is None or decision.get("policy") is None else decision
+    def decision(self) -> Decision | None:
+        """The study's decision (``summary.decision``); None before the summary or when it decides nothing."""
+        decision = None if self.summary is None else self.summary.decision
+        return None if decision is None or decision.policy is None else decision
 
     def at_decision(self, policy: int, threshold: float) -> bool:
         """Whether the policy and τ are the decision's."""
         decision = self.decision
-        return decision is not None and decision["policy"] == self.policy_names[policy] and \
-            decision["threshold"] == threshold
+        return decision is not None and decision.policy == self.policy_names[policy] and \
+            decision.threshold == threshold
 
     def constraint_checks(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         """Each constraint of the decision at the policy and τ: ``name``, ``target``, ``value`` and ``met``
@@ -338,10 +343,11 @@ class DashboardModel:
         if decision is None:
             return []
         if self.at_decision(policy, threshold):
-            return [{**constraint, "source": "decision"} for constraint in decision["constraints"]]
+            return [{"name": constraint.name, "target": constraint.target, "value": constraint.value,
+                     "met": constraint.met, "source": "decision"} for constraint in decision.constraints]
         checks = []
-        for constraint in decision["constraints"]:
-            name, target = constraint["name"], constraint["target"]
+        for constraint in decision.constraints:
+            name, target = constraint.name, constraint.target
             value, met, source = None, None, ""
             if name == "quality":
                 value = _finite(self.figures(policy, threshold)[self.metric_name])
@@ -351,55 +357,56 @@ class DashboardModel:
                 if value is not None:
                     met, source = value >= target, "grid"
             elif name == "reviewers":  # the decided team, whatever τ
-                value, met, source = constraint["value"], constraint["met"], "decision"
+                value, met, source = constraint.value, constraint.met, "decision"
             elif name == "certified_error":
-                certified = self._policy_summary(policy).get("certified") or {}
-                if certified.get("threshold") is not None:
-                    met, source = threshold >= certified["threshold"], "curve"
+                certified = self._policy_summary(policy).certified
+                if certified is not None and certified.threshold is not None:
+                    met, source = threshold >= certified.threshold, "curve"
             checks.append({"name": name, "target": target, "value": value, "met": met, "source": source})
         return checks
 
     def _grid_service_level(self, policy: int, threshold: float) -> float | None:
         """The service level of the scenario's team at τ when τ is on the Operations section's grid."""
-        entries = (self.summary.get("operations") or {}).get("policies", [])
-        entry = next((e for e in entries if e["policy"] == self.policy_names[policy]), None)
-        row = None if entry is None else next((r for r in entry["grid"] if math.isclose(r["threshold"], threshold,
-                                                                                        abs_tol=1e-12)), None)
-        return None if row is None else _finite(row["simulated"]["service_level"])
+        entries = self.summary.operations.policies if self.has_operations else ()
+        entry = next((e for e in entries if e.policy == self.policy_names[policy]), None)
+        row = None if entry is None else next((r for r in entry.grid if math.isclose(r.threshold, threshold,
+                                                                                     abs_tol=1e-12)), None)
+        return None if row is None else row.simulated.service_level
 
     def target_threshold(self, policy: int, target: float) -> float | None:
         """The τ at which the policy reaches ``target`` with the most going straight through (the summary's
         operating point), None when it never does or before the summary."""
-        summary = self._policy_summary(policy)
-        point = (summary.get("operating_points") or {}).get(f"{target:g}")
-        return None if point is None else float(point["threshold"])
+        if self.summary is None:
+            return None
+        point = self._policy_summary(policy).operating_points.get(f"{target:g}")
+        return None if point is None else float(point.threshold)
 
-    def _policy_summary(self, policy: int) -> dict[str, Any]:
+    def _policy_summary(self, policy: int) -> PolicyResult:
+        """The summary's entry of the policy (the summary must be in): the study ran every policy of the model."""
         name = self.policy_names[policy]
-        return next((p for p in self.summary.get("policies", []) if p["policy"] == name), {})
+        return next(p for p in self.summary.policies if p.policy == name)
 
     # -- compare ------------------------------------------------------------------------------------
 
     def _summary_targets(self) -> list[str]:
-        return [f"{float(t):g}" for t in self.summary.get("targets", [])]
+        return [] if self.summary is None else [f"{float(t):g}" for t in self.summary.targets]
+
+    def _summary_costs(self) -> bool:
+        """Whether the summary is in and the study priced its points (the scenario's ``costs:``)."""
+        return self.summary is not None and self.summary.costs is not None
 
     def compare_columns(self) -> list[str]:
         """The comparison's columns, as exports name them (:meth:`compare_headers` has them in words)."""
         cols = ["policy", "auc"]
         for target in self._summary_targets():
             cols += [f"auto@{target}", f"threshold@{target}"]
-        if self.summary.get("costs") is not None:
+        if self._summary_costs():
             cols += ["cost_optimum", "optimum_threshold", "savings_vs_review_all"]
         return cols + ["certified_threshold", "dominated_by"]
 
     def compare_headers(self) -> dict[str, str]:
-        """Each comparison column in words.
-
-        >>> model = DashboardModel("m", None, [], [], summary={"targets": [0.9], "costs": {}})
-        >>> list(model.compare_headers().values())  # doctest: +NORMALIZE_WHITESPACE
-        ['policy', 'area', 'auto-rate at 0.9', 'τ for 0.9', 'least cost', 'τ of least cost', 'saves vs review-all',
-         'certified τ', 'dominated by']
-        """
+        """Each comparison column in words: ``area``, ``auto-rate at T``, ``τ for T``, ``least cost`` (for
+        the data), ``τ of least cost``, ``saves vs review-all``, ``certified τ``, ``dominated by``."""
         words = {"policy": "policy", "auc": "area", "cost_optimum": "least cost",
                  "optimum_threshold": "τ of least cost", "savings_vs_review_all": "saves vs review-all",
                  "certified_threshold": "certified τ", "dominated_by": "dominated by"}
@@ -408,34 +415,45 @@ class DashboardModel:
         return {column: words[column] for column in self.compare_columns()}
 
     def compare_explanation(self) -> str:
-        """One line that says what the comparison's columns mean."""
+        """One line that says what the comparison's columns mean (empty before the summary)."""
+        from rpa_sim.study.result import Certification  # noqa: PLC0415
+        from rpa_sim.study.run import cost_bases  # noqa: PLC0415
+
+        summary = self.summary
+        if summary is None:
+            return ""
         label = self.metric_label
         parts = [f"area: under the auto-rate/{label} curve (larger is better)",
                  f"auto-rate at T: the most that goes straight through with {label} ≥ T, at τ for T"]
-        if self.summary.get("costs") is not None:
-            parts.append("least cost: the cheapest τ, and what it saves against reviewing everything")
-        certify = next((p["certified"] for p in self.summary.get("policies", []) if p.get("certified")), None)
-        if certify is not None and certify.get("max_error") is not None:
-            parts.append(f"certified τ: auto-accepted error rate ≤ {certify['max_error']:g} with probability "
-                         f"≥ {1 - certify['delta']:g}")
+        if summary.costs is not None:
+            least, decided = cost_bases(summary)
+            parts.append(f"least cost: {least}, and what it saves against reviewing everything"
+                         + ("" if decided is None else f"; the decision (d) {decided}"))
+        certify = next((p.certified for p in summary.policies if isinstance(p.certified, Certification)), None)
+        if certify is not None:
+            parts.append(f"certified τ: auto-accepted error rate ≤ {certify.max_error:g} with probability "
+                         f"≥ {1 - certify.delta:g}")
         parts.append("dominated by: policies at least as good at every auto-rate")
         return " · ".join(parts)
 
     def compare_rows(self) -> list[dict[str, Any]]:
+        """One row per policy of the summary, keyed by :meth:`compare_columns` (none before the summary)."""
+        if self.summary is None:
+            return []
+        priced = self.summary.costs is not None
         rows = []
-        for p in self.summary.get("policies", []):
-            row: dict[str, Any] = {"policy": p["policy"], "auc": _finite(p.get("auc"))}
-            for target, point in p.get("operating_points", {}).items():
+        for p in self.summary.policies:
+            row: dict[str, Any] = {"policy": p.policy, "auc": p.auc}
+            for target, point in p.operating_points.items():
                 name = f"{float(target):g}"
-                row[f"auto@{name}"] = None if point is None else point["auto_rate"]
-                row[f"threshold@{name}"] = None if point is None else point["threshold"]
-            if self.summary.get("costs") is not None:
-                best = p.get("cost_optimum") or {}
-                row.update(cost_optimum=best.get("cost"), optimum_threshold=best.get("threshold"),
-                           savings_vs_review_all=best.get("savings_vs_review_all"))
-            cert = p.get("certified")
-            row["certified_threshold"] = None if cert is None else cert.get("threshold")
-            row["dominated_by"] = ", ".join(p.get("dominated_by", []))
+                row[f"auto@{name}"] = None if point is None else point.auto_rate
+                row[f"threshold@{name}"] = None if point is None else point.threshold
+            if priced:
+                best = p.cost_optimum
+                row.update(cost_optimum=best.cost, optimum_threshold=best.threshold,
+                           savings_vs_review_all=best.savings_vs_review_all)
+            row["certified_threshold"] = None if p.certified is None else p.certified.threshold
+            row["dominated_by"] = ", ".join(p.dominated_by)
             rows.append({c: row.get(c) for c in self.compare_columns()})
         return rows
 
@@ -443,12 +461,15 @@ class DashboardModel:
 
     def suggested_target(self) -> str | None:
         """The target the suggested per-field thresholds are optimised for (the first), None before the summary."""
-        return next(iter(self.summary.get("optimized_per_field", {})), None)
+        return None if self.summary is None else next(iter(self.summary.optimized_per_field), None)
 
     def suggested_thresholds(self) -> dict[str, float | None]:
-        for entry in self.summary.get("optimized_per_field", {}).values():
-            return dict(entry.get("thresholds") or {})
-        return {}
+        """The per-field thresholds for :meth:`suggested_target`; none before the summary or when it is out of
+        reach."""
+        target = self.suggested_target()
+        if target is None:
+            return {}
+        return dict(self.summary.optimized_per_field[target].thresholds or {})
 
     @cached_property
     def _field_columns(self) -> tuple[list[tuple[str, str]], dict[str, np.ndarray]]:
@@ -499,21 +520,32 @@ class DashboardModel:
 
     # -- calibration, costs, smudge -----------------------------------------------------------------
 
-    def calibration_rows(self) -> list[dict[str, Any]]:
-        rel = self.summary.get("calibration", {}).get("reliability", {})
-        names = ("lower", "upper", "count", "mean_confidence", "accuracy")
-        return [dict(zip(names, values)) for values in zip(*(rel.get(n, []) for n in names))]
+    @property
+    def calibration(self) -> Calibration | None:
+        """The summary's calibration; None before the summary or when no prediction has a confidence."""
+        return None if self.summary is None else self.summary.calibration
 
-    def calibration_groups(self) -> list[tuple[str, list[dict[str, Any]]]]:
-        """The summary's per-group calibration: (``document type``, rows) when records name one, then (``field``, rows)."""
-        calibration = self.summary.get("calibration", {})
-        return [(by, calibration[key]) for by, key in (("document type", "by_document_type"), ("field", "by_field"))
-                if calibration.get(key)]
+    def calibration_rows(self) -> list[dict[str, Any]]:
+        """The reliability diagram's bins, one row each (what the Calibration view exports)."""
+        if self.calibration is None:
+            return []
+        reliability = self.calibration.reliability
+        names = ("lower", "upper", "count", "mean_confidence", "accuracy")
+        return [dict(zip(names, values)) for values in zip(*(getattr(reliability, name) for name in names))]
+
+    def calibration_groups(self) -> list[tuple[str, tuple[GroupCalibration, ...]]]:
+        """The summary's per-group calibration: (``document type``, groups) when records name one, then
+        (``field``, groups)."""
+        calibration = self.calibration
+        if calibration is None:
+            return []
+        return [(by, groups) for by, groups in (("document type", calibration.by_document_type),
+                                                ("field", calibration.by_field)) if groups]
 
     @property
     def operation(self) -> OperationModel | None:
         """The scenario's operation once the summary has it (:func:`operation_of`); None without one."""
-        if "operations" not in self.summary:
+        if not self.has_operations:
             return None
         if self._operation is None or self._operation[0] is not self.summary:
             self._operation = (self.summary, operation_of(self.summary, self.table))
@@ -560,12 +592,13 @@ class DashboardModel:
         return [{"policy": curve.policy, "threshold": float(t), "cost": float(c)}
                 for t, c in zip(curve.threshold, curve.columns["cost"])]
 
-    def cost_optimum(self, policy: int) -> dict[str, Any] | None:
-        return self._policy_summary(policy).get("cost_optimum")
+    def cost_optimum(self, policy: int) -> CostOptimum | None:
+        """The policy's least cost over the swept τ (the summary's); None before the summary or without costs."""
+        return None if self.summary is None else self._policy_summary(policy).cost_optimum
 
     def review_all_cost(self) -> float | None:
         """What reviewing every prediction costs (the summary's baseline), None before the summary."""
-        return _finite((self.summary.get("baselines") or {}).get("review_all", {}).get("cost"))
+        return None if self.summary is None else self.summary.baselines.review_all.cost
 
     def cost_window(self, policy: int) -> tuple[float, float]:
         """The τ range the Costs view zooms on: where the policy costs no more than reviewing everything,
@@ -664,15 +697,16 @@ class Opened:
                                          costs=scenario.costs, targets=list(scenario.targets), source=self.source,
                                          data_file=self.data_file, report=report)
 
-    def summary(self, model: DashboardModel, *, report: Reporter = _ignore) -> dict[str, Any]:
-        """The study's summary (stage ``comparing policies``): what ``rpa-sim run`` writes as ``summary.json``.
+    def summary(self, model: DashboardModel, *, report: Reporter = _ignore) -> StudySummary:
+        """The study's typed result (stage ``comparing policies``): what ``rpa-sim run`` writes as
+        ``summary.json``.
 
         ``model`` is :meth:`model`'s result, whose sweepers the summary reuses.
         """
         from rpa_sim.study.run import run_study  # noqa: PLC0415
 
         with _stage(report, "comparing policies, optimising per field"):
-            return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).summary
+            return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).typed_summary
 
 
 def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:

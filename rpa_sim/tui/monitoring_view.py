@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import asdict, fields
 from typing import Any
 
 from textual.app import ComposeResult
@@ -22,8 +23,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual_plotext import PlotextPlot
 
+from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
 from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
+from rpa_sim.study.result import MonitoredPolicy, decoded, encoded
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.plot import Marker
 from rpa_sim.tui.computed import ComputedView
@@ -53,8 +56,8 @@ class MonitoringView(ComputedView):
     MonitoringView #monitoring-plots PlotextPlot { width: 1fr; }
     """
     settle_seconds = SETTLE_SECONDS
-    #: computed entries (``policy_monitoring``'s) by (policy, τ, model version)
-    results: dict[tuple[int, float, int], dict[str, Any]]
+    #: the entries shown, the summary's or computed (``policy_monitoring``'s, typed), by (policy, τ, model version)
+    results: dict[tuple[int, float, int], MonitoredPolicy]
     method_index = 0
     #: the method whose intervals the plot shows
     shown_method: str | None = None
@@ -70,16 +73,16 @@ class MonitoringView(ComputedView):
     # -- what to show ---------------------------------------------------------------------------------
 
     def spec(self) -> MonitoringSpec:
-        return spec_of_summary(self.model.summary.get("monitoring"))
+        return spec_of_summary(self.model.summary.monitoring)
 
     def key(self) -> tuple[int, float, int]:
         return self.dash.policy, self.dash.threshold, self.dash.model_version
 
-    def from_summary(self, policy: int, threshold: float) -> dict[str, Any] | None:
+    def from_summary(self, policy: int, threshold: float) -> MonitoredPolicy | None:
         """The section's entry for the policy when τ is the section's threshold for it."""
-        name = self.model.policy_names[policy]
-        for entry in (self.model.summary.get("monitoring") or {}).get("policies", []):
-            if entry["policy"] == name and entry["threshold"] == threshold:
+        name, monitoring = self.model.policy_names[policy], self.model.summary.monitoring
+        for entry in () if monitoring is None else monitoring.policies:
+            if entry.policy == name and entry.threshold == threshold:
                 return entry
         return None
 
@@ -96,18 +99,20 @@ class MonitoringView(ComputedView):
             self.results[key] = entry
         self.request()
 
-    def calculation(self, key: tuple[int, float, int]) -> Callable[[], dict[str, Any]]:
+    def calculation(self, key: tuple[int, float, int]) -> Callable[[], MonitoredPolicy]:
         policy, threshold = key[0], key[1]
         model, spec = self.model, self.spec()
         name, sweeper = model.policy_names[policy], model.sweepers[policy]
 
-        def work() -> dict[str, Any]:
+        def work() -> MonitoredPolicy:
             try:
                 entry = policy_monitoring(spec, model.table, model.policies[policy], threshold=threshold,
                                           reviewer=sweeper.reviewer)
-            except (InputError, ValueError) as problem:
-                entry = {"note": str(problem), "methods": None}
-            return {"policy": name, "threshold": threshold, **entry}
+            except (InputError, ValueError) as problem:  # nothing to monitor: every figure None, and why
+                entry = {item.name: None for item in fields(MonitoredPolicy)} | {"note": str(problem)}
+            # typed as the summary's entries are, an undefined figure None: τ here is the dashboard's own
+            return decoded(MonitoredPolicy, jsontext.finite({**entry, "policy": name, "threshold": threshold,
+                                                             "threshold_from": "given"}), "monitoring")
 
         return work
 
@@ -127,18 +132,19 @@ class MonitoringView(ComputedView):
             return (f"{head}: computing {spec.days} replayed production days and the widths at "
                     f"{len(spec.audit_rates)} audit rates…")
         entry = self.results[key]
-        if entry.get("methods") is None:
-            return f"{head}: {entry['note']}"
+        if entry.methods is None:
+            return f"{head}: {entry.note}"
         spec = self.spec()
-        audit = "audit plan" if entry["audit_rate"] is None else f"audit {entry['audit_rate']:.4g}"
-        naive = "-" if entry["naive_mean"] is None else f"{entry['naive_mean']:.4f}"
-        warnings = [f"\n⚠ {method} is unreliable here: {figures['reason']}"
-                    for method, figures in entry["methods"].items() if not figures["reliable"]]
-        proposed = proposed_method(entry)
+        audit = "audit plan" if entry.audit_rate is None else f"audit {entry.audit_rate:.4g}"
+        naive = "-" if entry.naive_mean is None else f"{entry.naive_mean:.4f}"
+        warnings = [f"\n⚠ {method} is unreliable here: {figures.reason}"
+                    for method, figures in entry.methods.items() if not figures.reliable]
+        # proposed_method reads the entry as summary.json holds it (the report calls it so too)
+        proposed = proposed_method(encoded(entry))
         if warnings:
             warnings.append(f" · estimate with {proposed}" if proposed else " · no method is reliable: audit more")
-        return (f"{head} · {entry['auto_accepted']:,} auto-accepted · {audit} ({entry['expected_audits']:,.1f} a "
-                f"day) · true error {entry['true_auto_error']:.4f} · naive {naive} · {spec.days} days, "
+        return (f"{head} · {entry.auto_accepted:,} auto-accepted · {audit} ({entry.expected_audits:,.1f} a "
+                f"day) · true error {entry.true_auto_error:.4f} · naive {naive} · {spec.days} days, "
                 f"{spec.confidence_level:.0%}{''.join(warnings)}\n{ASSUMPTION}")
 
     def show(self, key: tuple[int, float, int]) -> None:
@@ -147,7 +153,7 @@ class MonitoringView(ComputedView):
         self.show_note(self.status_text(key))
         table = self.query_one(TextTable)
         plots, legend = self.query_one("#monitoring-plots"), self.query_one("#monitoring-legend", Legend)
-        methods = entry.get("methods")
+        methods = entry.methods
         table.display = plots.display = legend.display = methods is not None
         if methods is None:
             return
@@ -155,24 +161,24 @@ class MonitoringView(ComputedView):
                              (TRUTH, "true error rate"),
                              *((METHOD_MARKERS[name], f"{name} width") for name in methods)])
         table.show(f"{'method':<12}{'coverage':>10}{'±':>7}{'mean width':>12}{'bias':>9}{'quality cov.':>14}",
-                   [f"{name:<12}{row['coverage']:>10.3f}{row['coverage_error']:>7.3f}{row['mean_width']:>12.4f}"
-                    f"{row['bias']:>+9.4f}{row['quality_coverage']:>14.3f}"
-                    + ("" if row["reliable"] else "  ⚠ unreliable") for name, row in methods.items()])
+                   [f"{name:<12}{row.coverage:>10.3f}{row.coverage_error:>7.3f}{row.mean_width:>12.4f}"
+                    f"{row.bias:>+9.4f}{row.quality_coverage:>14.3f}"
+                    + ("" if row.reliable else "  ⚠ unreliable") for name, row in methods.items()])
         self.draw_intervals(entry)
         self.draw_widths(entry)
 
-    def method(self, entry: dict[str, Any]) -> str:
-        names = list(entry["methods"])
+    def method(self, entry: MonitoredPolicy) -> str:
+        names = list(entry.methods)
         return names[self.method_index % len(names)]
 
-    def draw_intervals(self, entry: dict[str, Any]) -> None:
-        method, truth, days = self.method(entry), entry["true_auto_error"], entry["first_days"]
+    def draw_intervals(self, entry: MonitoredPolicy) -> None:
+        method, truth, days = self.method(entry), entry.true_auto_error, entry.first_days
         self.shown_method = method
         plot = self.query_one("#monitoring-intervals", PlotextPlot)
         plt = plot.plt
         plt.clear_figure()
-        low, high = days["low"][method], days["high"][method]
-        estimate = [math.nan if v is None else v for v in days["estimate"][method]]
+        low, high = days.low[method], days.high[method]
+        estimate = [math.nan if v is None else v for v in days.estimate[method]]
         missed = 0
         for day, (bottom, top, point) in enumerate(zip(low, high, estimate), start=1):
             shown = COVERED if bottom <= truth <= top else MISSED
@@ -186,21 +192,21 @@ class MonitoringView(ComputedView):
         plt.xlabel("replayed day")
         plot.refresh()
 
-    def draw_widths(self, entry: dict[str, Any]) -> None:
+    def draw_widths(self, entry: MonitoredPolicy) -> None:
         plot = self.query_one("#monitoring-widths", PlotextPlot)
         plt = plot.plt
         plt.clear_figure()
-        widths = entry["widths"]
+        widths = entry.widths
         if widths is None:
             plt.title("no audit rates to compare")
             plot.refresh()
             return
-        positions = list(range(len(widths["audit_rates"])))
-        for method, values in widths["mean_width"].items():
+        positions = list(range(len(widths.audit_rates)))
+        for method, values in widths.mean_width.items():
             marker = METHOD_MARKERS[method]
-            plt.plot(positions, values, color=marker.color, marker="braille")
-            plt.scatter(positions, values, color=marker.color, marker=marker.symbol)
-        plt.xticks(positions, [f"{rate:.0%}" if rate >= 0.01 else f"{rate:.1%}" for rate in widths["audit_rates"]])
+            plt.plot(positions, list(values), color=marker.color, marker="braille")
+            plt.scatter(positions, list(values), color=marker.color, marker=marker.symbol)
+        plt.xticks(positions, [f"{rate:.0%}" if rate >= 0.01 else f"{rate:.1%}" for rate in widths.audit_rates])
         plt.title(f"width vs audit rate ({self.spec().width_days} days each)")
         plt.xlabel("audit rate")
         plot.refresh()
@@ -209,7 +215,7 @@ class MonitoringView(ComputedView):
         self.method_index += 1
         if self.shown_key is not None and self.shown_key in self.results:
             entry = self.results[self.shown_key]
-            if entry.get("methods") is not None:
+            if entry.methods is not None:
                 self.draw_intervals(entry)
 
     # -- export ---------------------------------------------------------------------------------------
@@ -217,11 +223,11 @@ class MonitoringView(ComputedView):
     def rows(self) -> list[dict[str, Any]]:
         """Per method of the shown policy and τ: coverage, its Monte Carlo error, mean width, biases."""
         entry = self.results.get(self.shown_key) if self.shown_key is not None else None
-        if entry is None or entry.get("methods") is None:
+        if entry is None or entry.methods is None:
             return []
-        return [{"policy": entry["policy"], "threshold": entry["threshold"], "method": method,
-                 "true_auto_error": entry["true_auto_error"], **figures, "naive_bias": entry["naive_bias"]}
-                for method, figures in entry["methods"].items()]
+        return [{"policy": entry.policy, "threshold": entry.threshold, "method": method,
+                 "true_auto_error": entry.true_auto_error, **asdict(figures), "naive_bias": entry.naive_bias}
+                for method, figures in entry.methods.items()]
 
     def export_name(self) -> str:
         return export_stem(self.stem, policy=self.model.policy_names[self.dash.policy], threshold=self.dash.threshold)

@@ -76,7 +76,7 @@ class OperationsView(ComputedView):
         model = self.model
         if model is None:
             return
-        if "operations" not in model.summary:
+        if not model.has_operations:
             self.show_note("Operations: waiting for the comparison of the policies (it holds the scenario's "
                            "operations settings)…" if not model.summarised else
                            "This scenario has no operations: section (docs/operations.md).")
@@ -99,7 +99,7 @@ class OperationsView(ComputedView):
 
     def action_reviewers(self, change: int) -> None:
         """One reviewer more (or fewer) on every shift; never below one on a shift."""
-        if self.model is None or "operations" not in self.model.summary:
+        if self.model is None or not self.model.has_operations:
             return
         smallest = min(count for _, _, count in self.operation().plan())
         self.extra = max(self.extra + change, 1 - smallest)
@@ -123,7 +123,7 @@ class OperationsView(ComputedView):
         simulated = figures["simulated"]
         level = operation.spec.service_level
         team_cost = operation.team_cost_per_day(key[2])
-        currency = (self.model.summary.get("costs") or {}).get("currency")
+        currency = self.model.currency
         cost = "" if team_cost is None else f" · team {money(team_cost, currency)} a day"
         self.show_note(f"{self.head(key)}\nopens {figures['opened_share']:.1%} of "
                        f"{count(operation.profile.documents_per_day)} a day · {figures['items_per_document']:.2f} "

@@ -25,6 +25,7 @@ from textual_plotext import PlotextPlot
 from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.common.errors import SHOWN_LIMIT, escaped
 from rpa_sim.common.formatting import count, money, number
+from rpa_sim.study.result import encoded
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import COST_PARTS, padded_limits
 from rpa_sim.tui.plot import MarkedPlot, Marker
@@ -32,6 +33,7 @@ from rpa_sim.tui.scale import LinearScale, ThresholdScale
 from rpa_sim.tui.slider import Slider
 
 if TYPE_CHECKING:
+    from rpa_sim.study.result import GroupCalibration
     from rpa_sim.tui.app import DashboardApp
     from rpa_sim.tui.model import DashboardModel
 
@@ -279,9 +281,9 @@ class FiguresPanel(Readout):
         the decided point does (the service level off the Operations grid, the cost a day of a team)."""
         entries = []
         decision = model.decision
-        if model.at_decision(policy, threshold) and decision["cost"] is not None:
+        if model.at_decision(policy, threshold) and decision.cost is not None:
             # the decision prices its own team (the curve: the reviewers each τ needs), per day when it can
-            entries.append((f"team's cost/{decision['cost']['per']}", money(decision["cost"]["total"])))
+            entries.append((f"team's cost/{decision.cost.per}", money(decision.cost.total)))
         for check in model.constraint_checks(policy, threshold):
             name, target, value = check["name"], check["target"], check["value"]
             label = f"{self.CONSTRAINT_LABELS.get(name, name)} {money(target) if name == 'cost_per_day' else f'{target:g}'}"
@@ -448,7 +450,7 @@ class CompareView(View):
         if not model.summarised:
             title.update("Policies side by side: comparing them…")
         else:
-            currency = f" (costs in {model.currency})" if model.currency and model.summary.get("costs") else ""
+            currency = f" (costs in {model.currency})" if model.currency and model.summary.costs is not None else ""
             title.update(f"Policies side by side{currency} · ←/→ pick a column, r sorts by it "
                          "(again: reverses) · Enter selects the row's policy")
         table = self.query_one(DataTable)
@@ -610,10 +612,11 @@ class CalibrationView(View):
         if not model.summarised:
             note.update("Calibration: computing…")
             return
-        calibration = model.summary.get("calibration", {})
-        note.update(f"ECE {cell(calibration.get('ece_equal_width'))} (equal-width bins), "
-                    f"{cell(calibration.get('ece_equal_mass'))} (equal-mass bins) · "
-                    f"AURC {cell(calibration.get('aurc'))}" + ("" if rows else " · no predictions to bin"))
+        calibration = model.calibration  # None when no prediction has a confidence: nothing is measured
+        width, mass, aurc = (None, None, None) if calibration is None else (
+            calibration.ece_equal_width, calibration.ece_equal_mass, calibration.aurc)
+        note.update(f"ECE {cell(width)} (equal-width bins), {cell(mass)} (equal-mass bins) · AURC {cell(aurc)}"
+                    + ("" if rows else " · no predictions to bin"))
         self.show_groups(model.calibration_groups())
         if not rows:
             return
@@ -640,17 +643,17 @@ class CalibrationView(View):
                              (self.DIAGONAL, "perfect calibration"),
                              (self.COUNTS, "predictions in the bin (right axis)")])
 
-    def show_groups(self, groups: list[tuple[str, list[dict[str, Any]]]]) -> None:
+    def show_groups(self, groups: list[tuple[str, tuple[GroupCalibration, ...]]]) -> None:
         """ECE per document type, then per field, the worst first: a few lines under the plot that scroll,
         however many fields there are."""
         table = self.query_one("#calibration-groups", TextTable)
         table.display = bool(groups)
         lines = []
         for by, rows in groups:
-            worst_first = sorted(rows, key=lambda row: -math.inf if row["ece_equal_width"] is None
-                                 else -row["ece_equal_width"])
-            lines.extend(f"{by:<13}  {row['name'] or '(none)':<28}  {cell(row['ece_equal_width']):>7}  "
-                         f"{row['predictions']:>11,}" for row in worst_first)
+            worst_first = sorted(rows, key=lambda row: -math.inf if row.ece_equal_width is None
+                                 else -row.ece_equal_width)
+            lines.extend(f"{by:<13}  {row.name or '(none)':<28}  {cell(row.ece_equal_width):>7}  "
+                         f"{row.predictions:>11,}" for row in worst_first)
         table.show(f"{'ECE by':<13}  {'name':<28}  {'ECE':>7}  {'predictions':>11}", lines)
 
     def rows(self) -> list[dict[str, Any]]:
@@ -695,7 +698,7 @@ class CostsView(View):
         thresholds, costs = model.cost_curve(policy, window)
         best = model.cost_optimum(policy)
         review_all = model.review_all_cost()
-        extra = tuple(v for v in (review_all, best and best["cost"]) if v is not None)
+        extra = tuple(v for v in (review_all, None if best is None else best.cost) if v is not None)
 
         def cost_curve(plt) -> None:
             plt.xlabel("threshold τ")
@@ -713,10 +716,9 @@ class CostsView(View):
         now = CURRENT_THRESHOLD.label + ("" if inside else " (outside: z shows all)")
         entries = [(policy_marker(policy), model.policy_names[policy]), (CURRENT_THRESHOLD, now)]
         best, review_all = model.cost_optimum(policy), model.review_all_cost()
-        if best:
-            edge = " (edge of the range swept)" if best["edge_of_range"] else ""
-            entries.append((COST_OPTIMUM,
-                            f"least cost {model.money(best['cost'])} at τ = {best['threshold']:.4f}{edge}"))
+        if best is not None:
+            edge = " (edge of the range swept)" if best.edge_of_range else ""
+            entries.append((COST_OPTIMUM, f"least cost {model.money(best.cost)} at τ = {best.threshold:.4f}{edge}"))
         if review_all is not None:
             entries.append((REVIEW_ALL, f"review all {model.money(review_all)}"))
         zoom = "all" if self.zoomed else "zoom"
@@ -748,15 +750,16 @@ class CostsView(View):
         now = model.cost_parts(dash.policy, dash.threshold)["total"]  # as the figures panel prices it
         staffing = " (staffing included)" if model.staffed else ""
         text = f"{model.policy_names[dash.policy]}: cost {model.money(now)}{staffing} at τ = {dash.threshold:.4f}"
-        if best:
-            text += (f" · least {model.money(best['cost'])} at τ = {best['threshold']:.4f} (o goes there), "
-                     f"saving {model.money(best['savings_vs_review_all'])} against reviewing everything")
-            if best["edge_of_range"]:
-                text += f"\n⚠ {edge_of_range_text(best, model.summary['thresholds'])}"
+        if best is not None:
+            text += (f" · least {model.money(best.cost)} at τ = {best.threshold:.4f} (o goes there), "
+                     f"saving {model.money(best.savings_vs_review_all)} against reviewing everything")
+            if best.edge_of_range:
+                # edge_of_range_text reads the cost optimum as summary.json holds it (the report calls it so too)
+                text += f"\n⚠ {edge_of_range_text(encoded(best), model.summary.thresholds)}"
         elif not model.summarised:
             text += " · finding the least cost…"
         note.show_text(text)
-        optimum = [(best["threshold"], best["cost"], COST_OPTIMUM)] if best else []
+        optimum = [(best.threshold, best.cost, COST_OPTIMUM)] if best is not None else []
         plot.mark([(dash.threshold, now, CURRENT_THRESHOLD), *optimum])  # at the optimum, the star shows
 
     def no_costs(self) -> str:

@@ -33,6 +33,7 @@ from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import OutcomeTable
     from rpa_sim.route.policies import Policy
+    from rpa_sim.study.result import Monitoring
     from rpa_sim.route.reviewer import Reviewer
 
 __all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "SHORTFALL_ERRORS", "ZERO_WIDTH",
@@ -330,9 +331,9 @@ def monitoring_summary(spec: MonitoringSpec, table: OutcomeTable, policies: Sequ
             "reviewer": reviewer.model_dump(), "assumptions": ASSUMPTIONS, "policies": entries}
 
 
-def spec_of_summary(monitoring: dict[str, Any] | None) -> MonitoringSpec:
-    """The settings a summary's ``monitoring`` key was made with (the policy and threshold left out); the
-    defaults without one. The dashboard monitors any policy at any threshold with them.
+def spec_of_summary(monitoring: Monitoring | None) -> MonitoringSpec:
+    """The settings a summary's monitoring (``StudySummary.monitoring``) was made with (the policy and
+    threshold left out); the defaults without one. The dashboard monitors any policy at any threshold with them.
 
     >>> spec_of_summary(None) == MonitoringSpec()
     True
@@ -340,4 +341,4 @@ def spec_of_summary(monitoring: dict[str, Any] | None) -> MonitoringSpec:
     if monitoring is None:
         return MonitoringSpec()
     settings = set(MonitoringSpec.model_fields) - {"policy", "threshold"}
-    return MonitoringSpec.model_validate({name: monitoring[name] for name in settings if name in monitoring})
+    return MonitoringSpec.model_validate({name: getattr(monitoring, name) for name in settings})

@@ -52,6 +52,7 @@ from rpa_sim.operate.queue.tasks import Tasks, arrival_times, handle_seconds
 
 if TYPE_CHECKING:
     from rpa_sim.route.costs import CostModel
+    from rpa_sim.study.result import Operations
     from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.route.sweep import Curve, Sweeper
 
@@ -530,73 +531,71 @@ def operations_summary(model: OperationModel, sweepers: Sequence[Sweeper],
     }
 
 
-def operations_table(operations: dict[str, Any], *, currency: str | None = None) -> str:
+def operations_table(operations: Operations, *, currency: str | None = None) -> str:
     """The operating points of every policy as text: work, reviewers needed, cost, and the team's figures."""
     header = ["policy", "point", "τ", "opened/day", "peak need", "staff cost/day", "SL (team)", "p90 h",
               "backlog end", "util", "quality"]
     from rpa_sim.common.formatting import count, hours, money, number  # noqa: PLC0415
 
     rows = []
-    for policy in operations["policies"]:
-        for point in policy["points"]:
-            simulated = point["simulated"]
-            rows.append([policy["policy"], point["point"], number(point["threshold"], 3),
-                         count(point["documents_opened_per_day"]), count(point["peak_scheduled_needed"]),
-                         money(point["staffing_cost_per_day"]), number(simulated["service_level"], 3),
-                         hours(simulated["turnaround_p90_seconds"], unit=False),
-                         count(simulated["backlog_at_day_end"][-1]), number(simulated["utilisation"], 3),
-                         number(point["quality_with_releases"], 3)])
+    for policy in operations.policies:
+        for point in policy.points:
+            simulated = point.simulated
+            rows.append([policy.policy, point.point, number(point.threshold, 3),
+                         count(point.documents_opened_per_day), count(point.peak_scheduled_needed),
+                         money(point.staffing_cost_per_day), number(simulated.service_level, 3),
+                         hours(simulated.turnaround_p90_seconds, unit=False),
+                         count(simulated.backlog_at_day_end[-1]), number(simulated.utilisation, 3),
+                         number(point.quality_with_releases, 3)])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)
                        for i, (cell, width) in enumerate(zip(row, widths))) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    settings = operations["settings"]
-    level = settings["service_level"]
-    team_cost = operations["team"]["cost_per_day"]
-    notes = [f"operations: {count(operations['documents_per_day'])} arrivals a day over {operations['days']} "
-             f"simulated day(s); service level {level['share']:g} within {level['within_hours']:g} h (all "
-             f"documents); team costs {money(team_cost, currency)} a day",
+    level = operations.settings.service_level
+    notes = [f"operations: {count(operations.documents_per_day)} arrivals a day over {operations.days} "
+             f"simulated day(s); service level {level.share:g} within {level.within_hours:g} h (all "
+             f"documents); team costs {money(operations.team.cost_per_day, currency)} a day",
              "peak need = most reviewers to schedule in an hour for the service level (Erlang); SL (team), p90 h, "
              "backlog end and util are simulated with the scenario's team; quality = the metric after review, "
              "documents the team released unreviewed counted as they came"]
     return "\n".join(["Operations", *lines, "", *notes])
 
 
-def staffing_rows(operations: dict[str, Any]) -> list[dict[str, Any]]:
+def staffing_rows(operations: Operations) -> list[dict[str, Any]]:
     """One row per policy, operating point and hour: the reviewers needed then (``staff SCENARIO --format csv``)."""
     rows = []
-    for policy in operations["policies"]:
-        for point in policy["points"]:
-            for hour, needed in enumerate(point["reviewers_needed_per_hour"]):
-                rows.append({"policy": policy["policy"], "point": point["point"], "threshold": point["threshold"],
-                             "hour": hour, "arrivals_per_hour": operations["arrivals_per_hour"][hour],
-                             "load": point["load_per_hour"][hour], "reviewers_needed": needed,
-                             "scheduled_needed": point["scheduled_needed_per_hour"][hour],
-                             "on_floor": operations["team"]["on_floor_per_hour"][hour % _HOURS_IN_DAY],
-                             "erlang_service_level": point["erlang_service_level_per_hour"][hour]})
+    for policy in operations.policies:
+        for point in policy.points:
+            for hour, needed in enumerate(point.reviewers_needed_per_hour):
+                rows.append({"policy": policy.policy, "point": point.point, "threshold": point.threshold,
+                             "hour": hour, "arrivals_per_hour": operations.arrivals_per_hour[hour],
+                             "load": point.load_per_hour[hour], "reviewers_needed": needed,
+                             "scheduled_needed": point.scheduled_needed_per_hour[hour],
+                             "on_floor": operations.team.on_floor_per_hour[hour % _HOURS_IN_DAY],
+                             "erlang_service_level": point.erlang_service_level_per_hour[hour]})
     return rows
 
 
-def staffing_table(operations: dict[str, Any]) -> str:
+def staffing_table(operations: Operations) -> str:
     """Reviewers to schedule in each hour with arrivals, per policy and operating point, beside the team."""
-    arrivals = operations["arrivals_per_hour"]
-    team = operations["team"]["scheduled_per_hour"]
+    arrivals = operations.arrivals_per_hour
+    team = operations.team.scheduled_per_hour
     shown = [hour for hour, rate in enumerate(arrivals) if rate > 0 or team[hour % _HOURS_IN_DAY] > 0]
     header = ["policy", "point", "τ", *(f"{hour % 24:02d}" for hour in shown), "cost/day"]
     from rpa_sim.common.formatting import count, money, number  # noqa: PLC0415
 
     rows = [["team (scheduled)", "", "", *(count(team[hour % _HOURS_IN_DAY]) for hour in shown),
-             money(operations["team"]["cost_per_day"])]]
-    for policy in operations["policies"]:
-        for point in policy["points"]:
-            scheduled = point["scheduled_needed_per_hour"]
-            rows.append([policy["policy"], point["point"], number(point["threshold"], 3),
-                         *(count(scheduled[hour]) for hour in shown), money(point["staffing_cost_per_day"])])
+             money(operations.team.cost_per_day)]]
+    for policy in operations.policies:
+        for point in policy.points:
+            scheduled = point.scheduled_needed_per_hour
+            rows.append([policy.policy, point.point, number(point.threshold, 3),
+                         *(count(scheduled[hour]) for hour in shown), money(point.staffing_cost_per_day)])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)
                        for i, (cell, width) in enumerate(zip(row, widths))) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    level = operations["settings"]["service_level"]
-    shrinkage = operations["settings"]["reviewers"]["shrinkage"]
-    return "\n".join([f"Reviewers to schedule per hour for {level['share']:g} of documents done within "
-                      f"{level['within_hours']:g} h (shrinkage {shrinkage:g}; Erlang per hour)", *lines])
+    level = operations.settings.service_level
+    shrinkage = operations.settings.reviewers.shrinkage
+    return "\n".join([f"Reviewers to schedule per hour for {level.share:g} of documents done within "
+                      f"{level.within_hours:g} h (shrinkage {shrinkage:g}; Erlang per hour)", *lines])
