@@ -432,10 +432,11 @@ def _import_format(formats: Any, name: str, summary: str, source: str, *,
     return parser
 
 
-def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True, optional: str | None = None) -> None:
-    """DATA and the options that read it; ``optional`` says, for a DATA that may be left out, what it is for."""
-    parser.add_argument("data", type=Path, metavar="DATA", nargs="?" if optional else None,
-                        help=(f"{optional}: " if optional else "") + "records (.jsonl or .jsonl.gz), a regular file" + (
+def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True, option: str | None = None) -> None:
+    """DATA and the options that read it; with ``option`` (what it is for), DATA is the option ``--data``."""
+    parser.add_argument(*(("--data",) if option else ("data",)), type=Path, metavar="DATA",
+                        help=(f"{option} (default: none): " if option else "")
+                        + "records (.jsonl or .jsonl.gz), a regular file" + (
                             "; or an outcome table from rpa-sim evaluate (a .parquet file, or any file that starts "
                             "with Parquet's PAR1), which gives the same results without evaluating again"
                             if tables else "") + "; or shards of the data: a folder (its *.jsonl, *.jsonl.gz and "
@@ -1257,44 +1258,51 @@ def _check_output_folder(path: Path | None) -> None:
 def _export_policy_arguments(commands: Any) -> None:
     from rpa_sim.exporters import FORMATS  # noqa: PLC0415
 
-    export = commands.add_parser("export-policy", epilog=NAMES_HELP,
-                                 help="a policy at a threshold in the form a review platform reads: Amazon A2I, "
-                                      "Rossum, Label Studio tasks, plain thresholds (docs/export.md)")
-    export.add_argument("format", choices=FORMATS, metavar="FORMAT",
-                        help="a2i (A2I human loop activation conditions for Textract), rossum (score thresholds), "
-                             "label-studio (the values DATA's review routes, as tasks), thresholds (YAML or JSON, "
-                             "by --out's suffix)")
-    _data_arguments(export, optional="label-studio: the data whose routed values become tasks (default: the "
-                                     "scenario's, with --from); rule formats: the fields to state, every one of DATA "
-                                     "(default: none)")
-    source = export.add_mutually_exclusive_group(required=True)
-    source.add_argument("--policy", metavar="P", help="a policy file or bundled policy name, with --threshold (this "
-                                                      "or --from is required)")
-    source.add_argument("--from", dest="from_summary", type=Path, metavar="SUMMARY",
-                        help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold, "
-                             "with --scenario (this or --policy is required)")
-    export.add_argument("--threshold", type=_SHARE, metavar="T",
-                        help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
-    export.add_argument("--scenario", metavar="SCENARIO",
-                        help="with --from: the scenario the study ran (file or bundled name), whose policies: hold "
-                             "the decision's policy by name (default: none)")
-    export.add_argument("--out", type=Path, required=True, metavar="FILE",
-                        help="the file to write, atomically; missing folders are created (required)")
-    export.add_argument("--field", action="append", default=[], metavar="KEY",
-                        help="rule formats: a field to state, under its rpa-sim key (repeat for several) (default: "
-                             "DATA's fields, else those the policy names)")
-    export.add_argument("--fields", type=Path, metavar="MAP",
-                        help="rule formats: YAML map of the platform's field names to rpa-sim keys, as import reads "
-                             "it (null drops a name); a key's further names are its aliases (default: none)")
-    export.add_argument("--document-type", metavar="TYPE",
-                        help="rule formats: the thresholds of this document type (default: the policy-wide ones)")
-    export.add_argument("--textract-confidence", choices=("key-value", "word"),
-                        help="a2i: the Textract confidence the policy's confidence stands for, the key-value pair's "
-                             "or its words' (default: key-value)")
-    export.add_argument("--document-url", metavar="TEMPLATE",
-                        help="label-studio: each task's data.image, {id} replaced by the record id (default: {id})")
-    export.add_argument("--model-version", metavar="NAME",
-                        help="label-studio: the predictions' model_version (default: the data's file name)")
+    export = commands.add_parser("export-policy", help="a policy at a threshold in the form a review platform reads: "
+                                                       "Amazon A2I, Rossum, Label Studio tasks, plain thresholds "
+                                                       "(docs/export.md)")
+    formats = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    about = {"a2i": "Amazon A2I human loop activation conditions for Textract AnalyzeDocument (JSON)",
+             "rossum": "Rossum score thresholds: a queue's default and its schema datapoints' (JSON)",
+             "label-studio": "the values a policy routes to review on DATA, as Label Studio tasks (JSON)",
+             "thresholds": "plain thresholds per field and document type, YAML or JSON by --out's suffix"}
+    for name in FORMATS:
+        parser = formats.add_parser(name, help=about[name], epilog=NAMES_HELP)
+        if name == "label-studio":
+            _data_arguments(parser)
+        else:
+            _data_arguments(parser, option="the fields to state: every field of DATA, and no other")
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--policy", metavar="P", help="a policy file or bundled policy name, with --threshold "
+                                                          "(default: none; this or --from is required)")
+        source.add_argument("--from", dest="from_summary", type=Path, metavar="SUMMARY",
+                            help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold, "
+                                 "with --scenario (default: none; this or --policy is required)")
+        parser.add_argument("--threshold", type=_SHARE, metavar="T",
+                            help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
+        parser.add_argument("--scenario", metavar="SCENARIO",
+                            help="with --from: the scenario the study ran (file or bundled name), whose policies: "
+                                 "hold the decision's policy by name (default: none)")
+        parser.add_argument("--out", type=Path, required=True, metavar="FILE",
+                            help="the file to write, atomically; missing folders are created (required)")
+        if name == "label-studio":
+            parser.add_argument("--document-url", default="{id}", metavar="TEMPLATE",
+                                help="each task's data.image, {id} replaced by the record id (default: {id})")
+            parser.add_argument("--model-version", metavar="NAME",
+                                help="the predictions' model_version (default: DATA's file name)")
+            continue
+        parser.add_argument("--field", action="append", default=[], metavar="KEY",
+                            help="a field to state, under its rpa-sim key (repeat for several) (default: DATA's "
+                                 "fields, else those the policy names)")
+        parser.add_argument("--fields", type=Path, metavar="MAP",
+                            help="YAML map of the platform's field names to rpa-sim keys, as import reads it (null "
+                                 "drops a name); a key's further names are its aliases (default: none)")
+        parser.add_argument("--document-type", metavar="TYPE",
+                            help="the thresholds of this document type (default: the policy-wide ones)")
+        if name == "a2i":
+            parser.add_argument("--textract-confidence", choices=("key-value", "word"), default="key-value",
+                                help="the Textract confidence the policy's confidence stands for: the key-value "
+                                     "pair's or its words' (default: key-value)")
 
 
 @_shows_progress
@@ -1304,35 +1312,22 @@ def _export_policy(args: argparse.Namespace) -> int:
 
     _check_output(args.out)
     rules = args.format != "label-studio"
-    rule_formats = "the rule formats (a2i, rossum, thresholds), not label-studio"
-    for given, option, applies, goes in (
-            (args.threshold, "--threshold", args.policy is not None, "goes with --policy"),
-            (args.scenario, "--scenario", args.from_summary is not None, "goes with --from"),
-            (args.field, "--field", rules, f"applies to {rule_formats}"),
-            (args.fields, "--fields", rules, f"applies to {rule_formats}"),
-            (args.document_type, "--document-type", rules, f"applies to {rule_formats}"),
-            (args.textract_confidence, "--textract-confidence", args.format == "a2i", "applies to a2i only"),
-            (args.document_url, "--document-url", not rules, "applies to label-studio only"),
-            (args.model_version, "--model-version", not rules, "applies to label-studio only")):
-        if given and not applies:
-            raise UsageError(f"export-policy: {option} {goes}")
     if args.policy is not None and args.threshold is None:
         raise UsageError("export-policy: --policy needs --threshold T (or give --from SUMMARY --scenario SCENARIO)")
     if args.from_summary is not None and args.scenario is None:
         raise UsageError("export-policy: --from needs --scenario SCENARIO: summary.json names its policy only, and "
                          "the policy's rules are in the scenario's policies:")
+    if args.threshold is not None and args.policy is None:
+        raise UsageError("export-policy: --threshold goes with --policy (a decision brings its own threshold)")
+    if args.scenario is not None and args.from_summary is None:
+        raise UsageError("export-policy: --scenario goes with --from")
     if args.data is None and (args.predictions is not None or args.task is not None or args.skip_invalid):
-        raise UsageError("export-policy: --predictions, --task and --skip-invalid go with DATA")
-    if not rules and args.data is None and args.scenario is None:
-        raise UsageError("export-policy: label-studio needs DATA, the data whose routed values become tasks (or "
-                         "--from SUMMARY --scenario SCENARIO, whose data it reads)")
-    scenario = base = None
+        raise UsageError("export-policy: --predictions, --task and --skip-invalid go with --data")
     if args.from_summary is not None:
+        from rpa_sim.inputs import read_input  # noqa: PLC0415
         from rpa_sim.result import StudySummary  # noqa: PLC0415
         from rpa_sim.scenario import load_scenario  # noqa: PLC0415
         from rpa_sim.study import scenario_policies  # noqa: PLC0415
-
-        from rpa_sim.inputs import read_input  # noqa: PLC0415
 
         where = str(args.from_summary)
         text = read_input(args.from_summary)
@@ -1365,19 +1360,12 @@ def _export_policy(args: argparse.Namespace) -> int:
     if args.data is not None:
         args.missing_confidence = at.policy.missing_confidence is not None
         table = _evaluate(args)
-    elif not rules:
-        from rpa_sim.study import evaluate_scenario_data  # noqa: PLC0415
-
-        with _scenario_scheduler(args, scenario), stage(f"reading the data of {scenario.name}"):
-            table = evaluate_scenario_data(scenario, base, f"scenario {scenario.name!r}",
-                                           missing_confidence=at.policy.missing_confidence is not None)
     with stage(f"exporting {args.format}"):
         if not rules:
-            from rpa_sim.exporters.label_studio import ID_FIELD, export_label_studio  # noqa: PLC0415
+            from rpa_sim.exporters.label_studio import export_label_studio  # noqa: PLC0415
 
-            named = args.data if args.data is not None else scenario.data.file or f"{scenario.data.generate} generator"
-            export = export_label_studio(at, table, document_url=args.document_url or ID_FIELD,
-                                         model_version=args.model_version or Path(named).name.split(".")[0])
+            export = export_label_studio(at, table, document_url=args.document_url,
+                                         model_version=args.model_version or args.data.name.split(".")[0])
         else:
             field_map = None
             if args.fields is not None:
@@ -1389,7 +1377,7 @@ def _export_policy(args: argparse.Namespace) -> int:
 
                 Sweeper(table, at.policy)
                 if args.document_type is not None and args.document_type not in table.document_types:
-                    raise InputError(f"--document-type {args.document_type!r}: no record of {args.data} has it "
+                    raise InputError(f"--document-type {args.document_type!r}: no record of {args.data} is of it "
                                      f"(document types: {', '.join(repr(n) for n in table.document_types if n)})")
             fields = exported_fields(at, fields=args.field, field_map=field_map, map_source=str(args.fields),
                                      known=None if table is None else [name for name in table.field_names if name])
@@ -1397,8 +1385,7 @@ def _export_policy(args: argparse.Namespace) -> int:
                 from rpa_sim.exporters.a2i import export_a2i  # noqa: PLC0415
 
                 export = export_a2i(at, fields, every_field=table is not None or bool(args.field or args.fields),
-                                    document_type=args.document_type,
-                                    confidence=args.textract_confidence or "key-value")
+                                    document_type=args.document_type, confidence=args.textract_confidence)
             elif args.format == "rossum":
                 from rpa_sim.exporters.rossum import export_rossum  # noqa: PLC0415
 

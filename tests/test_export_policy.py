@@ -273,7 +273,7 @@ def test_label_studio_round_trip_through_a_study(capsys, tmp_path):
     decision = json.loads((tmp_path / "study" / "summary.json").read_text())["decision"]
     assert (decision["policy"], decision["threshold"]) == ("confidence", 0.87)
     status, tasks, err = _export(capsys, tmp_path, "label-studio", "--from", tmp_path / "study" / "summary.json",
-                                 "--scenario", tmp_path / "study.yaml")
+                                 "--scenario", tmp_path / "study.yaml", tmp_path / "both.jsonl")
     assert status == 0, err
     table = evaluate_kie(read_records(tmp_path / "both.jsonl"))
     routed, reviewed = _routed(table, load_policy("confidence"), 0.87)
@@ -290,10 +290,10 @@ def test_label_studio_round_trip_through_a_study(capsys, tmp_path):
                              "threshold_from": f"the decision of {tmp_path / 'study' / 'summary.json'}",
                              "knob": "confidence", "notes": []}}}
     assert err == f"wrote {tmp_path / 'out.json'}: 2 tasks, 2 of 7 values; the sweep counts 2 reviewed at τ 0.87\n"
-    # DATA given explicitly gives the same tasks; importing them back gives the routed values as predictions
-    _, again, _ = _export(capsys, tmp_path, "label-studio", tmp_path / "both.jsonl", "--from",
-                          tmp_path / "study" / "summary.json", "--scenario", tmp_path / "study.yaml")
-    assert again == tasks
+    # the same tasks from the policy and threshold given by hand; imported back, the routed values as predictions
+    _, again, _ = _export(capsys, tmp_path, "label-studio", tmp_path / "both.jsonl", "--policy", "confidence",
+                          "--threshold", "0.87")
+    assert [task["predictions"] for task in again] == [task["predictions"] for task in tasks]
     status, _, _ = run_cli(capsys, "import", "label-studio", tmp_path / "out.json", "--id-from", "data.image",
                            "--out", tmp_path / "back.jsonl")
     # prediction-only records (no annotation yet): read as JSON, since scoring needs both sides
@@ -354,23 +354,26 @@ def test_mistakes_are_one_line(capsys, tmp_path):
     summary = {"scenario": "x"}
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     cases = [
-        (["a2i", tmp_path / "r.jsonl", "--policy", "confidence", "--threshold", "0.5", "--field", "totl"], 1,
+        (["a2i", "--data", tmp_path / "r.jsonl", "--policy", "confidence", "--threshold", "0.5", "--field",
+          "totl"], 1,
          "rpa-sim: error: --field names the field 'totl', which the data does not have (fields: "),
         (["a2i", "--policy", "per-field", "--threshold", "0.5", "--field", "total"], 1,
          "rpa-sim: error: policy 'per-field' sets a threshold for 'total.total_price', which --field and --fields do "
          "not name (fields: total)"),
         (["rossum", "--policy", "confidence", "--threshold", "1.5"], 2,
-         "rpa-sim: error: export-policy: argument --threshold: expected a number in [0, 1], got '1.5'"),
+         "rpa-sim: error: export-policy rossum: argument --threshold: expected a number in [0, 1], got '1.5'"),
         (["rossum", "--policy", "confidence", "--threshold", "-0.1"], 2,
-         "rpa-sim: error: export-policy: argument --threshold: expected a number in [0, 1], got '-0.1'"),
+         "rpa-sim: error: export-policy rossum: argument --threshold: expected a number in [0, 1], got '-0.1'"),
         (["rossum", "--policy", "confidence"], 2, "rpa-sim: error: export-policy: --policy needs --threshold T"),
         (["rossum", "--from", tmp_path / "summary.json"], 2, "rpa-sim: error: export-policy: --from needs --scenario"),
+        (["rossum", "--from", tmp_path / "summary.json", "--scenario", "receipts-demo", "--threshold", "0.5"], 2,
+         "rpa-sim: error: export-policy: --threshold goes with --policy"),
         (["label-studio", "--policy", "confidence", "--threshold", "0.5"], 2,
-         "rpa-sim: error: export-policy: label-studio needs DATA"),
+         "rpa-sim: error: export-policy label-studio: the following arguments are required: DATA"),
         (["a2i", "--policy", "confidence", "--threshold", "0.5", "--model-version", "x"], 2,
-         "rpa-sim: error: export-policy: --model-version applies to label-studio only"),
-        (["label-studio", tmp_path / "r.jsonl", "--policy", "confidence", "--threshold", "0.5", "--field", "x"], 2,
-         "rpa-sim: error: export-policy: --field applies to the rule formats (a2i, rossum, thresholds)"),
+         "rpa-sim: error: unrecognized arguments: --model-version x"),
+        (["rossum", "--policy", "confidence", "--threshold", "0.5", "--predictions", tmp_path / "r.jsonl"], 2,
+         "rpa-sim: error: export-policy: --predictions, --task and --skip-invalid go with --data"),
         (["thresholds", "--policy", "confidence", "--threshold", "0.5"], 2,
          "rpa-sim: error: export-policy thresholds: --out"),
         (["a2i", "--policy", "confidance", "--threshold", "0.5"], 1,
@@ -423,18 +426,18 @@ def test_an_output_never_replaces_an_input(capsys, tmp_path):
 def test_rule_formats_with_data_state_every_field_of_it(capsys, tmp_path):
     write_records(generate_receipts(20, seed=2), tmp_path / "r.jsonl")
     table = evaluate_kie(read_records(tmp_path / "r.jsonl"))
-    status, rules, _ = _export(capsys, tmp_path, "thresholds", tmp_path / "r.jsonl", "--policy", "per-field",
-                               "--threshold", "0.6", out="t.json")
+    status, rules, _ = _export(capsys, tmp_path, "thresholds", "--data", tmp_path / "r.jsonl", "--policy",
+                               "per-field", "--threshold", "0.6", out="t.json")
     assert status == 0 and list(rules["review_below"]["fields"]) == list(table.field_names)
     assert rules["review_below"]["fields"]["total.total_price"] == 0.97
     assert {value for key, value in rules["review_below"]["fields"].items()
             if key not in ("total.total_price", "sub_total.subtotal_price")} == {0.6}
     # with every field named, A2I needs no catch-all key
-    status, conditions, _ = _export(capsys, tmp_path, "a2i", tmp_path / "r.jsonl", "--policy", "per-field",
-                                    "--threshold", "0.6")
+    status, conditions, _ = _export(capsys, tmp_path, "a2i", "--data", tmp_path / "r.jsonl", "--policy",
+                                    "per-field", "--threshold", "0.6")
     keys = [condition["ConditionParameters"]["ImportantFormKey"] for condition in conditions["Conditions"][0]["Or"]]
     assert status == 0 and keys == list(table.field_names)
-    status, _, err = _export(capsys, tmp_path, "rossum", tmp_path / "r.jsonl", "--policy", "per-document-type",
-                             "--threshold", "0.6")
+    status, _, err = _export(capsys, tmp_path, "rossum", "--data", tmp_path / "r.jsonl", "--policy",
+                             "per-document-type", "--threshold", "0.6")
     assert (status, err) == (1, "rpa-sim: error: policy 'per-document-type' sets a threshold for document type "
                                 "'invoice', which no record has (document types: none)\n")
