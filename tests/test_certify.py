@@ -73,8 +73,10 @@ def test_nothing_certified():
     assert result.threshold is None and not result.certified
     assert (result.accepted_n, result.accepted_errors, result.p_value, result.upper_bound) == (0, 0, None, None)
     text = result.guarantee
-    assert "No threshold is certified" in text and "nothing can be auto-accepted" in text
-    assert "at least 22 auto-accepted calibration items" in text
+    assert text.startswith("No threshold is certified: there is too little calibration data to conclude. To show "
+                           "that at most 0.1 of the auto-accepted values are wrong (max_error) with probability at "
+                           "least 0.9 (1 - delta), at least 22 values must be auto-accepted, even if none of them is "
+                           "wrong; the calibration data holds 20 values. Review everything")
     assert json.loads(json.dumps(result.to_dict()))["threshold"] is None
 
 
@@ -83,6 +85,25 @@ def test_the_first_testable_candidate_failing_certifies_nothing():
     result = certify_threshold(conf, error, max_error=0.1, delta=0.1, calibration_fraction=1.0)
     assert result.threshold is None
     assert result.holdout_auto_rate is None
+    assert result.guarantee.startswith(
+        "No threshold is certified: even the most confident values are wrong too often. The strictest threshold "
+        "that auto-accepts enough values to be tested (at least 22) already lets through too many errors to show "
+        "that at most 0.1 of the auto-accepted values are wrong (max_error) with probability at least 0.9 "
+        "(1 - delta), and the test stops at the first threshold that fails.")
+
+
+def test_the_guarantee_counts_documents_that_are_no_json_key():
+    conf, error = _block((0.9, 60, 0), (0.5, 40, 20))
+    documents = np.arange(100) // 10  # ten documents of ten values: six at .9, four at .5
+    result = certify_threshold(conf, error, max_error=0.1, delta=0.1, calibration_fraction=1.0, groups=documents)
+    assert (result.threshold, result.calibration_documents, result.accepted_documents) == (0.9, 10, 6)
+    assert "0 errors among 60 auto-accepted calibration items from 6 documents, p = " in result.guarantee
+    assert list(result.to_dict()) == KEYS
+    refused = certify_threshold(conf[:20], error[:20], max_error=0.1, delta=0.1, calibration_fraction=1.0,
+                                groups=documents[:20])
+    assert (refused.calibration_documents, refused.accepted_documents) == (2, 0)
+    assert "the calibration data holds 20 values from 2 documents. Review everything" in refused.guarantee
+    assert certify_threshold(conf, error, max_error=0.1, delta=0.1).calibration_documents is None
 
 
 def test_skip_untestable_and_the_literal_walk():

@@ -89,7 +89,7 @@ def test_certification_and_calibration_have_nothing_to_count(table):
             continue
         assert certified["threshold"] is None and certified["calibration_n"] == 0
         assert certified["accepted_n"] == 0 and certified["holdout_auto_rate"] is None
-        assert "0 calibration items" in certified["guarantee"]
+        assert "the calibration data holds 0 values" in certified["guarantee"]
 
 
 def test_study_summary_is_json_with_nulls(table):

@@ -357,6 +357,8 @@ def _parser() -> argparse.ArgumentParser:
                            "(default: write nothing)")
     _format_arguments(plan, what="the plan (csv: one row per band)")
 
+    _export_policy_arguments(commands)
+
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
     kieval_csv = _import_format(formats, "kieval-csv", "the official KIEval CSV blocks (SRC/gt, SRC/pred)",
@@ -431,9 +433,11 @@ def _import_format(formats: Any, name: str, summary: str, source: str, *,
     return parser
 
 
-def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True) -> None:
-    parser.add_argument("data", type=Path, metavar="DATA",
-                        help="records (.jsonl or .jsonl.gz), a regular file" + (
+def _data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True, option: str | None = None) -> None:
+    """DATA and the options that read it; with ``option`` (what it is for), DATA is the option ``--data``."""
+    parser.add_argument(*(("--data",) if option else ("data",)), type=Path, metavar="DATA",
+                        help=(f"{option} (default: none): " if option else "")
+                        + "records (.jsonl or .jsonl.gz), a regular file" + (
                             "; or an outcome table from rpa-sim evaluate (a .parquet file, or any file that starts "
                             "with Parquet's PAR1), which gives the same results without evaluating again"
                             if tables else "") + "; or shards of the data: a folder (its *.jsonl, *.jsonl.gz and "
@@ -1251,6 +1255,157 @@ def _check_output_folder(path: Path | None) -> None:
         check_output_folder(path)
 
 
+# --------------------------------------------------------------------------- export-policy (docs/export.md)
+
+
+def _export_policy_arguments(commands: Any) -> None:
+    from rpa_sim.exporters import FORMATS  # noqa: PLC0415
+
+    export = commands.add_parser("export-policy", help="a policy at a threshold in the form a review platform reads: "
+                                                       "Amazon A2I, Rossum, Label Studio tasks, plain thresholds "
+                                                       "(docs/export.md)")
+    formats = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    about = {"a2i": "Amazon A2I human loop activation conditions for Textract AnalyzeDocument (JSON)",
+             "rossum": "Rossum score thresholds: a queue's default and its schema datapoints' (JSON)",
+             "label-studio": "the values a policy routes to review on DATA, as Label Studio tasks (JSON)",
+             "thresholds": "plain thresholds per field and document type, YAML or JSON by --out's suffix"}
+    for name in FORMATS:
+        parser = formats.add_parser(name, help=about[name], epilog=NAMES_HELP)
+        if name == "label-studio":
+            _data_arguments(parser)
+        else:
+            _data_arguments(parser, option="the fields to state: every field of DATA, and no other")
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--policy", metavar="P", help="a policy file or bundled policy name, with --threshold "
+                                                          "(default: none; this or --from is required)")
+        source.add_argument("--from", dest="from_summary", type=Path, metavar="SUMMARY",
+                            help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold, "
+                                 "with --scenario (default: none; this or --policy is required)")
+        parser.add_argument("--threshold", type=_SHARE, metavar="T",
+                            help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
+        parser.add_argument("--scenario", metavar="SCENARIO",
+                            help="with --from: the scenario the study ran (file or bundled name), whose policies: "
+                                 "hold the decision's policy by name (default: none)")
+        parser.add_argument("--out", type=Path, required=True, metavar="FILE",
+                            help="the file to write, atomically; missing folders are created (required)")
+        if name == "label-studio":
+            parser.add_argument("--document-url", default="{id}", metavar="TEMPLATE",
+                                help="each task's data.image, {id} replaced by the record id (default: {id})")
+            parser.add_argument("--model-version", metavar="NAME",
+                                help="the predictions' model_version (default: DATA's file name)")
+            continue
+        parser.add_argument("--field", action="append", default=[], metavar="KEY",
+                            help="a field to state, under its rpa-sim key (repeat for several) (default: DATA's "
+                                 "fields, else those the policy names)")
+        parser.add_argument("--fields", type=Path, metavar="MAP",
+                            help="YAML map of the platform's field names to rpa-sim keys, as import reads it (null "
+                                 "drops a name); a key's further names are its aliases (default: none)")
+        parser.add_argument("--document-type", metavar="TYPE",
+                            help="the thresholds of this document type (default: the policy-wide ones)")
+        if name == "a2i":
+            parser.add_argument("--textract-confidence", choices=("key-value", "word"), default="key-value",
+                                help="the Textract confidence the policy's confidence stands for: the key-value "
+                                     "pair's or its words' (default: key-value)")
+
+
+@_shows_progress
+def _export_policy(args: argparse.Namespace) -> int:
+    from rpa_sim.exporters.rules import exported_fields, policy_at  # noqa: PLC0415
+    from rpa_sim.files import atomic_write_text  # noqa: PLC0415
+
+    _check_output(args.out)
+    rules = args.format != "label-studio"
+    if args.policy is not None and args.threshold is None:
+        raise UsageError("export-policy: --policy needs --threshold T (or give --from SUMMARY --scenario SCENARIO)")
+    if args.from_summary is not None and args.scenario is None:
+        raise UsageError("export-policy: --from needs --scenario SCENARIO: summary.json names its policy only, and "
+                         "the policy's rules are in the scenario's policies:")
+    if args.threshold is not None and args.policy is None:
+        raise UsageError("export-policy: --threshold goes with --policy (a decision brings its own threshold)")
+    if args.scenario is not None and args.from_summary is None:
+        raise UsageError("export-policy: --scenario goes with --from")
+    if args.data is None and (args.predictions is not None or args.task is not None or args.skip_invalid):
+        raise UsageError("export-policy: --predictions, --task and --skip-invalid go with --data")
+    if args.from_summary is not None:
+        from rpa_sim.inputs import read_input  # noqa: PLC0415
+        from rpa_sim.result import StudySummary  # noqa: PLC0415
+        from rpa_sim.scenario import load_scenario  # noqa: PLC0415
+        from rpa_sim.study import scenario_policies  # noqa: PLC0415
+
+        where = str(args.from_summary)
+        text = read_input(args.from_summary)
+        try:
+            summary = StudySummary.from_json(text)
+        except InputError as problem:  # it names the key, not the file
+            raise InputError(str(problem), path=where) from None
+        ran, decision = summary.scenario, summary.decision
+        if decision is None:
+            raise InputError("holds no decision (it was written before rpa-sim decided): give --policy and "
+                             "--threshold", path=where)
+        if decision.policy is None:
+            raise InputError(f"its decision chose no policy ({decision.reason}): give --policy and --threshold",
+                             path=where)
+        scenario, base = load_scenario(args.scenario)
+        if scenario.name != ran:
+            raise InputError(f"is the result of scenario {ran!r}, and --scenario {args.scenario} is scenario "
+                             f"{scenario.name!r}", path=where)
+        policies = {policy.name: policy for policy in scenario_policies(scenario, base)}
+        if decision.policy not in policies:
+            raise InputError(f"its decision's policy {decision.policy!r} is not among the policies of scenario "
+                             f"{scenario.name!r} ({', '.join(policies)})", path=where)
+        source = f"the decision of {where}" + ("" if decision.feasible else f" (not feasible: {decision.reason})")
+        at = policy_at(policies[decision.policy], decision.threshold, source=source)
+    else:
+        from rpa_sim.policies import load_policy  # noqa: PLC0415
+
+        at = policy_at(load_policy(args.policy), args.threshold, source="--threshold")
+    table = None
+    if args.data is not None:
+        args.missing_confidence = at.policy.missing_confidence is not None
+        table = _evaluate(args)
+    with stage(f"exporting {args.format}"):
+        if not rules:
+            from rpa_sim.exporters.label_studio import export_label_studio  # noqa: PLC0415
+
+            export = export_label_studio(at, table, document_url=args.document_url,
+                                         model_version=args.model_version or args.data.name.split(".")[0])
+        else:
+            field_map = None
+            if args.fields is not None:
+                from rpa_sim.importers.service import FieldMap  # noqa: PLC0415
+
+                field_map = FieldMap.load(args.fields).names
+            if table is not None:  # the policy must fit the data, as a sweep on it would check
+                from rpa_sim.sweep import Sweeper  # noqa: PLC0415
+
+                Sweeper(table, at.policy)
+                if args.document_type is not None and args.document_type not in table.document_types:
+                    raise InputError(f"--document-type {args.document_type!r}: no record of {args.data} is of it "
+                                     f"(document types: {', '.join(repr(n) for n in table.document_types if n)})")
+            fields = exported_fields(at, fields=args.field, field_map=field_map, map_source=str(args.fields),
+                                     known=None if table is None else [name for name in table.field_names if name])
+            if args.format == "a2i":
+                from rpa_sim.exporters.a2i import export_a2i  # noqa: PLC0415
+
+                export = export_a2i(at, fields, every_field=table is not None or bool(args.field or args.fields),
+                                    document_type=args.document_type, confidence=args.textract_confidence)
+            elif args.format == "rossum":
+                from rpa_sim.exporters.rossum import export_rossum  # noqa: PLC0415
+
+                export = export_rossum(at, fields, document_type=args.document_type)
+            else:
+                from rpa_sim.exporters.thresholds import export_thresholds  # noqa: PLC0415
+
+                export = export_thresholds(at, fields, out=args.out, document_type=args.document_type)
+    if args.from_summary is not None and not decision.feasible:
+        print(f"note: the decision of {args.from_summary} is not feasible: {decision.reason}", file=sys.stderr)
+    for note in export.notes:
+        print(f"note: {_one_line(note)}", file=sys.stderr)
+    atomic_write_text(args.out, export.text)
+    print(f"wrote {args.out}: {export.summary}", file=sys.stderr)
+    return 0
+
+
 # --------------------------------------------------------------------------- an output never replaces an input
 
 
@@ -1259,7 +1414,8 @@ def _named_outputs(args: argparse.Namespace) -> list[tuple[str, str | Path]]:
     outputs: list[tuple[str, str | Path]] = []
     if args.command == "replay":
         outputs.append(("--log", args.log))
-    elif args.command in ("evaluate", "sweep", "plan-audit", "generate", "import", "report") and args.out is not None:
+    elif args.command in ("evaluate", "sweep", "plan-audit", "generate", "import", "report",
+                          "export-policy") and args.out is not None:
         outputs.append(("--out", args.out))
     if getattr(args, "review_log", None) is not None:
         outputs.append(("--review-log", args.review_log))
@@ -1318,7 +1474,7 @@ def _named_inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
         yield from (("DATA", shard) for shard in _shards(args.data))
     for dest, label in (("predictions", "--predictions"), ("audit_plan", "--audit-plan"), ("settings", "--settings"),
                         ("source", "SRC"), ("ground_truth", "--ground-truth"), ("fields", "--fields"),
-                        ("mapping", "--mapping")):
+                        ("mapping", "--mapping"), ("from_summary", "--from")):
         if getattr(args, dest, None) is not None:
             yield label, Path(getattr(args, dest))
     policies = getattr(args, "policy", None)
@@ -1341,7 +1497,7 @@ def _refuse_replacing_inputs(args: argparse.Namespace) -> None:
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "demo": _demo, "evaluate": _evaluate_to_file, "score": _score, "sweep": _sweep, "certify": _certify, "run": _run,
     "import": _import, "generate": _generate, "report": _report, "dashboard": _dashboard, "staff": _staff,
-    "replay": _replay, "estimate": _estimate, "plan-audit": _plan_audit}
+    "replay": _replay, "estimate": _estimate, "plan-audit": _plan_audit, "export-policy": _export_policy}
 
 
 # --------------------------------------------------------------------------- the error boundary

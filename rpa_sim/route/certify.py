@@ -13,7 +13,7 @@ Decisions where the spec is silent are listed in ``docs/calibration.md``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -51,6 +51,12 @@ class CertifiedThreshold:
         None without held-out items).
     holdout_error : float or None
         Error rate of the auto-accepted held-out items (None when none is).
+    calibration_documents : int or None
+        Groups (documents) in the calibration split; None without groups.
+    accepted_documents : int or None
+        Documents among the auto-accepted calibration items (0 when nothing is
+        certified); None without groups. Neither is a ``certify --json`` key
+        (FORMATS.md fixes those): the guarantee says them in words.
     """
 
     threshold: float | None
@@ -63,6 +69,8 @@ class CertifiedThreshold:
     upper_bound: float | None
     holdout_auto_rate: float | None
     holdout_error: float | None
+    calibration_documents: int | None = field(default=None, compare=False, metadata={"json": False})
+    accepted_documents: int | None = field(default=None, compare=False, metadata={"json": False})
 
     @property
     def certified(self) -> bool:
@@ -71,7 +79,7 @@ class CertifiedThreshold:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """The ``certify --json`` object (FORMATS.md): plain Python numbers, None for null."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return {key.name: getattr(self, key.name) for key in fields(self) if key.metadata.get("json", True)}
 
     @property
     def guarantee(self) -> str:
@@ -87,23 +95,13 @@ class CertifiedThreshold:
             "errors cluster within documents."
         )
         if self.threshold is None:
-            needed = minimum_accepted(eps, delta)
-            # a tiny max_error needs a number of items with hundreds of digits: its magnitude says enough
-            count = str(needed) if needed < 10**15 else f"{float(needed):.3g}"
-            why = (f"they are fewer than the {count} needed" if self.calibration_n < needed
-                   else "the first candidate tested already fails the binomial test, p > delta")
-            return (
-                f"No threshold is certified: at max_error={eps:g} and delta={delta:g}, nothing can be "
-                f"auto-accepted with this guarantee using these {self.calibration_n} calibration items "
-                f"({why}). Even with no error at all, at least {count} auto-accepted calibration items "
-                f"are needed. Review everything, add calibration data, or relax max_error or delta. "
-                f"{assumption}"
-            )
+            return f"{self._refusal()} {assumption}"
         text = (
             f"Auto-accept iff confidence >= {self.threshold:g}. Guaranteed: with probability at least "
             f"{1 - delta:g} over the draw of the calibration data, the error rate of auto-accepted items "
             f"is at most {eps:g} (Learn-then-Test, fixed sequence: {self.accepted_errors} errors among "
-            f"{self.accepted_n} auto-accepted calibration items, p = {self.p_value:.3g} <= delta = "
+            f"{self.accepted_n} auto-accepted calibration items{_from_documents(self.accepted_documents)}, "
+            f"p = {self.p_value:.3g} <= delta = "
             f"{delta:g}; {1 - delta:g} Clopper-Pearson upper bound {self.upper_bound:.4g}). {assumption}"
         )
         if self.holdout_auto_rate is not None:
@@ -111,6 +109,36 @@ class CertifiedThreshold:
             text += (f" Held-out check (not part of the guarantee): auto-rate {self.holdout_auto_rate:.4g}, "
                      f"error {error}.")
         return text
+
+    def _refusal(self) -> str:
+        """Why no threshold is certified, in plain words: too little calibration data to conclude anything at
+        ``max_error`` and ``delta``, or too many errors among the most confident values."""
+        eps, delta = self.max_error, self.delta
+        needed = minimum_accepted(eps, delta)
+        # a tiny max_error needs a number of items with hundreds of digits: its magnitude says enough
+        count = str(needed) if needed < 10**15 else f"{float(needed):.3g}"
+        claim = (f"at most {eps:g} of the auto-accepted values are wrong (max_error) with probability at least "
+                 f"{1 - delta:g} (1 - delta)")
+        if self.calibration_n < needed:
+            held = f"{_count(self.calibration_n, 'value')}{_from_documents(self.calibration_documents)}"
+            return (f"No threshold is certified: there is too little calibration data to conclude. To show that "
+                    f"{claim}, at least {count} values must be auto-accepted, even if none of them is wrong; the "
+                    f"calibration data holds {held}. Review everything, add calibration documents, or relax "
+                    f"max_error or delta.")
+        return (f"No threshold is certified: even the most confident values are wrong too often. The strictest "
+                f"threshold that auto-accepts enough values to be tested (at least {count}) already lets through too "
+                f"many errors to show that {claim}, and the test stops at the first threshold that fails. Review "
+                f"everything, or relax max_error or delta.")
+
+
+def _count(number: int, noun: str) -> str:
+    """``31 values``, ``1 value``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def _from_documents(documents: int | None) -> str:
+    """`` from 3 documents`` (nothing without documents)."""
+    return "" if documents is None else f" from {_count(documents, 'document')}"
 
 
 def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: float, delta: float,
@@ -193,11 +221,14 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
     passed = _walk(p_values, risk)
 
     held_conf, held_wrong = conf[~in_calibration], wrong[~in_calibration]
+    cal_group = None if group is None else group[in_calibration]
+    documents = None if cal_group is None else len(np.unique(cal_group))
     if passed is None:
         return CertifiedThreshold(
             threshold=None, max_error=eps, delta=risk, calibration_n=len(cal_conf), accepted_n=0,
             accepted_errors=0, p_value=None, upper_bound=None,
-            holdout_auto_rate=0.0 if len(held_conf) else None, holdout_error=None)
+            holdout_auto_rate=0.0 if len(held_conf) else None, holdout_error=None,
+            calibration_documents=documents, accepted_documents=None if documents is None else 0)
     threshold = float(grid[passed])
     n, k = int(accepted[passed]), int(errors[passed])
     held_accepted = held_conf >= threshold
@@ -206,7 +237,9 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
         threshold=threshold, max_error=eps, delta=risk, calibration_n=len(cal_conf), accepted_n=n,
         accepted_errors=k, p_value=float(p_values[passed]), upper_bound=clopper_pearson_upper(k, n, risk),
         holdout_auto_rate=held_n / len(held_conf) if len(held_conf) else None,
-        holdout_error=int(held_wrong[held_accepted].sum()) / held_n if held_n else None)
+        holdout_error=int(held_wrong[held_accepted].sum()) / held_n if held_n else None,
+        calibration_documents=documents,
+        accepted_documents=None if cal_group is None else len(np.unique(cal_group[cal_conf >= threshold])))
 
 
 def certify_per_group(confidence: ArrayLike, error: ArrayLike, codes: ArrayLike, names: tuple[str, ...], *,

@@ -562,7 +562,11 @@ class _Search:
         names = [name for name in CONSTRAINTS if name in self.active]
         for name in names:
             if self.search(frozenset({name}), self.objective) is None:
-                return name, f"no point meets {self._words(name)} on its own"
+                # a certified bound no point meets: say when no threshold was certified at all, the plain reason
+                uncertified = name == "certified_error" and all(threshold is None for threshold in self.certified)
+                why = (": no policy has a certified threshold on this data (each policy's certified.guarantee in "
+                       "summary.json, or rpa-sim certify, says why)" if uncertified else "")
+                return name, f"no point meets {self._words(name)} on its own{why}"
         best: tuple[tuple, str] | None = None
         for name in names:
             relaxed = self.search(self.active - {name}, self.objective)
