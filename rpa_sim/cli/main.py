@@ -1259,7 +1259,7 @@ def _check_output_folder(path: Path | None) -> None:
 
 
 def _export_policy_arguments(commands: Any) -> None:
-    from rpa_sim.exporters import FORMATS  # noqa: PLC0415
+    from rpa_sim.route.export import FORMATS  # noqa: PLC0415
 
     export = commands.add_parser("export-policy", help="a policy at a threshold in the form a review platform reads: "
                                                        "Amazon A2I, Rossum, Label Studio tasks, plain thresholds "
@@ -1310,8 +1310,8 @@ def _export_policy_arguments(commands: Any) -> None:
 
 @_shows_progress
 def _export_policy(args: argparse.Namespace) -> int:
-    from rpa_sim.exporters.rules import exported_fields, policy_at  # noqa: PLC0415
-    from rpa_sim.files import atomic_write_text  # noqa: PLC0415
+    from rpa_sim.route.export.rules import exported_fields, policy_at  # noqa: PLC0415
+    from rpa_sim.common.files import atomic_write_text  # noqa: PLC0415
 
     _check_output(args.out)
     rules = args.format != "label-studio"
@@ -1327,10 +1327,10 @@ def _export_policy(args: argparse.Namespace) -> int:
     if args.data is None and (args.predictions is not None or args.task is not None or args.skip_invalid):
         raise UsageError("export-policy: --predictions, --task and --skip-invalid go with --data")
     if args.from_summary is not None:
-        from rpa_sim.inputs import read_input  # noqa: PLC0415
-        from rpa_sim.result import StudySummary  # noqa: PLC0415
-        from rpa_sim.scenario import load_scenario  # noqa: PLC0415
-        from rpa_sim.study import scenario_policies  # noqa: PLC0415
+        from rpa_sim.common.inputs import read_input  # noqa: PLC0415
+        from rpa_sim.study.result import StudySummary  # noqa: PLC0415
+        from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
+        from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
 
         where = str(args.from_summary)
         text = read_input(args.from_summary)
@@ -1356,7 +1356,7 @@ def _export_policy(args: argparse.Namespace) -> int:
         source = f"the decision of {where}" + ("" if decision.feasible else f" (not feasible: {decision.reason})")
         at = policy_at(policies[decision.policy], decision.threshold, source=source)
     else:
-        from rpa_sim.policies import load_policy  # noqa: PLC0415
+        from rpa_sim.route.policies import load_policy  # noqa: PLC0415
 
         at = policy_at(load_policy(args.policy), args.threshold, source="--threshold")
     table = None
@@ -1365,18 +1365,18 @@ def _export_policy(args: argparse.Namespace) -> int:
         table = _evaluate(args)
     with stage(f"exporting {args.format}"):
         if not rules:
-            from rpa_sim.exporters.label_studio import export_label_studio  # noqa: PLC0415
+            from rpa_sim.route.export.label_studio import export_label_studio  # noqa: PLC0415
 
             export = export_label_studio(at, table, document_url=args.document_url,
                                          model_version=args.model_version or args.data.name.split(".")[0])
         else:
             field_map = None
             if args.fields is not None:
-                from rpa_sim.importers.service import FieldMap  # noqa: PLC0415
+                from rpa_sim.records.importers.service import FieldMap  # noqa: PLC0415
 
                 field_map = FieldMap.load(args.fields).names
             if table is not None:  # the policy must fit the data, as a sweep on it would check
-                from rpa_sim.sweep import Sweeper  # noqa: PLC0415
+                from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415
 
                 Sweeper(table, at.policy)
                 if args.document_type is not None and args.document_type not in table.document_types:
@@ -1385,16 +1385,16 @@ def _export_policy(args: argparse.Namespace) -> int:
             fields = exported_fields(at, fields=args.field, field_map=field_map, map_source=str(args.fields),
                                      known=None if table is None else [name for name in table.field_names if name])
             if args.format == "a2i":
-                from rpa_sim.exporters.a2i import export_a2i  # noqa: PLC0415
+                from rpa_sim.route.export.a2i import export_a2i  # noqa: PLC0415
 
                 export = export_a2i(at, fields, every_field=table is not None or bool(args.field or args.fields),
                                     document_type=args.document_type, confidence=args.textract_confidence)
             elif args.format == "rossum":
-                from rpa_sim.exporters.rossum import export_rossum  # noqa: PLC0415
+                from rpa_sim.route.export.rossum import export_rossum  # noqa: PLC0415
 
                 export = export_rossum(at, fields, document_type=args.document_type)
             else:
-                from rpa_sim.exporters.thresholds import export_thresholds  # noqa: PLC0415
+                from rpa_sim.route.export.thresholds import export_thresholds  # noqa: PLC0415
 
                 export = export_thresholds(at, fields, out=args.out, document_type=args.document_type)
     if args.from_summary is not None and not decision.feasible:

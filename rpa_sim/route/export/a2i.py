@@ -23,8 +23,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Literal
 
-from rpa_sim.errors import InputError
-from rpa_sim.exporters.rules import Export, ExportedField, PolicyAt, notes_for
+from rpa_sim.common.errors import InputError
+from rpa_sim.route.export.rules import Export, ExportedField, PolicyAt, notes_for
 
 __all__ = ["export_a2i", "percent", "SMALLEST_SAMPLING"]
 
@@ -88,8 +88,8 @@ def export_a2i(at: PolicyAt, fields: list[ExportedField], *, every_field: bool, 
 
     Examples
     --------
-    >>> from rpa_sim.exporters.rules import policy_at
-    >>> from rpa_sim.policies import load_policy
+    >>> from rpa_sim.route.export.rules import policy_at
+    >>> from rpa_sim.route.policies import load_policy
     >>> at = policy_at(load_policy("per-field"), 0.8, source="--threshold")
     >>> export = export_a2i(at, [ExportedField("total.total_price", ("Total", "Amount due")),
     ...                          ExportedField("sub_total.subtotal_price", ("Subtotal",))], every_field=False)
@@ -140,7 +140,7 @@ def export_a2i(at: PolicyAt, fields: list[ExportedField], *, every_field: bool, 
                          f"auto-accepted values")
     if not conditions:
         raise InputError(f"policy {at.policy.name!r} states nothing a2i can test: {'; '.join(notes)}")
-    from rpa_sim.jsontext import dumps  # noqa: PLC0415
+    from rpa_sim.common.jsontext import dumps  # noqa: PLC0415
 
     document = {"Conditions": [conditions[0]] if len(conditions) == 1 else [{"Or": conditions}]}
     parts = [f"{checks} confidence check{'s' if checks != 1 else ''}"] if checks else []

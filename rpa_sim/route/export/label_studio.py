@@ -1,6 +1,6 @@
 """Label Studio: the values a policy routes to review at ``τ``, as tasks with the model's predictions.
 
-The policy is applied to a data set exactly as the sweep applies it (:meth:`rpa_sim.sweep.Sweeper.reviewed_at`:
+The policy is applied to a data set exactly as the sweep applies it (:meth:`rpa_sim.route.sweep.Sweeper.reviewed_at`:
 the routed values within the budget, whole documents for a policy that escalates them), so the tasks
 hold exactly the values the sweep counts as reviewed at ``τ`` (audits aside: they are drawn at random).
 
@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rpa_sim.errors import InputError
-from rpa_sim.exporters.rules import Export, PolicyAt, metadata
+from rpa_sim.common.errors import InputError
+from rpa_sim.route.export.rules import Export, PolicyAt, metadata
 
 if TYPE_CHECKING:
-    from rpa_sim.outcomes import OutcomeTable
+    from rpa_sim.evaluate.outcomes import OutcomeTable
 
 __all__ = ["export_label_studio", "review_order", "DATA_KEY", "ID_FIELD"]
 
@@ -92,16 +92,16 @@ def export_label_studio(at: PolicyAt, table: OutcomeTable, *, document_url: str 
 
     Examples
     --------
-    >>> from rpa_sim.exporters.rules import policy_at
-    >>> from rpa_sim.generators import generate_receipts
-    >>> from rpa_sim.outcomes import evaluate_kie
-    >>> from rpa_sim.policies import load_policy
+    >>> from rpa_sim.route.export.rules import policy_at
+    >>> from rpa_sim.records.synthetic import generate_receipts
+    >>> from rpa_sim.evaluate.outcomes import evaluate_kie
+    >>> from rpa_sim.route.policies import load_policy
     >>> table = evaluate_kie(generate_receipts(20, seed=1))
     >>> at = policy_at(load_policy("confidence"), 0.5, source="--threshold")
     >>> export_label_studio(at, table, model_version="demo").summary
     '16 tasks, 35 of 305 values; the sweep counts 35 reviewed at τ 0.5'
     """
-    from rpa_sim.sweep import Sweeper  # noqa: PLC0415
+    from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415
 
     if table.task != "kie":
         raise InputError(f"export-policy label-studio writes the values of KIE documents as tasks; this data is "
@@ -127,7 +127,7 @@ def export_label_studio(at: PolicyAt, table: OutcomeTable, *, document_url: str 
     about = metadata(at, notes)
     tasks = [_task(table, document, by_document[document], rank, document_url, model_version, about)
              for rank, document in enumerate(documents.tolist(), start=1)]
-    from rpa_sim.jsontext import dumps  # noqa: PLC0415
+    from rpa_sim.common.jsontext import dumps  # noqa: PLC0415
 
     reviewed = sweeper.at(at.threshold)["reviewed"]
     summary = (f"{len(tasks):,} task{'s' if len(tasks) != 1 else ''}, {len(rows):,} of {len(table):,} values; the "

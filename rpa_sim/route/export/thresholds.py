@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rpa_sim.errors import InputError, UsageError
-from rpa_sim.exporters.rules import Export, ExportedField, PolicyAt, Thresholds, metadata, notes_for
+from rpa_sim.common.errors import InputError, UsageError
+from rpa_sim.route.export.rules import Export, ExportedField, PolicyAt, Thresholds, metadata, notes_for
 
 __all__ = ["export_thresholds", "SUFFIXES"]
 
@@ -64,8 +64,8 @@ def export_thresholds(at: PolicyAt, fields: list[ExportedField], *, out: Path,
 
     Examples
     --------
-    >>> from rpa_sim.exporters.rules import policy_at
-    >>> from rpa_sim.policies import load_policy
+    >>> from rpa_sim.route.export.rules import policy_at
+    >>> from rpa_sim.route.policies import load_policy
     >>> at = policy_at(load_policy("audited-budget"), 0.8, source="--threshold")
     >>> print(export_thresholds(at, [], out=Path("t.yaml")).text, end="")
     policy: audited-budget
@@ -118,7 +118,7 @@ def export_thresholds(at: PolicyAt, fields: list[ExportedField], *, out: Path,
         document["budget"] = policy.budget.model_dump(exclude_none=True)
     document["notes"] = list(notes)
     if kind == "json":
-        from rpa_sim.jsontext import dumps  # noqa: PLC0415
+        from rpa_sim.common.jsontext import dumps  # noqa: PLC0415
 
         text = dumps(document, indent=2) + "\n"
     else:

@@ -20,8 +20,8 @@ Rossum cannot state. A threshold above 1 (review every value) is written 1, whic
 
 from __future__ import annotations
 
-from rpa_sim.errors import InputError
-from rpa_sim.exporters.rules import Export, ExportedField, PolicyAt, metadata, notes_for
+from rpa_sim.common.errors import InputError
+from rpa_sim.route.export.rules import Export, ExportedField, PolicyAt, metadata, notes_for
 
 __all__ = ["export_rossum"]
 
@@ -50,8 +50,8 @@ def export_rossum(at: PolicyAt, fields: list[ExportedField], *, document_type: s
 
     Examples
     --------
-    >>> from rpa_sim.exporters.rules import policy_at
-    >>> from rpa_sim.policies import load_policy
+    >>> from rpa_sim.route.export.rules import policy_at
+    >>> from rpa_sim.route.policies import load_policy
     >>> at = policy_at(load_policy("per-field"), 0.8, source="--threshold")
     >>> export_rossum(at, [ExportedField("total.total_price", ("amount_total",))]).summary
     'default_score_threshold 0.8, 1 datapoint'
@@ -71,7 +71,7 @@ def export_rossum(at: PolicyAt, fields: list[ExportedField], *, document_type: s
     more = {} if document_type is None else {"document_type": document_type}
     document = {"queue": {"default_score_threshold": _score_threshold(default)}, "schema_datapoints": datapoints,
                 "rpa_sim": metadata(at, notes, **more)}
-    from rpa_sim.jsontext import dumps  # noqa: PLC0415
+    from rpa_sim.common.jsontext import dumps  # noqa: PLC0415
 
     summary = (f"default_score_threshold {_score_threshold(default):g}, {len(datapoints)} "
                f"datapoint{'s' if len(datapoints) != 1 else ''}")

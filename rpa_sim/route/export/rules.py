@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rpa_sim.errors import InputError
-from rpa_sim.policies import Condition, DocumentConfidence, Policy, Threshold
+from rpa_sim.common.errors import InputError
+from rpa_sim.route.policies import Condition, DocumentConfidence, Policy, Threshold
 
 __all__ = ["Thresholds", "TypeThresholds", "Rule", "PolicyAt", "ExportedField", "Export", "policy_at",
            "exported_fields", "notes_for", "metadata"]
@@ -140,7 +140,7 @@ def policy_at(policy: Policy, threshold: float, *, source: str) -> PolicyAt:
 
     Examples
     --------
-    >>> from rpa_sim.policies import load_policy
+    >>> from rpa_sim.route.policies import load_policy
     >>> gate = policy_at(load_policy("grounding-gate"), 0.8, source="--threshold")
     >>> gate.review
     Thresholds(below=0.8, fields={}, document_types={})
