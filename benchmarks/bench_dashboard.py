@@ -41,15 +41,15 @@ from typing import Any
 import numpy as np
 from textual import events
 
-from rpa_sim.route.costs import CostModel
 from rpa_sim.evaluate.load import load_table
-from rpa_sim.records.synthetic import generate_receipts, write_dataset
 from rpa_sim.evaluate.outcomes import KIEOutcomes, concat_tables, evaluate_kie
+from rpa_sim.evaluate.tablefile import write_table
+from rpa_sim.records.synthetic import generate_receipts, write_dataset
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.scenario import DataSpec, Scenario
 from rpa_sim.study.run import run_study
-from rpa_sim.evaluate.tablefile import write_table
+from rpa_sim.study.scenario import DataSpec, Scenario
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import DashboardModel
 from rpa_sim.tui.plot import MarkedPlot

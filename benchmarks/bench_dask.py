@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from rpa_sim.evaluate import cluster as on_dask
-from rpa_sim.records.synthetic import write_dataset
 from rpa_sim.evaluate.sources import evaluate_shards, merge_shards, resolve_shards, write_partitions
+from rpa_sim.records.synthetic import write_dataset
 
 SEED = 7
 

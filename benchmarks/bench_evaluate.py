@@ -32,15 +32,15 @@ import numpy as np
 
 import rpa_sim.evaluate.grounding
 import rpa_sim.evaluate.outcomes
-from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.evaluate.grounding import locatability_many
 from rpa_sim.evaluate.metrics.anls import anls_question
 from rpa_sim.evaluate.metrics.anls_star import anls_star
 from rpa_sim.evaluate.metrics.kieval import evaluate_document
 from rpa_sim.evaluate.metrics.smudge import evaluate_question
+from rpa_sim.evaluate.metrics.text import nls_bounded, nls_pairs
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.models import Document, KIERecord, Page, Word
-from rpa_sim.evaluate.metrics.text import nls_bounded, nls_pairs
+from rpa_sim.records.synthetic import generate_receipts
 
 BASELINE_COMMIT = "6a8033999884286b56df244dd2f7e1eb6992cd38"
 BASELINES: dict[str, types.ModuleType] = {}
@@ -57,7 +57,7 @@ def previous(path: str) -> types.ModuleType:
         sys.exit(f"bench_evaluate: the baseline needs git and commit {BASELINE_COMMIT[:7]}: {error}")
     module = types.ModuleType(f"baseline_{Path(path).stem}")
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{BASELINE_COMMIT[:7]}:{path}", "exec"), module.__dict__)  # noqa: S102 (our own history)
+    exec(compile(source, f"{BASELINE_COMMIT[:7]}:{path}", "exec"), module.__dict__)
     return module
 
 

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import (
     docvqa_dicts,
     generate_docvqa,
@@ -31,7 +32,6 @@ from rpa_sim.records.synthetic import (
     write_dataset,
     write_generated,
 )
-from rpa_sim.records.readers import write_records
 
 
 def timed(work: Callable[[Path], int], path: Path) -> tuple[int, float]:

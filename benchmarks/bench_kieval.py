@@ -20,9 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-from rpa_sim.records.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
 from rpa_sim.evaluate.metrics.kieval import evaluate_document
 from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
 from rpa_sim.records.synthetic import generate_receipts
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -45,7 +45,7 @@ def official_baseline(gold: list[str], pred: list[str]) -> float | None:
     if not checkout:
         return None
     sys.path.insert(0, checkout)
-    from KIEval.kieval import kieval as official_kieval  # noqa: PLC0415 (optional, outside the project)
+    from KIEval.kieval import kieval as official_kieval
 
     shortlist = sorted({key for path in gold for key in _keys(path)})
 

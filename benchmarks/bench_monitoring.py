@@ -18,12 +18,12 @@ from __future__ import annotations
 import sys
 import time
 
-from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.monitoring.coverage import coverage_markdown, measure_coverage
 from rpa_sim.operate.monitoring.estimators import METHODS, estimate
 from rpa_sim.operate.monitoring.planning import plan_audit
 from rpa_sim.operate.monitoring.replay import Replayer
-from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 

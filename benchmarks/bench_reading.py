@@ -38,9 +38,9 @@ import msgspec
 from pydantic import TypeAdapter
 
 from rpa_sim.records import models as records_module
-from rpa_sim.records.synthetic import write_dataset
-from rpa_sim.records.readers import read_records
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
+from rpa_sim.records.readers import read_records
+from rpa_sim.records.synthetic import write_dataset
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared" / "data"
@@ -95,7 +95,7 @@ def candidates(task: str) -> dict[str, tuple[Callable[[str], object], str]]:
             lambda text: decode_fast(task, text), "yes, with pydantic for what it declines"),
     }
     try:
-        import orjson  # noqa: PLC0415 (not a dependency: measured when installed)
+        import orjson
     except ImportError:
         return found
     return {**found,
@@ -115,7 +115,7 @@ def previous_readers() -> types.ModuleType:
         sys.exit(f"bench_reading: the baseline needs git and commit {BASELINE_COMMIT}: {error}")
     module = types.ModuleType("baseline_readers")
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{BASELINE_COMMIT}:rpa_sim/records/readers.py", "exec"), module.__dict__)  # noqa: S102
+    exec(compile(source, f"{BASELINE_COMMIT}:rpa_sim/records/readers.py", "exec"), module.__dict__)
     return module
 
 

@@ -18,8 +18,8 @@ from rapidfuzz.distance import Levenshtein
 
 from rpa_sim.evaluate.grounding import LOCATION_THRESHOLD
 from rpa_sim.evaluate.metrics.smudge import evaluate_question, grounding_from_distance
-from rpa_sim.records.models import Document, Page, Word
 from rpa_sim.evaluate.metrics.text import normalize
+from rpa_sim.records.models import Document, Page, Word
 
 WORDS_PER_PAGE = 300
 WORDS_PER_LINE = 12

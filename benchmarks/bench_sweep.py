@@ -22,12 +22,12 @@ import numpy as np
 from bench_memory import until_entities
 
 from rpa_sim.evaluate.outcomes import evaluate_kie
-from rpa_sim.route.policies import load_policy
-from rpa_sim.records.readers import read_records, write_records
 from rpa_sim.records.models import KIERecord
+from rpa_sim.records.readers import read_records, write_records
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper
-from rpa_sim.records.synthetic import generate_receipts
 
 
 def timed(work):

@@ -29,7 +29,7 @@ def load_vectors(name: str) -> dict:
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     """``rpa-sim ARGV`` in this process: the exit status, standard output and standard error."""
-    from rpa_sim.cli.main import main  # noqa: PLC0415
+    from rpa_sim.cli.main import main
 
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()

@@ -25,10 +25,10 @@ import pytest
 
 from rpa_sim.common import inputs
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.importers.cord import import_cord
-from rpa_sim.records.importers.docile import import_docile
 from rpa_sim.common.inputs import input_lines, max_file_bytes, max_line_bytes, read_input
 from rpa_sim.operate.monitoring.log import read_log
+from rpa_sim.records.importers.cord import import_cord
+from rpa_sim.records.importers.docile import import_docile
 from rpa_sim.records.readers import read_records
 from tests.conftest import run_cli, shared_path, write_lines
 

@@ -10,8 +10,8 @@ import pytest
 from rpa_sim.bundled import bundled_files, bundled_names, is_path, resolve
 from rpa_sim.common.errors import InputError
 from rpa_sim.route.policies import bundled_policies, load_policy
-from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 from rpa_sim.study.run import run_scenario
+from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 
 PROJECT = Path(__file__).resolve().parents[1]
 PACKAGE_DATA = PROJECT / "rpa_sim" / "bundled"

@@ -11,8 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import beta, binom
 
-from rpa_sim.route.certify import (CertifiedThreshold, _candidate_counts, _split, certify_threshold,
-                             clopper_pearson_upper, minimum_accepted)
+from rpa_sim.route.certify import (
+    CertifiedThreshold,
+    _candidate_counts,
+    _split,
+    certify_threshold,
+    clopper_pearson_upper,
+    minimum_accepted,
+)
 
 KEYS = ["threshold", "max_error", "delta", "calibration_n", "accepted_n", "accepted_errors", "p_value",
         "upper_bound", "holdout_auto_rate", "holdout_error"]

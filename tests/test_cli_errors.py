@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli as run
 from tests.conftest import kill_group, send_signal, shared_path, write_lines
+from tests.conftest import run_cli as run
 
 KIE_LINE = {"id": "r1", "ground_truth": {"entities": [{"key": "a", "value": "x"}]},
             "prediction": {"entities": [{"key": "a", "value": "x", "confidence": 0.9}]}}

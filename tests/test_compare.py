@@ -7,14 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from rpa_sim.route.compare import area_under_curve, cost_optimum, dominates, operating_point, pareto
-from rpa_sim.route.costs import CostModel
 from rpa_sim.evaluate.metrics.kieval import CORRECT, evaluate_document
 from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.compare import area_under_curve, cost_optimum, dominates, operating_point, pareto
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Curve, Sweeper
-from rpa_sim.records.synthetic import generate_receipts
 
 
 def curve(name, auto, metric, cost=None):

@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 
 from rpa_sim.bundled import bundled_files
-from rpa_sim.route.costs import CostBasis, CostModel
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.operate.queue.spec import OperationsSpec
 from rpa_sim.operate.queue.summary import OperationModel, staffed_curve
-from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.route.costs import CostBasis, CostModel
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.scenario import Scenario
-from rpa_sim.study.run import run_scenario
 from rpa_sim.route.sweep import Sweeper
+from rpa_sim.study.run import run_scenario
+from rpa_sim.study.scenario import Scenario
 
 REVIEWER = Reviewer(seconds_per_item=7, seconds_per_document=20, miss_rate=0.05, false_correction_rate=0.01)
 #: every price at work: review time by the hour, a fixed price per document, errors, rejections

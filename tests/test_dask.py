@@ -23,15 +23,15 @@ import pytest
 
 pytest.importorskip("distributed", reason='Dask is optional: pip install "rpa-sim[dask]"')
 
-from distributed import Client, LocalCluster  # noqa: E402
+from distributed import Client, LocalCluster
 
-from rpa_sim.evaluate import cluster as on_dask  # noqa: E402
-from rpa_sim.common.errors import InputError  # noqa: E402
-from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts  # noqa: E402
-from rpa_sim.common.progress import reporting  # noqa: E402
-from rpa_sim.evaluate.sources import load_shard, merge_shards, resolve_shards  # noqa: E402
-from tests.conftest import run_cli  # noqa: E402
-from tests.test_data_sources import SWEEP, outputs, write_shards  # noqa: E402
+from rpa_sim.common.errors import InputError
+from rpa_sim.common.progress import reporting
+from rpa_sim.evaluate import cluster as on_dask
+from rpa_sim.evaluate.sources import load_shard, merge_shards, resolve_shards
+from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
+from tests.conftest import run_cli
+from tests.test_data_sources import SWEEP, outputs, write_shards
 
 TIMEOUT = 120
 
@@ -121,7 +121,7 @@ def _dies_once(stamp: tuple[str, int, int], *, markers: str, **options: Any) -> 
 
 
 def test_a_worker_lost_mid_run_changes_nothing(client: Client, data: tuple[Path, Path], tmp_path: Path) -> None:
-    import cloudpickle  # noqa: PLC0415
+    import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers need not import the tests
     whole, folder = data

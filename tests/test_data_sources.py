@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.evaluate.load import load_table
-from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
 from rpa_sim.evaluate.sources import resolve_shards
+from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
 from tests.conftest import run_cli
 
 SWEEP = ("--policy", "confidence", "--thresholds", "linspace:0:1:11")

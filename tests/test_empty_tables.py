@@ -9,17 +9,17 @@ import re
 import numpy as np
 import pytest
 
-from rpa_sim.route.costs import CostModel
 from rpa_sim.evaluate.metrics.calibration import is_correct
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.route.policies import load_policy
-from rpa_sim.records.readers import write_records
 from rpa_sim.records.models import KIERecord
+from rpa_sim.records.readers import write_records
 from rpa_sim.report.page import render_report, write_report
+from rpa_sim.route.costs import CostModel
+from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.scenario import Scenario, load_scenario
-from rpa_sim.study.run import run_scenario, run_study, write_outputs
 from rpa_sim.route.sweep import Sweeper
+from rpa_sim.study.run import run_scenario, run_study, write_outputs
+from rpa_sim.study.scenario import Scenario, load_scenario
 from rpa_sim.tui.model import DashboardModel
 
 REVIEWER = Reviewer(miss_rate=0.1, false_correction_rate=0.05, seconds_per_item=6, seconds_per_document=20)

@@ -6,19 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rpa_sim.route.certify import certify_threshold
-from rpa_sim.route.costs import CostModel
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.evaluate.metrics.calibration import is_correct, reliability_table
 from rpa_sim.evaluate.outcomes import OutcomeTable, evaluate_kie, evaluate_vqa
-from rpa_sim.route.policies import load_policy
 from rpa_sim.records.models import VQARecord
-from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.scenario import CertifySpec
-from rpa_sim.study.run import certify_policy
-from rpa_sim.route.sweep import Sweeper
-from rpa_sim.tui.model import DashboardModel
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.route.certify import certify_threshold
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.per_field.policy import target_costs
+from rpa_sim.route.policies import load_policy
+from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.route.sweep import Sweeper
+from rpa_sim.study.run import certify_policy
+from rpa_sim.study.scenario import CertifySpec
+from rpa_sim.tui.model import DashboardModel
 
 
 def _questions(rows: list[tuple[str, str, float]]):

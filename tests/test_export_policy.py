@@ -11,13 +11,13 @@ import pytest
 import yaml
 
 from rpa_sim.bundled import bundled_names
+from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.readers import read_records, write_records
+from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.export.a2i import percent
 from rpa_sim.route.export.label_studio import review_order
 from rpa_sim.route.export.rules import Thresholds, TypeThresholds, policy_at
-from rpa_sim.records.synthetic import generate_receipts
-from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.route.policies import Policy, load_policy
-from rpa_sim.records.readers import read_records, write_records
 from rpa_sim.route.sweep import Sweeper
 from tests.conftest import run_cli
 

@@ -10,7 +10,12 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from rpa_sim.evaluate.grounding import locatability, locate
 from rpa_sim.evaluate.metrics.calibration import ece, is_correct, reliability_table
+from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES
+from rpa_sim.evaluate.metrics.smudge import answer_type
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.readers import read_records, write_records
 from rpa_sim.records.synthetic import (
     DocVQASettings,
     ReceiptSettings,
@@ -25,11 +30,6 @@ from rpa_sim.records.synthetic import (
 from rpa_sim.records.synthetic._draws import BLOCK
 from rpa_sim.records.synthetic.errors import FIELD_CLASSES, KIE_KINDS, VQA_KINDS, KIEErrorRates
 from rpa_sim.records.synthetic.receipts import EXTRA_KEYS, RECEIPT_KEYS
-from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES
-from rpa_sim.evaluate.grounding import locatability, locate
-from rpa_sim.evaluate.metrics.smudge import answer_type
-from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.records.readers import read_records, write_records
 
 CORRECT, SUBSTITUTION, DELETION = (OUTCOME_NAMES.index(name) for name in ("correct", "substitution", "deletion"))
 # Calibration tolerances, on the sample sizes used below (about 21,000 predictions): the construction

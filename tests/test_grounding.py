@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.evaluate.grounding import (
     LONG_TEXT,
     _page_index,
@@ -17,8 +16,9 @@ from rpa_sim.evaluate.grounding import (
     locate,
     locate_many,
 )
-from rpa_sim.records.models import Document, Page, Word
 from rpa_sim.evaluate.metrics.text import nls, normalize, normalize_many
+from rpa_sim.records.models import Document, Page, Word
+from rpa_sim.records.synthetic import generate_receipts
 
 
 def page_of(*lines: list[str], segmented: bool = True, width: float = 1000, height: float = 1000) -> Page:

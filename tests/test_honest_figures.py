@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.monitoring.summary import (
     SHORTFALL_ERRORS,
     MonitoringSpec,
@@ -18,11 +18,11 @@ from rpa_sim.operate.monitoring.summary import (
     proposed_method,
     reliability,
 )
-from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.scenario import load_scenario
 from rpa_sim.study.run import comparison_table, run_scenario
+from rpa_sim.study.scenario import load_scenario
 from tests.conftest import run_cli
 from tests.tui_support import SCENARIO, ready, scenario_file, shown
 

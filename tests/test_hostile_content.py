@@ -16,8 +16,8 @@ import pytest
 
 from rpa_sim.common.errors import InputError, escaped, shown
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.records.models import KIERecord, VQARecord
 from rpa_sim.evaluate.tablefile import METADATA_KEY, write_table
+from rpa_sim.records.models import KIERecord, VQARecord
 from tests.conftest import run_cli, write_lines
 
 #: a generous bound on one error line: quoted values are cut at 80 characters, the whole line at 2,000

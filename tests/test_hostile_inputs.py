@@ -145,17 +145,17 @@ def _child(argv: list[str], folder: Path, scratch: Path) -> None:
                           closefd=False)
         os.environ["TMPDIR"] = tempfile.tempdir = str(scratch / "tmp")
         os.chdir(folder)
-        from rpa_sim.cli.main import main  # noqa: PLC0415
+        from rpa_sim.cli.main import main
 
         returned = main(argv)
         status = returned if isinstance(returned, int) and 0 <= returned < UNCAUGHT else UNCAUGHT + 1
-    except BaseException:  # noqa: BLE001  (whatever escapes main is what the test looks for)
+    except BaseException:
         traceback.print_exc()
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except BaseException:  # noqa: BLE001, S110
+            except BaseException:
                 pass
         os._exit(status)
 
@@ -212,7 +212,7 @@ def run_console_script(argv: list[str], folder: Path, *, timeout: float = TIMEOU
 
     started = time.monotonic()
     process = subprocess.Popen([str(script), *argv], cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, start_new_session=True, preexec_fn=limits,  # noqa: PLW1509
+                               stderr=subprocess.PIPE, start_new_session=True, preexec_fn=limits,
                                env={**os.environ, "TMPDIR": str(scratch / "tmp")})
     timed_out = False
     try:
@@ -415,7 +415,7 @@ def _tables_with_hostile_metadata(folder: Path) -> list[bytes]:
     if pid == 0:
         status = 1
         try:
-            import pyarrow.parquet as pq  # noqa: PLC0415
+            import pyarrow.parquet as pq
 
             table = pq.read_table(folder / "t.parquet")
             metadata = json.loads(table.schema.metadata[b"rpa_sim"])
@@ -442,7 +442,7 @@ def make_material(folder: Path) -> Material:
     """The heavy modules imported, and valid inputs of every kind made in ``folder``."""
     for module in _HEAVY_MODULES:
         importlib.import_module(module)
-    from rpa_sim.bundled import __file__ as bundled  # noqa: PLC0415
+    from rpa_sim.bundled import __file__ as bundled
 
     receipts = _made(["generate", "receipts", "--n", "3", "--seed", "1", "--out", "r.jsonl", "--workers", "1"],
                      folder, "r.jsonl")
@@ -562,7 +562,7 @@ def mutated_bytes(draw: st.DrawFn, seed: bytes) -> bytes:
 
 def _accepts(action: Any, text: str) -> bool:
     """Whether the parser takes ``text`` as the value of ``action``."""
-    import argparse  # noqa: PLC0415
+    import argparse
 
     try:
         action.type(text)
@@ -681,12 +681,12 @@ random_yaml = st.one_of(st.builds(_dump_yaml, yaml_objects, st.booleans()).map(s
 
 def command_parsers() -> dict[str, Any]:
     """Every command's argparse parser, by its words (``score``, ``import cord``, ...)."""
-    import argparse  # noqa: PLC0415
+    import argparse
 
-    from rpa_sim.cli.main import _parser  # noqa: PLC0415
+    from rpa_sim.cli.main import _parser
 
     def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         return dict(actions[0].choices) if actions else {}
 
     found = {}
@@ -833,7 +833,7 @@ class _Builder:
     def value(self, action: Any, flag: str | None) -> str:
         """A value for ``action`` (named ``flag``, None for a positional argument), right in kind or not."""
         dest, draw = action.dest, self.draw
-        if dest in ("out", "out_dir", "png_dir", "review_log") or dest == "log" and flag is not None:
+        if dest in ("out", "out_dir", "png_dir", "review_log") or (dest == "log" and flag is not None):
             return self.output()
         # anything at all, one time in seven: more often, and hardly an example would get past the parser
         if draw(_one_in(7)):
@@ -882,21 +882,21 @@ class _Builder:
             return False  # one option of a mutually exclusive group; one time in ten (None), any of them
         if action.dest in _STAFF_QUEUE:  # staff: a SCENARIO, or the queue's flags
             return self.draw(_one_in(10) if scenario_given else _one_in(10).map(operator.not_))
-        if action.required or group is not None and group.required:
+        if action.required or (group is not None and group.required):
             return self.draw(_one_in(20).map(operator.not_))
         # --scheduler starts Dask, seconds for nothing in a test of inputs
         return self.draw(_one_in(20 if action.dest == "scheduler" else 4))
 
     def arguments(self, parser: Any) -> None:
-        import argparse  # noqa: PLC0415
+        import argparse
 
-        exclusive = {id(action): group for group in parser._mutually_exclusive_groups  # noqa: SLF001
-                     for action in group._group_actions}  # noqa: SLF001
+        exclusive = {id(action): group for group in parser._mutually_exclusive_groups
+                     for action in group._group_actions}
         chosen = {id(group): None if self.draw(_one_in(10)) else self.draw(st.sampled_from(group._group_actions))
-                  for group in parser._mutually_exclusive_groups}  # noqa: SLF001
+                  for group in parser._mutually_exclusive_groups}
         positionals, options = [], []
-        for action in parser._actions:  # noqa: SLF001
-            if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):  # noqa: SLF001
+        for action in parser._actions:
+            if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
                 continue
             if not action.option_strings:
                 # an optional positional (staff's SCENARIO) half the time, a required one nearly always

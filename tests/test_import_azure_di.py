@@ -9,8 +9,8 @@ import pytest
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers.azure_di import import_azure_di
-from rpa_sim.records.readers import read_records, write_records
 from rpa_sim.records.models import Evidence
+from rpa_sim.records.readers import read_records, write_records
 from tests.conftest import run_cli, shared_path
 
 NO_VALUE = "fields without a value (neither text nor typed value)"

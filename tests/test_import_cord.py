@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.evaluate.metrics.kieval import kieval
 from rpa_sim.records.importers.cord import import_cord
 from rpa_sim.records.importers.kieval_csv import parse_kieval_csv
-from rpa_sim.evaluate.metrics.kieval import kieval
-from rpa_sim.records.readers import read_records, write_records
 from rpa_sim.records.models import KIERecord
+from rpa_sim.records.readers import read_records, write_records
 from tests.conftest import shared_path
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers.docile import import_docile
-from rpa_sim.records.readers import read_records, write_records
 from rpa_sim.records.models import KIERecord
+from rpa_sim.records.readers import read_records, write_records
 from tests.conftest import shared_path
 
 DOC = "516f2d61ea404b30a9192a72"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.importers.dude import import_dude
 from rpa_sim.evaluate.outcomes import evaluate_vqa
+from rpa_sim.records.importers.dude import import_dude
 from tests.conftest import load_vectors, shared_path
 
 YEAR_QUESTION = "7afe94621751eb3584a4a9962bb7b1f0_4a863bed9b999dec79f6181f7a823e4a"

@@ -11,8 +11,8 @@ import pytest
 
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.records.importers.label_studio import import_label_studio, page_box
-from rpa_sim.records.readers import write_records
 from rpa_sim.records.models import KIERecord
+from rpa_sim.records.readers import write_records
 from tests.conftest import run_cli
 
 DATA = Path(__file__).parent / "data" / "label_studio"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.importers.textract import PAGE_SIZE, import_textract_expense, pixel_box
 from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.importers.textract import PAGE_SIZE, import_textract_expense, pixel_box
 from rpa_sim.records.readers import read_records, write_records
 from tests.conftest import shared_path
 

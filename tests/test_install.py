@@ -80,7 +80,7 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(installed):
     for file in files:
         assert Path(file).resolve().is_relative_to(venv), f"{file} is not in the venv {venv}"
     # the checkout's own (editable) install is still the one this process runs
-    import rpa_sim  # noqa: PLC0415
+    import rpa_sim
     assert Path(rpa_sim.__file__).resolve().is_relative_to(PROJECT)
 
 

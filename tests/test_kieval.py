@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.records.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
 from rpa_sim.evaluate.metrics.kieval import (
     CORRECT,
     DELETION,
@@ -20,6 +19,7 @@ from rpa_sim.evaluate.metrics.kieval import (
     evaluate_document,
     kieval,
 )
+from rpa_sim.records.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
 from rpa_sim.records.models import Extraction, PredictedExtraction
 from tests.conftest import load_vectors, shared_path
 

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.evaluate.metrics import text
 from rpa_sim.evaluate.grounding import locatability, locate
+from rpa_sim.evaluate.metrics import text
 from rpa_sim.evaluate.metrics.anls import anls_question, anls_scores
 from rpa_sim.evaluate.metrics.anls_star import anls_star
 from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES, evaluate_document
 from rpa_sim.evaluate.metrics.smudge import evaluate_question, match_score
+from rpa_sim.evaluate.metrics.text import EDIT_BUDGET, nl, nls, nls_bounded, nls_matrix, nls_pairs, normalize
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.models import Document, Extraction, KIERecord, PredictedExtraction
-from rpa_sim.evaluate.metrics.text import EDIT_BUDGET, nl, nls, nls_bounded, nls_matrix, nls_pairs, normalize
 from tests.test_grounding import page_of
 
 TWO_MB = 2_000_000

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from scipy.stats import binomtest
 
-from rpa_sim.records.synthetic import write_generated, receipt_dicts, docvqa_dicts
 from rpa_sim.operate.monitoring.estimators import estimate
 from rpa_sim.operate.monitoring.log import read_log
+from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts, write_generated
 from tests.conftest import run_cli, write_lines
 
 THRESHOLD = 0.9

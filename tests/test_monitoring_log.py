@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.operate.monitoring.log import AUDIT, AUTO, REVIEW, UNCHECKED, ProductionLog, object_column, read_log, write_log
+from rpa_sim.operate.monitoring.log import (
+    AUDIT,
+    AUTO,
+    REVIEW,
+    UNCHECKED,
+    ProductionLog,
+    object_column,
+    read_log,
+    write_log,
+)
 
 
 def sample_log() -> ProductionLog:

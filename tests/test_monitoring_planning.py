@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import norm
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan, load_audit_plan
 from rpa_sim.operate.monitoring.planning import (
     PRIOR_FLOOR,
@@ -20,7 +20,7 @@ from rpa_sim.operate.monitoring.planning import (
     plan_audit,
 )
 from rpa_sim.operate.monitoring.replay import Replayer
-from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.policies import load_policy
 
 CONFIDENCE = load_policy("confidence")

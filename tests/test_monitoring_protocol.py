@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rpa_sim.bundled import bundled_files
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.sweep import Sweeper
 

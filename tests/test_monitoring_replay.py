@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.operate.monitoring.log import AUDIT, AUTO, REVIEW, UNCHECKED
 from rpa_sim.operate.monitoring.replay import Replayer, reviewed_items
-from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.route.policies import Policy, load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper

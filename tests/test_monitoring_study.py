@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.monitoring.coverage import measure_coverage
 from rpa_sim.operate.monitoring.replay import Replayer
 from rpa_sim.operate.monitoring.summary import ASSUMPTIONS, DEFAULT_AUDIT_RATE, MonitoringSpec, spec_of_summary
-from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.study.result import StudySummary
-from rpa_sim.study.scenario import Scenario, load_scenario
 from rpa_sim.study.run import run_study, write_outputs
+from rpa_sim.study.scenario import Scenario, load_scenario
 
 POLICIES = [load_policy(name) for name in ("confidence", "document-escalation", "audited-budget")]
 REVIEWER = Reviewer(miss_rate=0.1, false_correction_rate=0.02)

@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring  # noqa: E402
-from rpa_sim.tui.app import DashboardApp  # noqa: E402
-from rpa_sim.tui.monitoring_view import MonitoringView  # noqa: E402
-from tests.tui_support import SCENARIO, ready, scenario_file, shown  # noqa: E402
+from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring
+from rpa_sim.tui.app import DashboardApp
+from rpa_sim.tui.monitoring_view import MonitoringView
+from tests.tui_support import SCENARIO, ready, scenario_file, shown
 
 QUICK = "monitoring:\n  days: 40\n  width_days: 10\n"
 

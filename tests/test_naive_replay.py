@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rpa_sim.route.costs import CostModel
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.evaluate.metrics.anls import accuracy_scores, anls_question, anls_scores
 from rpa_sim.evaluate.metrics.kieval import CORRECT, SUBSTITUTION, Addition, KIEvalCounts, evaluate_document
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.route.policies import Policy
 from rpa_sim.records.models import KIERecord, PredictedExtraction, VQARecord
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.route.costs import CostModel
+from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Spread, Sweeper
 

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.route.certify import minimum_accepted
-from rpa_sim.records.synthetic import receipt_dicts, write_generated
 from rpa_sim.common.jsontext import dumps
 from rpa_sim.evaluate.metrics.evidence import box_iou, evidence_iou
 from rpa_sim.evaluate.metrics.smudge import centroid_distance
+from rpa_sim.records.synthetic import receipt_dicts, write_generated
+from rpa_sim.route.certify import minimum_accepted
 from tests.conftest import run_cli, write_lines
 
 THRESHOLD = "0.9"
@@ -59,7 +59,7 @@ def receipts(tmp_path_factory):
 @pytest.fixture(scope="module")
 def table(receipts, tmp_path_factory):
     """The receipts' outcome table: each command reads it without evaluating the records again."""
-    from rpa_sim.cli.main import main  # noqa: PLC0415
+    from rpa_sim.cli.main import main
 
     path = tmp_path_factory.mktemp("table") / "receipts.parquet"
     assert main(["evaluate", str(receipts), "--out", str(path), "--workers", "1"]) == 0

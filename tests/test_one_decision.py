@@ -14,16 +14,16 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.study.decision import Decision  # noqa: E402
-from rpa_sim.common.formatting import money, number  # noqa: E402
-from rpa_sim.report.page import num, render_report  # noqa: E402
-from rpa_sim.study.scenario import load_scenario  # noqa: E402
-from rpa_sim.study.run import run_scenario, write_outputs  # noqa: E402
-from rpa_sim.tui.app import DashboardApp  # noqa: E402
-from rpa_sim.tui.operations_view import OperationsView  # noqa: E402
-from rpa_sim.tui.views import FiguresPanel  # noqa: E402
-from tests.conftest import run_cli  # noqa: E402
-from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, notifications, ready, scenario_file  # noqa: E402
+from rpa_sim.common.formatting import money, number
+from rpa_sim.report.page import num, render_report
+from rpa_sim.study.decision import Decision
+from rpa_sim.study.run import run_scenario, write_outputs
+from rpa_sim.study.scenario import load_scenario
+from rpa_sim.tui.app import DashboardApp
+from rpa_sim.tui.operations_view import OperationsView
+from rpa_sim.tui.views import FiguresPanel
+from tests.conftest import run_cli
+from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, notifications, ready, scenario_file
 
 #: KIE with costs priced by the hour and a rostered team: the study's costs include staffing
 SCENARIO = STAFFED_SCENARIO + OPERATIONS

@@ -11,18 +11,18 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from rpa_sim.route.compare import cost_optimum
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.outcomes import concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.evaluate.tablefile import read_table, write_table
 from rpa_sim.operate.queue.spec import OperationsSpec
 from rpa_sim.operate.queue.staffing import required_reviewers, scheduled_reviewers
 from rpa_sim.operate.queue.summary import OperationModel, Workload
-from rpa_sim.evaluate.outcomes import concat_tables, evaluate_kie, evaluate_vqa
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
-from rpa_sim.study.scenario import Scenario, load_scenario
-from rpa_sim.study.run import run_scenario
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.compare import cost_optimum
 from rpa_sim.route.sweep import Sweeper
-from rpa_sim.evaluate.tablefile import read_table, write_table
+from rpa_sim.study.run import run_scenario
+from rpa_sim.study.scenario import Scenario, load_scenario
 from tests.conftest import run_cli
 
 PROFILE = [0] * 8 + [40, 60, 60, 50, 30, 40, 50, 40, 20] + [0] * 7

@@ -11,10 +11,12 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.operate.queue.summary import Workload, with_releases  # noqa: E402
-from rpa_sim.tui.app import DashboardApp  # noqa: E402
-from rpa_sim.tui.operations_view import OperationsView, operation_of  # noqa: E402
-from tests.tui_support import OPERATIONS, STAFFED_SCENARIO as SCENARIO, ready, scenario_file, shown  # noqa: E402
+from rpa_sim.operate.queue.summary import Workload, with_releases
+from rpa_sim.tui.app import DashboardApp
+from rpa_sim.tui.operations_view import OperationsView, operation_of
+from tests.tui_support import OPERATIONS, ready, scenario_file, shown
+from tests.tui_support import STAFFED_SCENARIO as SCENARIO
+
 
 def note(app) -> str:
     return str(app.query_one("#operations-note").render())

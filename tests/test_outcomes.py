@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pytest
 
-from rpa_sim.records.importers.kieval_csv import import_kieval_csv
 from rpa_sim.evaluate.metrics.anls import anls_question
 from rpa_sim.evaluate.metrics.kieval import kieval
 from rpa_sim.evaluate.outcomes import ANSWER_TYPES, OUTCOME_TABLES, OutcomeTable, evaluate_kie, evaluate_vqa, table_type
+from rpa_sim.records.importers.kieval_csv import import_kieval_csv
 from rpa_sim.records.models import KIERecord, VQARecord
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.records.readers import write_records
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from tests.conftest import run_cli, shared_path
 
 PAGE = {"width": 1000, "height": 1000, "words": [
@@ -231,4 +231,4 @@ def test_the_answer_types_are_smudges():
 
     from rpa_sim.evaluate.metrics.smudge import AnswerType
 
-    assert ANSWER_TYPES == get_args(AnswerType)
+    assert get_args(AnswerType) == ANSWER_TYPES

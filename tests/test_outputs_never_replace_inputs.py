@@ -13,11 +13,11 @@ import pytest
 
 from rpa_sim import bundled
 from rpa_sim.common import files
-from rpa_sim.evaluate.load import evaluate_records
 from rpa_sim.common.files import OutputIsInputError, all_or_nothing, atomic_write_files, refuse_overwriting_inputs
-from rpa_sim.records.synthetic import generate_receipts
-from rpa_sim.records.readers import write_records
+from rpa_sim.evaluate.load import evaluate_records
 from rpa_sim.evaluate.tablefile import write_table
+from rpa_sim.records.readers import write_records
+from rpa_sim.records.synthetic import generate_receipts
 from tests.conftest import run_cli, shared_path
 
 

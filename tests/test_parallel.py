@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate import local as parallel
 from rpa_sim.evaluate.load import evaluate_records, evaluate_stream
-from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import docvqa_dicts, generate_docvqa, generate_receipts, receipt_dicts, write_generated
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.records.readers import read_records
+from rpa_sim.records.synthetic import docvqa_dicts, generate_docvqa, generate_receipts, receipt_dicts, write_generated
 from tests.conftest import kill_group, send_signal
 
 WORKERS = [1, 2, 3]

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from rpa_sim.records import readers
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.readers import read_records, write_records
+from rpa_sim.records import readers
 from rpa_sim.records.models import KIERecord, VQARecord
+from rpa_sim.records.readers import read_records, write_records
 
 
 def kie(record_id: str, confidence: Any = 0.9) -> dict[str, Any]:

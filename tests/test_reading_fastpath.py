@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from rpa_sim.records import readers
-from rpa_sim.records.readers import Problem, read_records
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
+from rpa_sim.records.readers import Problem, read_records
 from tests.conftest import run_cli
 
 MODELS = {"kie": KIERecord, "vqa": VQARecord}

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from rpa_sim.route.costs import CostModel
+from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.study.recommend import recommend, spans_all_auto_rates
 from rpa_sim.study.result import (
     AtThreshold,
@@ -24,7 +25,6 @@ from rpa_sim.study.result import (
     Reliability,
     StudySummary,
 )
-from rpa_sim.route.reviewer import Reviewer
 
 
 def _point(threshold, auto_rate, metric, reviewed, cost=None):

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from rpa_sim import __version__
-from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.records.readers import write_records
-from rpa_sim.study.recommend import recommend
+from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.report.page import render_report, write_report
-from rpa_sim.study.scenario import load_scenario
+from rpa_sim.study.recommend import recommend
 from rpa_sim.study.run import run_scenario, write_outputs
+from rpa_sim.study.scenario import load_scenario
 
 KIE = """
 name: small-kie

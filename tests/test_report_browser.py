@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.report.page import write_report
-from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 from rpa_sim.study.run import run_scenario
+from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 
 BROWSER = next((found for name in ("chromium", "chromium-browser", "google-chrome")
                 if (found := shutil.which(name))), None)

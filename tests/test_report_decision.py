@@ -10,11 +10,11 @@ import re
 import numpy as np
 import pytest
 
-from rpa_sim.study.recommend import main_risk, recommend
-from rpa_sim.report.page import render_report
 from rpa_sim.report.decision import DAYS_PER_MONTH, decision_section, starred
-from rpa_sim.study.scenario import bundled_scenarios, load_scenario
+from rpa_sim.report.page import render_report
+from rpa_sim.study.recommend import main_risk, recommend
 from rpa_sim.study.run import run_scenario
+from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 
 from .test_report import _Cells
 

@@ -16,18 +16,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.route.costs import CostModel
-from rpa_sim.evaluate.load import evaluate_records
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.evaluate.load import evaluate_records
+from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.operate.queue.spec import OperationsSpec
-from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import load_policy
-from rpa_sim.study.result import SCHEMA_VERSION, FrozenMap, MonteCarlo, StudySummary
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.scenario import Scenario, bundled_scenarios, load_scenario
+from rpa_sim.study.result import SCHEMA_VERSION, FrozenMap, MonteCarlo, StudySummary
 from rpa_sim.study.run import run_scenario, run_study, write_outputs
+from rpa_sim.study.scenario import Scenario, bundled_scenarios, load_scenario
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "summary.md"
 

@@ -15,16 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.route.costs import CostModel
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.evaluate.metrics.anls import anls_scores
 from rpa_sim.evaluate.metrics.kieval import DELETION, SUBSTITUTION, evaluate_document
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import Policy, load_policy
-from rpa_sim.study.scenario import Scenario
-from rpa_sim.study.run import scenario_policies
 from rpa_sim.route.sweep import Sweeper, curves_to_csv
+from rpa_sim.study.run import scenario_policies
+from rpa_sim.study.scenario import Scenario
 
 THRESHOLDS = (0.3, 0.55, 0.7, 0.85, 0.93, 0.97)
 RECEIPTS = list(generate_receipts(40, seed=7))
@@ -396,8 +396,8 @@ def test_calibration_per_document_type_and_field_against_direct_count():
 
 
 def test_run_summary_report_and_dashboard_show_calibration_per_group(tmp_path):
-    from rpa_sim.study.scenario import Scenario
     from rpa_sim.study.run import run_study
+    from rpa_sim.study.scenario import Scenario
 
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "0.5"})
@@ -542,8 +542,8 @@ def test_bundled_rule_policies_are_the_tested_rules():
 def test_run_with_rules_reports_rejections_certifies_what_is_accepted_and_reads_null_confidences(tmp_path, capsys):
     import json
 
-    from rpa_sim.route.certify import certify_threshold
     from rpa_sim.cli.main import main
+    from rpa_sim.route.certify import certify_threshold
 
     data = tmp_path / "records.jsonl"
     data.write_text("".join(r.model_dump_json() + "\n" for r in MISSING))
@@ -577,8 +577,8 @@ def test_report_shows_rejections_and_calibration_per_group():
     import re
 
     from rpa_sim.report.page import render_report
-    from rpa_sim.study.scenario import Scenario
     from rpa_sim.study.run import run_study
+    from rpa_sim.study.scenario import Scenario
 
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "exact", "targets": [0.8]})
@@ -594,8 +594,8 @@ def test_report_shows_rejections_and_calibration_per_group():
 
 
 def test_dashboard_model_shows_rejections_and_calibration_per_group():
-    from rpa_sim.study.scenario import Scenario
     from rpa_sim.study.run import run_study
+    from rpa_sim.study.scenario import Scenario
     from rpa_sim.tui.model import DashboardModel
 
     policies = [load_policy("confidence"), load_policy("reject-band")]

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.metrics.calibration import ece, is_correct
 from rpa_sim.route.certify import certify_threshold
-from rpa_sim.common.errors import InputError
 from rpa_sim.route.compare import area_under_curve
-from rpa_sim.study.scenario import bundled_scenarios, load_scenario
-from rpa_sim.study.run import run_scenario, run_study, write_outputs
 from rpa_sim.route.sweep import Sweeper
+from rpa_sim.study.run import run_scenario, run_study, write_outputs
+from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 
 TINY = """
 name: tiny

@@ -12,16 +12,14 @@ import pytest
 from pydantic import ValidationError
 
 # imported here, so that the time a refusal takes is the command's, not the first import of these modules
-import rpa_sim.records.synthetic
-import rpa_sim.operate.queue.simulation  # noqa: F401
-from rpa_sim.common import limits
 from rpa_sim.cli.main import _parser
+from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
 from rpa_sim.operate.monitoring.summary import MonitoringSpec
 from rpa_sim.operate.queue.settings import Reviewers
 from rpa_sim.operate.queue.spec import OperationsSpec
-from rpa_sim.study.scenario import DataSpec, Scenario
 from rpa_sim.route.sweep import _check_replicates
+from rpa_sim.study.scenario import DataSpec, Scenario
 from tests.conftest import run_cli, write_lines
 
 RECORD = {"id": "r-1", "task": "kie", "ground_truth": {"entities": [{"key": "total.total_price", "value": "10"}]},
@@ -247,6 +245,6 @@ def test_the_cgroup_limit_is_read(tmp_path, membership, files, expected):
 
 
 def test_the_cli_raises_the_one_usage_error():
-    import rpa_sim.cli.main  # noqa: PLC0415
+    import rpa_sim.cli.main
 
     assert rpa_sim.cli.main.UsageError is UsageError and issubclass(limits.SizeError, UsageError)

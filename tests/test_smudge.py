@@ -23,11 +23,10 @@ from rpa_sim.evaluate.metrics.smudge import (
     match_score,
     smudge_scores,
 )
-from rpa_sim.records.models import Document, Page
 from rpa_sim.evaluate.metrics.text import nls, normalize
+from rpa_sim.records.models import Document, Page
 from tests.conftest import shared_path
 from tests.test_grounding import INVOICE, document_of, page_of, words
-
 
 # --------------------------------------------------------------------------- Table 1
 

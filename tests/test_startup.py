@@ -44,8 +44,8 @@ def test_version_help_and_usage_errors_import_nothing_heavy(argv):
 def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp_path):
     # issue 10: from a table, score's time is reading the file; the records' models and the worker pools stay out
     from rpa_sim.evaluate.load import evaluate_records
-    from rpa_sim.records.models import KIERecord
     from rpa_sim.evaluate.tablefile import write_table
+    from rpa_sim.records.models import KIERecord
 
     record = KIERecord.model_validate({"id": "r1", "ground_truth": {"entities": [{"key": "total", "value": "9.50"}]},
                                        "prediction": {"entities": [{"key": "total", "value": "9.50",

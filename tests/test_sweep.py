@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpa_sim.route.costs import CostModel
 from rpa_sim.evaluate.metrics.kieval import evaluate_document
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.route.policies import Policy, load_policy
 from rpa_sim.records.models import KIERecord, VQARecord
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.costs import CostModel
+from rpa_sim.route.policies import Policy, load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper, curves_to_csv, curves_to_json, parse_thresholds, stable_order
-from rpa_sim.records.synthetic import generate_receipts
 
 CONFIDENCES = [0.1, 0.3, 0.3, 0.5, 0.62, 0.8, 0.8, 0.9, 0.95, 1.0]  # ties on purpose
 GROUNDINGS = [None, 0.0, 0.2, 0.45, 0.45, 0.7, 0.9, 1.0]

@@ -17,17 +17,17 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from textual.widgets import DataTable, OptionList, ProgressBar, TabbedContent  # noqa: E402
-from textual.widgets._footer import FooterKey  # noqa: E402
+from textual.widgets import DataTable, OptionList, ProgressBar, TabbedContent
+from textual.widgets._footer import FooterKey
 
-from rpa_sim.common.errors import InputError  # noqa: E402
-from rpa_sim.tui.app import DashboardApp  # noqa: E402
-from rpa_sim.tui.help import HELP  # noqa: E402
-from rpa_sim.tui.model import Progress  # noqa: E402
-from rpa_sim.tui.plot import MarkedPlot  # noqa: E402
-from rpa_sim.tui.scale import ThresholdScale  # noqa: E402
-from rpa_sim.tui.views import FiguresPanel, Legend, Readout, TextTable, policy_marker  # noqa: E402
-from tests.tui_support import SCENARIO, loaded, ready  # noqa: E402
+from rpa_sim.common.errors import InputError
+from rpa_sim.tui.app import DashboardApp
+from rpa_sim.tui.help import HELP
+from rpa_sim.tui.model import Progress
+from rpa_sim.tui.plot import MarkedPlot
+from rpa_sim.tui.scale import ThresholdScale
+from rpa_sim.tui.views import FiguresPanel, Legend, Readout, TextTable, policy_marker
+from tests.tui_support import SCENARIO, loaded, ready
 
 SIZE = (120, 40)
 VQA_SCENARIO = """\
@@ -444,8 +444,8 @@ async def test_costs_zoom_on_the_optimum_with_the_review_all_line(scenario):
 
 @run_async
 async def test_costs_of_plain_records_say_how_to_add_them(tmp_path):
-    from rpa_sim.records.synthetic import generate_receipts
     from rpa_sim.records.readers import write_records
+    from rpa_sim.records.synthetic import generate_receipts
 
     path = tmp_path / "receipts.jsonl"
     write_records(generate_receipts(20, seed=2), path)
@@ -761,8 +761,8 @@ async def test_exports_are_named_by_view_policy_and_threshold_and_round_floats(s
 
 @run_async
 async def test_records_without_predictions_open_in_every_view(tmp_path):
-    from rpa_sim.records.readers import write_records
     from rpa_sim.records.models import KIERecord
+    from rpa_sim.records.readers import write_records
 
     path = tmp_path / "missed.jsonl"
     write_records([KIERecord.model_validate({

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.readers import write_records
+from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.study.result import StudySummary
 from rpa_sim.tui.model import DATA_POLICIES, load_model
 
@@ -61,13 +61,13 @@ def test_missing_records_file(tmp_path):
 def _model(task: str, policies=("confidence", "document-escalation", "grounding-gate", "per-field",
                                 "audited-budget")):
     """A model of every policy with the study's summary, its per-field thresholds for 0.9 set to known ones."""
-    from rpa_sim.route.costs import CostModel
     from rpa_sim.evaluate.outcomes import evaluate_vqa
+    from rpa_sim.route.costs import CostModel
     from rpa_sim.route.policies import load_policy
-    from rpa_sim.study.result import FrozenMap
     from rpa_sim.route.reviewer import Reviewer
-    from rpa_sim.study.scenario import Scenario
+    from rpa_sim.study.result import FrozenMap
     from rpa_sim.study.run import run_study
+    from rpa_sim.study.scenario import Scenario
     from rpa_sim.tui.model import DashboardModel
 
     if task == "kie":
@@ -171,8 +171,8 @@ def test_padded_limits_widen_the_span():
 
 def test_questions_without_ocr_have_no_smudge_curve():
     from rpa_sim.evaluate.outcomes import evaluate_vqa
-    from rpa_sim.route.policies import load_policy
     from rpa_sim.records.models import VQARecord
+    from rpa_sim.route.policies import load_policy
     from rpa_sim.tui.model import DashboardModel
 
     table = evaluate_vqa([VQARecord.model_validate({"id": f"q{i}", "answers": ["12"],

@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from textual.app import App, ComposeResult  # noqa: E402
-from textual.geometry import Region  # noqa: E402
-from textual.visual import Visual, visualize  # noqa: E402
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.visual import Visual, visualize
 
-from rpa_sim.tui.plot import MarkedPlot, Marker  # noqa: E402
+from rpa_sim.tui.plot import MarkedPlot, Marker
 
 RED = Marker("●", "red", "each policy")
 BRIGHT_YELLOW = Marker("◆", "orange+", "selected")

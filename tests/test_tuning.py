@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rpa_sim.route.compare import operating_point
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.compare import operating_point
+from rpa_sim.route.per_field.policy import optimized_policy, target_costs
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper
-from rpa_sim.records.synthetic import generate_receipts
-from rpa_sim.route.per_field.policy import optimized_policy, target_costs
 from tests.test_sweep import vqa_records
 
 

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from rpa_sim.common import files
+from rpa_sim.common.workers import available_cores, process_running, worker_count
 from rpa_sim.evaluate import local as parallel
 from rpa_sim.records import synthetic as generating
-from rpa_sim.records.synthetic import receipt_dicts, write_generated
 from rpa_sim.records.readers import read_records
-from rpa_sim.common.workers import available_cores, process_running, worker_count
+from rpa_sim.records.synthetic import receipt_dicts, write_generated
 from tests.conftest import kill_group, run_cli, send_signal, write_lines
 from tests.test_cli_errors import alive, children
 from tests.test_data_sources import write_shards

@@ -36,8 +36,8 @@ from rpa_sim.common.workers import available_cores
 if TYPE_CHECKING:
     from rpa_sim.bundled import Kind
     from rpa_sim.evaluate.outcomes import OutcomeTable
-    from rpa_sim.study.run import ScenarioResult
     from rpa_sim.route.sweep import Curve
+    from rpa_sim.study.run import ScenarioResult
 
 __all__ = ["main", "UsageError"]
 
@@ -975,8 +975,8 @@ def _report(args: argparse.Namespace) -> int:
 
 @_shows_progress
 def _generate(args: argparse.Namespace) -> int:
-    from rpa_sim.records.synthetic import DocVQASettings, ReceiptSettings, write_dataset  # noqa: PLC0415
     from rpa_sim.common.yamlfile import read_yaml, validated  # noqa: PLC0415
+    from rpa_sim.records.synthetic import DocVQASettings, ReceiptSettings, write_dataset  # noqa: PLC0415
 
     _check_output(args.out)
     model = ReceiptSettings if args.kind == "receipts" else DocVQASettings
@@ -1310,8 +1310,8 @@ def _export_policy_arguments(commands: Any) -> None:
 
 @_shows_progress
 def _export_policy(args: argparse.Namespace) -> int:
-    from rpa_sim.route.export.rules import exported_fields, policy_at  # noqa: PLC0415
     from rpa_sim.common.files import atomic_write_text  # noqa: PLC0415
+    from rpa_sim.route.export.rules import exported_fields, policy_at  # noqa: PLC0415
 
     _check_output(args.out)
     rules = args.format != "label-studio"
@@ -1329,8 +1329,8 @@ def _export_policy(args: argparse.Namespace) -> int:
     if args.from_summary is not None:
         from rpa_sim.common.inputs import read_input  # noqa: PLC0415
         from rpa_sim.study.result import StudySummary  # noqa: PLC0415
-        from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
         from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
+        from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
 
         where = str(args.from_summary)
         text = read_input(args.from_summary)

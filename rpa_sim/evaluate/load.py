@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.evaluate.cluster import current_scheduler
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
 from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes
-from rpa_sim.evaluate.cluster import current_scheduler
 from rpa_sim.evaluate.sources import is_one_file, load_shards, resolve_shards
 from rpa_sim.evaluate.tablefile import is_table_file, read_table
 
 if TYPE_CHECKING:
-    from rpa_sim.records.readers import RecordStream
     from rpa_sim.records.models import KIERecord, VQARecord
+    from rpa_sim.records.readers import RecordStream
 
 __all__ = ["Loaded", "load_table", "evaluate_stream", "evaluate_records"]
 

@@ -40,12 +40,12 @@ from functools import partial
 from itertools import islice
 from typing import Any, TypeVar
 
+from rpa_sim.common.progress import stage
+from rpa_sim.common.workers import available_cores, signals_held, without_gc, worker_signals
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
 from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
-from rpa_sim.common.progress import stage
-from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
-from rpa_sim.common.workers import available_cores, signals_held, without_gc, worker_signals
+from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
 __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "map_in_order", "evaluate_stream",
            "evaluate_records"]
@@ -174,8 +174,8 @@ def _read(iterator: Iterator[Item], count: int) -> tuple[list[Item], Exception |
     items: list[Item] = []
     try:
         for item in islice(iterator, count):  # one by one: list() would lose the items read before a problem
-            items.append(item)  # noqa: PERF402
-    except Exception as exc:  # noqa: BLE001 (raised by the caller once the items before are computed)
+            items.append(item)
+    except Exception as exc:
         return items, exc
     return items, None
 

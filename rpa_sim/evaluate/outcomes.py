@@ -13,9 +13,9 @@ A new task is a new class satisfying the protocol, listed in :data:`OUTCOME_TABL
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Iterable
-import math
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import numpy as np
 import msgspec
+import numpy as np
 
 from rpa_sim import __version__
 from rpa_sim.common.errors import InputError, escaped, shown

@@ -59,7 +59,7 @@ def instant(value: Any) -> datetime | None:
     ...
     ValueError: '2024-03-04T09:15:00' has no UTC offset: write it as 2024-03-04T09:15:00+01:00 or 2024-03-04T08:15:00Z
     """
-    if value is None or isinstance(value, datetime) and value.tzinfo is not None:
+    if value is None or (isinstance(value, datetime) and value.tzinfo is not None):
         return value
     if not isinstance(value, str):
         raise ValueError(f"must be an ISO 8601 date and time with a UTC offset (a string such as "
@@ -326,7 +326,7 @@ def _fast_box(box: Box) -> None:
 class _FastWord(_Fast):
     text: str
     bbox: Box
-    segment: Union[int, str, None] = None
+    segment: int | str | None = None
 
     def __post_init__(self) -> None:
         _fast_box(self.bbox)
@@ -358,18 +358,18 @@ class _FastEvidence(_Fast):
 class _FastPredictedEntity(_Fast):
     key: str
     value: str
-    confidence: Union[_FastUnit, None]
-    grounding: Union[_FastUnit, None] = None
-    evidence: Union[list[_FastEvidence], None] = None
+    confidence: _FastUnit | None
+    grounding: _FastUnit | None = None
+    evidence: list[_FastEvidence] | None = None
 
 
 class _FastGroup(_Fast):
-    name: Union[str, None] = None
+    name: str | None = None
     entities: list[_FastEntity] = []
 
 
 class _FastPredictedGroup(_Fast):
-    name: Union[str, None] = None
+    name: str | None = None
     entities: list[_FastPredictedEntity] = []
 
 
@@ -382,7 +382,7 @@ def _named_groups(extraction: _FastExtraction | _FastPredictedExtraction, group:
 
 class _FastExtraction(_Fast):
     entities: list[_FastEntity] = []
-    groups: list[Union[list[_FastEntity], _FastGroup]] = []
+    groups: list[list[_FastEntity] | _FastGroup] = []
 
     def __post_init__(self) -> None:
         _named_groups(self, _FastGroup)
@@ -390,7 +390,7 @@ class _FastExtraction(_Fast):
 
 class _FastPredictedExtraction(_Fast):
     entities: list[_FastPredictedEntity] = []
-    groups: list[Union[list[_FastPredictedEntity], _FastPredictedGroup]] = []
+    groups: list[list[_FastPredictedEntity] | _FastPredictedGroup] = []
 
     def __post_init__(self) -> None:
         _named_groups(self, _FastPredictedGroup)
@@ -398,12 +398,12 @@ class _FastPredictedExtraction(_Fast):
 
 class _FastKIERecord(_Fast):
     id: str
-    ground_truth: Union[_FastExtraction, None] = None
-    prediction: Union[_FastPredictedExtraction, None] = None
-    document: Union[_FastDocument, None] = None
-    document_type: Union[str, None] = None
-    received_at: Union[str, None] = None
-    review_seconds: Union[_FastSeconds, None] = None
+    ground_truth: _FastExtraction | None = None
+    prediction: _FastPredictedExtraction | None = None
+    document: _FastDocument | None = None
+    document_type: str | None = None
+    received_at: str | None = None
+    review_seconds: _FastSeconds | None = None
 
     def __post_init__(self) -> None:
         _fast_instant(self)
@@ -411,22 +411,22 @@ class _FastKIERecord(_Fast):
 
 class _FastVQAPrediction(_Fast):
     answer: str
-    confidence: Union[_FastUnit, None]
-    grounding: Union[_FastUnit, None] = None
-    evidence: Union[list[_FastEvidence], None] = None
+    confidence: _FastUnit | None
+    grounding: _FastUnit | None = None
+    evidence: list[_FastEvidence] | None = None
 
 
 class _FastVQARecord(_Fast):
     id: str
-    question: Union[str, None] = None
-    answers: Union[Annotated[list[str], msgspec.Meta(min_length=1)], None] = None
-    prediction: Union[_FastVQAPrediction, None] = None
-    evidence: Union[list[_FastEvidence], None] = None
-    question_type: Union[str, None] = None
-    document: Union[_FastDocument, None] = None
-    document_type: Union[str, None] = None
-    received_at: Union[str, None] = None
-    review_seconds: Union[_FastSeconds, None] = None
+    question: str | None = None
+    answers: Annotated[list[str], msgspec.Meta(min_length=1)] | None = None
+    prediction: _FastVQAPrediction | None = None
+    evidence: list[_FastEvidence] | None = None
+    question_type: str | None = None
+    document: _FastDocument | None = None
+    document_type: str | None = None
+    received_at: str | None = None
+    review_seconds: _FastSeconds | None = None
 
     def __post_init__(self) -> None:
         _fast_instant(self)

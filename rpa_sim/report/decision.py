@@ -18,8 +18,6 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from rpa_sim.study.decision import Constraint, Cost, Decision, Point, Team
-from rpa_sim.study.recommend import main_risk, recommend
 from rpa_sim.report.page import (
     _PALETTE,
     _basis_text,
@@ -34,6 +32,8 @@ from rpa_sim.report.page import (
     money,
     num,
 )
+from rpa_sim.study.decision import Constraint, Cost, Decision, Point, Team
+from rpa_sim.study.recommend import main_risk, recommend
 
 if TYPE_CHECKING:
     from rpa_sim.study.recommend import Recommendation

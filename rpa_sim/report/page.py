@@ -37,20 +37,20 @@ from matplotlib.text import Text
 
 from rpa_sim import __version__
 from rpa_sim.bundled import is_path
-from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.common.files import atomic_write_files, check_output, check_output_folder
 from rpa_sim.common.formatting import count, money, number, setting_share, share, signed
 from rpa_sim.evaluate.metrics.smudge import alpha_curve
 from rpa_sim.evaluate.outcomes import VQAOutcomes
+from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.study.recommend import TOLERANCE, recommend, spans_all_auto_rates
 from rpa_sim.study.result import Certification, NotCertifiable, VqaData, encoded
 from rpa_sim.study.scenario import bundled_scenarios
 
 if TYPE_CHECKING:
     from rpa_sim.route.policies import Policy
+    from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.study.recommend import Recommendation, Risk, Versus
     from rpa_sim.study.result import Calibration, PolicyResult, Reliability, StudySummary
-    from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.study.run import ScenarioResult
 
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]

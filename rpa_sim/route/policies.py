@@ -19,7 +19,7 @@ all thresholds then comes from sorting the entries once (see :mod:`rpa_sim.route
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -88,7 +88,7 @@ class Threshold(_Strict):
     for confidence tests the policy's ``missing_confidence`` decides instead.
     """
 
-    below: Union[_Unit, Literal["sweep"]]
+    below: _Unit | Literal["sweep"]
     fields: dict[str, _Fixed] = {}
     document_types: dict[str, TypeThreshold] = {}
     missing: Literal["review", "accept"] = "review"
@@ -114,7 +114,7 @@ class DocumentConfidence(_Strict):
     """
 
     aggregate: Literal["min", "mean", "geometric_mean"]
-    below: Union[_Unit, Literal["sweep"]]
+    below: _Unit | Literal["sweep"]
 
     @property
     def swept(self) -> bool:
@@ -206,7 +206,7 @@ class Policy(_Strict):
     review_if: Condition
     reject_if: Condition | None = None
     rejected_quality: Literal["correct", "as_predicted"] = "correct"
-    missing_confidence: Union[Literal["review", "accept"], _Unit, None] = None
+    missing_confidence: Literal["review", "accept"] | _Unit | None = None
     escalate: Literal["none", "document"] = "none"
     fix_additions: bool = False
     audit: _Unit = 0.0

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rpa_sim.common import limits
-from rpa_sim.route.costs import CostBasis, CostBreakdown, CostModel
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.outcomes import OutcomeTable, table_type
+from rpa_sim.route.costs import CostBasis, CostBreakdown, CostModel
 from rpa_sim.route.policies import Policy, compile_policy
 from rpa_sim.route.reviewer import Reviewer
 

@@ -35,8 +35,8 @@ from rpa_sim.route.costs import CostBreakdown
 
 if TYPE_CHECKING:
     from rpa_sim.operate.queue.summary import OperationModel
-    from rpa_sim.study.scenario import Scenario
     from rpa_sim.route.sweep import Curve, Sweeper
+    from rpa_sim.study.scenario import Scenario
 
 __all__ = ["Decision", "Constraint", "Alternative", "Team", "Cost", "Point", "decide", "decision_text", "CONSTRAINTS"]
 

@@ -38,8 +38,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from rpa_sim.study.result import Calibration, OperatingPoint
 from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.study.result import Calibration, OperatingPoint
 
 if TYPE_CHECKING:
     from rpa_sim.study.decision import Decision

@@ -39,12 +39,12 @@ from typing import Any, Generic, Literal, TypeVar, Union, get_args, get_origin, 
 from pydantic import BaseModel, ValidationError
 
 from rpa_sim.common import jsontext
-from rpa_sim.route.costs import CostModel
-from rpa_sim.study.decision import Decision
 from rpa_sim.common.errors import InputError, shown
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.operate.queue.spec import OperationsSpec
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.study.decision import Decision
 
 __all__ = ["SCHEMA_VERSION", "FrozenMap", "StudySummary", "KieData", "VqaData", "Baseline", "Baselines",
            "Reliability", "GroupCalibration", "Calibration", "OperatingPoint", "CostByKind", "SavingsByKind",
@@ -368,7 +368,7 @@ class OptimizedThresholds:
     feasible: bool
     optimal: bool
     best_single_threshold: OperatingPoint | None
-    thresholds: FrozenMap[float | None | FrozenMap[float | None]] | None = _present_when("feasible")
+    thresholds: FrozenMap[float | FrozenMap[float | None] | None] | None = _present_when("feasible")
     auto_rate: float | None = _present_when("feasible")
     metric: float | None = _present_when("feasible")
     cost: float | None = _present_when("feasible")

@@ -14,6 +14,19 @@ from typing import Any
 import numpy as np
 
 from rpa_sim.common import jsontext
+from rpa_sim.common.errors import InputError
+from rpa_sim.common.files import atomic_write_files
+from rpa_sim.common.yamlfile import validated
+from rpa_sim.evaluate.load import evaluate_records, load_table
+from rpa_sim.evaluate.metrics.calibration import aurc, calibration_per_group, is_correct, reliability_table
+from rpa_sim.evaluate.outcomes import OutcomeTable
+from rpa_sim.operate.queue.summary import operation_model, operations_summary, priced
+from rpa_sim.records.synthetic import (
+    DocVQASettings,
+    ReceiptSettings,
+    generate_docvqa,
+    generate_receipts,
+)
 from rpa_sim.route.certify import certify_threshold
 from rpa_sim.route.compare import (
     area_under_curve,
@@ -22,25 +35,12 @@ from rpa_sim.route.compare import (
     pareto,
 )
 from rpa_sim.route.costs import CostBreakdown
-from rpa_sim.evaluate.load import evaluate_records, load_table
-from rpa_sim.study.decision import decide
-from rpa_sim.common.errors import InputError
-from rpa_sim.common.files import atomic_write_files
-from rpa_sim.records.synthetic import (
-    DocVQASettings,
-    ReceiptSettings,
-    generate_docvqa,
-    generate_receipts,
-)
-from rpa_sim.evaluate.metrics.calibration import aurc, calibration_per_group, is_correct, reliability_table
-from rpa_sim.operate.queue.summary import operation_model, operations_summary, priced
-from rpa_sim.evaluate.outcomes import OutcomeTable
+from rpa_sim.route.per_field.policy import optimized_policy
 from rpa_sim.route.policies import Policy, load_policy, policy_from_mapping
+from rpa_sim.route.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
+from rpa_sim.study.decision import decide
 from rpa_sim.study.result import SCHEMA_VERSION, StudySummary
 from rpa_sim.study.scenario import CertifySpec, Scenario
-from rpa_sim.route.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
-from rpa_sim.route.per_field.policy import optimized_policy
-from rpa_sim.common.yamlfile import validated
 
 __all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data", "write_outputs",
            "comparison_table", "cost_bases", "certify_policy", "OUTPUT_FILES"]
@@ -379,8 +379,8 @@ def comparison_table(result: ScenarioResult) -> str:
     and may be priced per day: a note says which is which, so that two costs of one point never disagree
     unexplained.
     """
-    from rpa_sim.route.compare import edge_of_range_text  # noqa: PLC0415
     from rpa_sim.common.formatting import count, money, number  # noqa: PLC0415
+    from rpa_sim.route.compare import edge_of_range_text  # noqa: PLC0415
     from rpa_sim.study.result import encoded  # noqa: PLC0415
 
     summary = result.typed_summary

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from rpa_sim.common import limits
 from rpa_sim.bundled import bundled_files, resolve
-from rpa_sim.route.costs import CostModel
+from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
+from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.operate.monitoring.summary import MonitoringSpec
 from rpa_sim.operate.queue.spec import OperationsSpec
+from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import parse_thresholds
-from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -131,7 +131,7 @@ class Scenario(_Strict):
     description: str = ""
     data: DataSpec
     task: Literal["kie", "vqa"] | None = None
-    policies: list[Union[str, dict[str, Any]]] = Field(min_length=1)
+    policies: list[str | dict[str, Any]] = Field(min_length=1)
     reviewer: Reviewer = Reviewer()
     costs: CostModel | None = None
     thresholds: str = "exact"

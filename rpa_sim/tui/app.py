@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, ProgressBar, Static, TabbedContent, TabPane
 
@@ -22,12 +22,20 @@ from rpa_sim.common.errors import InputError, escaped
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
 from rpa_sim.tui.model import DashboardModel, Progress, open_source
-from rpa_sim.tui.scale import ThresholdScale
-from rpa_sim.tui.slider import Slider
 from rpa_sim.tui.monitoring_view import MonitoringView
 from rpa_sim.tui.operations_view import OperationsView
-from rpa_sim.tui.views import (CalibrationView, CompareView, CostsView, FieldsView, Readout, SmudgeView,
-                               TradeoffView, View)
+from rpa_sim.tui.scale import ThresholdScale
+from rpa_sim.tui.slider import Slider
+from rpa_sim.tui.views import (
+    CalibrationView,
+    CompareView,
+    CostsView,
+    FieldsView,
+    Readout,
+    SmudgeView,
+    TradeoffView,
+    View,
+)
 
 if TYPE_CHECKING:
     from rpa_sim.study.decision import Decision
@@ -242,7 +250,7 @@ class DashboardApp(App[int]):
             self._to_app(self._summarised, opened.summary(model, report=self._report))
         except _Closed:
             return
-        except Exception as error:  # noqa: BLE001 (every failure is shown in the app)
+        except Exception as error:
             try:
                 self._to_app(self._failed, error)
             except _Closed:

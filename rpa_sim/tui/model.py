@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rpa_sim.route.costs import CostModel
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.formatting import money
-from rpa_sim.evaluate.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
-from rpa_sim.route.policies import Policy
 from rpa_sim.common.progress import StageEvent, listening
+from rpa_sim.evaluate.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
+from rpa_sim.route.costs import CostModel
+from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Curve, Sweeper
 
 if TYPE_CHECKING:
-    from rpa_sim.study.decision import Decision
     from rpa_sim.operate.queue.summary import OperationModel
+    from rpa_sim.study.decision import Decision
     from rpa_sim.study.result import Calibration, CostOptimum, GroupCalibration, PolicyResult, StudySummary
     from rpa_sim.study.scenario import Scenario
 
@@ -711,8 +711,8 @@ class Opened:
 
 def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:
     """The scenario's data as an outcome table, its reading reported (records: as they are read and evaluated)."""
-    from rpa_sim.study.run import evaluate_scenario_data  # noqa: PLC0415
     from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
+    from rpa_sim.study.run import evaluate_scenario_data  # noqa: PLC0415
 
     data, source = scenario.data, f"scenario {scenario.name!r}"
     if data.file is None:
@@ -751,10 +751,10 @@ def load_model(source: str | None, *, report: Reporter = _ignore) -> DashboardMo
 def open_source(source: str | None, *, report: Reporter = _ignore) -> Opened:
     """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
     (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
-    from rpa_sim.study.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
     from rpa_sim.evaluate.sources import data_task, resolve_shards  # noqa: PLC0415
-    from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
     from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
+    from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
+    from rpa_sim.study.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
 
     source = source or "receipts-demo"
     if _is_data(source):

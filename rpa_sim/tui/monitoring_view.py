@@ -27,9 +27,9 @@ from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
 from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
 from rpa_sim.study.result import MonitoredPolicy, decoded, encoded
+from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.plot import Marker
-from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.views import Legend, Readout, TextTable
 
 __all__ = ["MonitoringView", "SETTLE_SECONDS"]

@@ -22,9 +22,9 @@ from textual_plotext import PlotextPlot
 
 from rpa_sim.common.formatting import count, hours, money, number
 from rpa_sim.operate.queue.summary import OperationModel, Workload, with_releases
+from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import operation_of
-from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.plot import Marker
 from rpa_sim.tui.views import Legend, Readout, figure_columns
 

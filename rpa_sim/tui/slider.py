@@ -32,7 +32,7 @@ class Slider(Widget, can_focus=True):
         def control(self) -> Slider:
             return self.slider
 
-    def __init__(self, value: float = 0.5, *, scale: LinearScale | None = None, id: str | None = None,  # noqa: A002
+    def __init__(self, value: float = 0.5, *, scale: LinearScale | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.scale = scale or LinearScale()

@@ -22,9 +22,9 @@ from textual.strip import Strip
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual_plotext import PlotextPlot
 
-from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.common.errors import SHOWN_LIMIT, escaped
 from rpa_sim.common.formatting import count, money, number
+from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.study.result import encoded
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import COST_PARTS, padded_limits

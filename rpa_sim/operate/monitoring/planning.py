@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan, AuditStratum, ConfidenceBand
 from rpa_sim.operate.monitoring.replay import reviewed_items
-from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.route.policies import Policy
 
 __all__ = ["PRIOR_FLOOR", "PlannedBand", "PlannedAudit", "confidence_bands", "neyman_allocation",

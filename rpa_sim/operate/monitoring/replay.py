@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan, uniform_audit
 from rpa_sim.operate.monitoring.log import AUDIT, AUTO, REVIEW, UNCHECKED, ProductionLog, object_column
-from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper

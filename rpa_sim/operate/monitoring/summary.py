@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -33,8 +33,8 @@ from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import OutcomeTable
     from rpa_sim.route.policies import Policy
-    from rpa_sim.study.result import Monitoring
     from rpa_sim.route.reviewer import Reviewer
+    from rpa_sim.study.result import Monitoring
 
 __all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "SHORTFALL_ERRORS", "ZERO_WIDTH",
            "monitoring_summary", "policy_monitoring", "reliability", "proposed_method", "spec_of_summary"]
@@ -91,7 +91,7 @@ class MonitoringSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: str | None = Field(default=None, min_length=1)
-    threshold: Union[Annotated[float, Field(ge=0.0, allow_inf_nan=False)], Literal["cost_optimum", "target"], None] = None
+    threshold: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | Literal["cost_optimum", "target"] | None = None
     audit_rate: _Share | None = None
     audit_plan: AuditPlan | None = None
     days: Annotated[int, _Days, Field(ge=1)] = 200

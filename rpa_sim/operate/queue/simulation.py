@@ -184,7 +184,7 @@ def _by_events(tasks: Tasks, roster: Roster, keys: list[float], release: bool) -
             dispatch_due = True
             env.timeout(0).callbacks.append(dispatch)
 
-    def arrivals():  # noqa: ANN202 - a SimPy process
+    def arrivals():
         i = 0
         while i < size:
             yield env.timeout(_delay_until(env.now, arrival[i]))

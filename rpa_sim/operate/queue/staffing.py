@@ -70,7 +70,7 @@ def _share(name: str, value: float | None, *, closed_high: bool) -> float | None
     if value is None:
         return None
     high_ok = value <= 1 if closed_high else value < 1
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value and high_ok):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value > 0 and high_ok):
         raise ValueError(f"{name} must be a number in (0, {'1]' if closed_high else '1)'}, got {value!r}")
     return float(value)
 

@@ -52,9 +52,9 @@ from rpa_sim.operate.queue.tasks import Tasks, arrival_times, handle_seconds
 
 if TYPE_CHECKING:
     from rpa_sim.route.costs import CostModel
-    from rpa_sim.study.result import Operations
     from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.route.sweep import Curve, Sweeper
+    from rpa_sim.study.result import Operations
 
 __all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "priced",
            "operations_summary", "operations_table"]

@@ -91,7 +91,7 @@ class FieldChecks:
 
     def as_number(self, value: Any, field: str) -> float:
         # an integer past a double's range is not finite either (math.isfinite would raise on it)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, int) and (
-                abs(value) > _LARGEST_FLOAT) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, int) and (
+                abs(value) > _LARGEST_FLOAT)) or not math.isfinite(value):
             raise self.error(field, f"expected a finite number, got {show(value)}")
         return float(value)

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from rpa_sim.common.errors import InputError, shown
+from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
-from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.models import (
     Document,
     Entity,

@@ -27,9 +27,9 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from rpa_sim.common.errors import InputError, shown
+from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
-from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.models import (
     Document,
     Entity,

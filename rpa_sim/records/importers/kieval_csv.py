@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records.importers import ImportReport
 from rpa_sim.common.inputs import read_input
+from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.models import (
     Entity,
     Extraction,

@@ -51,9 +51,9 @@ from typing import Any
 
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.common.files import atomic_output, check_output
+from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, show
-from rpa_sim.common.inputs import check_input
 from rpa_sim.records.models import (
     Box,
     Entity,

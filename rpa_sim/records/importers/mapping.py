@@ -43,13 +43,13 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from rpa_sim.common.errors import InputError, UsageError, shown
+from rpa_sim.common.inputs import check_input, input_lines
+from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
 from rpa_sim.records.importers._jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
-from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
-from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 
 __all__ = ["FORMAT", "LINES_SUFFIXES", "Mapping", "TruthMapping", "load_mapping", "import_mapping"]
 

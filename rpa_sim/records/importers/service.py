@@ -29,11 +29,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from rpa_sim.common.errors import InputError, shown
+from rpa_sim.common.inputs import check_input, input_lines
+from rpa_sim.common.yamlfile import field_line, read_yaml
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, parse_line
-from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.models import Box, Entity, Extraction, Group, KIERecord
-from rpa_sim.common.yamlfile import field_line, read_yaml
 
 __all__ = ["ABSENT_KEY", "FIELDS_KEY", "RECORDS_SUFFIXES", "FieldMap", "GroundTruth", "bounding_box", "joined_records",
            "read_ground_truth", "read_joins", "source_files", "value_text"]

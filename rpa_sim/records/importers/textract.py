@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, show
-from rpa_sim.common.inputs import check_input
 from rpa_sim.records.models import (
     Document,
     KIERecord,

@@ -36,9 +36,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rpa_sim.evaluate.metrics.calibration import Scheme, ece, is_correct
-from rpa_sim.records.synthetic._draws import Draws
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.records.models import KIERecord, VQARecord
+from rpa_sim.records.synthetic._draws import Draws
 
 __all__ = [
     "Mode",

@@ -22,6 +22,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rpa_sim.common.workers import without_gc
+from rpa_sim.records.models import VQARecord
 from rpa_sim.records.synthetic._draws import (
     BLOCK,
     DOCVQA_STREAM,
@@ -30,7 +32,6 @@ from rpa_sim.records.synthetic._draws import (
     check_n_seed,
     cumulative,
 )
-from rpa_sim.common.workers import without_gc
 from rpa_sim.records.synthetic._layout import Runs
 from rpa_sim.records.synthetic.confidence import (
     ConfidenceSettings,
@@ -48,7 +49,6 @@ from rpa_sim.records.synthetic.errors import (
     least_locatable,
     merge_rates,
 )
-from rpa_sim.records.models import VQARecord
 
 __all__ = ["QUESTION_TYPES", "ANSWER_TYPES", "DocVQASettings", "docvqa_dicts", "generate_docvqa"]
 

@@ -24,6 +24,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rpa_sim.common import limits
+from rpa_sim.common.workers import without_gc
+from rpa_sim.evaluate.metrics.text import normalize
+from rpa_sim.records.models import KIERecord
 from rpa_sim.records.synthetic._draws import (
     BLOCK,
     RECEIPTS_STREAM,
@@ -51,9 +54,6 @@ from rpa_sim.records.synthetic.errors import (
     least_locatable,
     merge_rates,
 )
-from rpa_sim.records.models import KIERecord
-from rpa_sim.evaluate.metrics.text import normalize
-from rpa_sim.common.workers import without_gc
 
 __all__ = [
     "RECEIPT_KEYS",
