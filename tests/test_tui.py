@@ -23,10 +23,14 @@ from textual.widgets._footer import FooterKey
 from rpa_sim.common.errors import InputError
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.help import HELP
-from rpa_sim.tui.model import Progress
-from rpa_sim.tui.plot import MarkedPlot
 from rpa_sim.tui.scale import ThresholdScale
-from rpa_sim.tui.views import FiguresPanel, Legend, Readout, TextTable, policy_marker
+from rpa_sim.tui.stages import Progress
+from rpa_sim.tui.views.palette import policy_marker
+from rpa_sim.tui.widgets.figures import FiguresPanel
+from rpa_sim.tui.widgets.legend import Legend
+from rpa_sim.tui.widgets.plot import MarkedPlot
+from rpa_sim.tui.widgets.readout import Readout
+from rpa_sim.tui.widgets.text_table import TextTable
 from tests.tui_support import SCENARIO, loaded, ready
 
 SIZE = (120, 40)
@@ -600,16 +604,16 @@ async def test_loading_shows_each_stage_and_how_far(scenario, monkeypatch):
 
 @run_async
 async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeypatch):
-    from rpa_sim.tui import model as model_module
+    from rpa_sim.tui import loading
 
     release = threading.Event()
-    real_summary = model_module.Opened.summary
+    real_summary = loading.Opened.summary
 
     def slow_summary(self, model, *, report):
         release.wait(30)
         return real_summary(self, model, report=report)
 
-    monkeypatch.setattr(model_module.Opened, "summary", slow_summary)
+    monkeypatch.setattr(loading.Opened, "summary", slow_summary)
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
         while app.model is None:
@@ -628,12 +632,12 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
 
 @run_async
 async def test_a_comparison_that_fails_leaves_the_views(scenario, monkeypatch):
-    from rpa_sim.tui import model as model_module
+    from rpa_sim.tui import loading
 
     def failing_summary(self, model, *, report):
         raise InputError("the comparison ran out of disk", path="summary.json")
 
-    monkeypatch.setattr(model_module.Opened, "summary", failing_summary)
+    monkeypatch.setattr(loading.Opened, "summary", failing_summary)
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)

@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.visual import Visual, visualize
 
-from rpa_sim.tui.plot import MarkedPlot, Marker
+from rpa_sim.tui.widgets.plot import MarkedPlot, Marker
 
 RED = Marker("●", "red", "each policy")
 BRIGHT_YELLOW = Marker("◆", "orange+", "selected")
