@@ -16,7 +16,7 @@ import rpa_sim.cli.main
 from rpa_sim.evaluate.tablefile import METADATA_KEY, read_info
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
-from rpa_sim.tui.model import load_model
+from rpa_sim.tui.loading import load_model
 from tests.conftest import run_cli as run
 from tests.conftest import write_lines
 

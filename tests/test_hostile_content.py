@@ -332,7 +332,7 @@ async def test_the_dashboard_shows_hostile_ids_and_names_as_plain_escaped_text(t
     from textual.widgets import Static
 
     from rpa_sim.tui.app import DashboardApp
-    from rpa_sim.tui.views import TextTable
+    from rpa_sim.tui.widgets.text_table import TextTable
     from tests.tui_support import loaded
 
     key = "k\x1b[2J[bold red]x[/]\n[/oops]"
