@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import html
 import json
 import re
 
@@ -16,7 +17,7 @@ from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.report.page import render_report, write_report
 from rpa_sim.study.recommend import recommend
-from rpa_sim.study.run import run_scenario, write_outputs
+from rpa_sim.study.run import comparison_table, run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario
 from tests.support_report import formatted as _f
 from tests.support_report import parse_report as _parse
@@ -102,7 +103,7 @@ def test_kie_comparison_equals_summary_json(kie):
     summary = json.loads((tmp / "out" / "summary.json").read_text())
     table = _parse(report).tables["comparison"]
     assert table["header"] == ["policy", "AUC", "auto-rate at 0.9", "τ at 0.9", "auto-rate at 0.95", "τ at 0.95",
-                               "best cost (EUR)", "τ at best cost", "saves vs review-all (EUR)",
+                               "least cost (EUR)", "τ of least cost", "saves vs review-all (EUR)",
                                "saves vs review-none (EUR)", "certified τ", "dominated by"]
     expected = []
     aucs = _auc_cells(result)
@@ -134,7 +135,7 @@ def test_comparison_marks_the_best_of_each_column_and_flags_losses(kie):
         return [p["policy"] for p, row in zip(policies, classes) if mark in row[header.index(column)]]
 
     costs = [p["cost_optimum"]["cost"] for p in policies]
-    assert marked("best cost (EUR)", "best") == [policies[int(np.argmin(costs))]["policy"]]
+    assert marked("least cost (EUR)", "best") == [policies[int(np.argmin(costs))]["policy"]]
     rates = [(p["operating_points"]["0.9"] or {}).get("auto_rate", -1.0) for p in policies]
     assert marked("auto-rate at 0.9", "best") == [policies[int(np.argmax(rates))]["policy"]]
     saving = [p["cost_optimum"]["savings_vs_review_all"] for p in policies]
@@ -145,9 +146,22 @@ def test_comparison_marks_the_best_of_each_column_and_flags_losses(kie):
     assert marked("AUC", "best") == [max(aucs, key=aucs.get)]
     assert not marked("τ at 0.9", "best") and not marked("dominated by", "best")
     legend = report.read_text(encoding="utf-8").split('id="comparison-legend"')[1].split("</dl>")[0]
-    for term in ("AUC", "auto-rate at 0.9 / 0.95", "τ at 0.9 / 0.95", "best cost", "saves vs review-all / review-none",
-                 "certified τ", "dominated by", "★"):
+    for term in ("AUC", "auto-rate at 0.9 / 0.95", "τ at 0.9 / 0.95", "least cost",
+                 "saves vs review-all / review-none", "certified τ", "dominated by", "★"):
         assert f"<dt>{term}</dt>" in legend
+
+
+def test_the_least_cost_is_worded_as_the_run_table_words_it(kie):
+    # the comparison's least cost is for the whole data and under no constraint, the decision's kept to the
+    # scenario's constraints: the report says so in the words of `rpa-sim run`'s table (and the dashboard's)
+    result, report, _ = kie
+    legend = html.unescape(report.read_text(encoding="utf-8").split('id="comparison-legend"')[1].split("</dl>")[0])
+    least = "each policy's cheapest τ swept, for the whole data (80 documents), under no constraint"
+    decided = "keeps to the scenario's constraints, its cost for the same data"
+    assert (f'<dt>least cost</dt><dd>the total of review and error costs at {least}; "τ of least cost" is that τ. '
+            f"The decision, at the top of the page, {decided}.</dd>") in legend
+    run_table = comparison_table(result)
+    assert f"least cost = {least}; " in run_table and f"the decision below {decided}" in run_table
 
 
 def test_certification_is_a_table_with_its_assumptions_stated_once(kie):
@@ -365,7 +379,7 @@ def test_report_without_costs_says_so(tmp_path):
     assert "plot-cost" not in parsed.ids and "costs" not in parsed.tables
     assert text.count("<svg") == 3
     header = parsed.tables["comparison"]["header"]
-    assert "best cost" not in header and "certified τ" in header
+    assert "least cost" not in header and "certified τ" in header
     assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "decision.png", "tradeoff.png"]
 
 
@@ -373,7 +387,7 @@ def test_costs_without_a_currency_are_plain_numbers(vqa):
     result, report, _ = vqa
     text = report.read_text(encoding="utf-8")
     parsed = _parse(report)
-    assert "best cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
+    assert "least cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
     cost = result.summary["decision"]["point"]["cost"]  # the decision's point, which the recommendation follows
     assert f"{cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
     assert "one currency (not named in the scenario)" in parsed.texts["cost-basis"]

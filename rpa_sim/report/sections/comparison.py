@@ -15,6 +15,7 @@ from rpa_sim.report.sections.certification import certification_part
 from rpa_sim.report.sections.costs import edge_notes
 from rpa_sim.report.wording import basis_text, cost_optimum, currency_of, unit_suffix
 from rpa_sim.study.recommend import spans_all_auto_rates
+from rpa_sim.study.run import cost_bases
 
 if TYPE_CHECKING:
     from rpa_sim.study.result import StudySummary
@@ -33,7 +34,7 @@ def comparison_section(summary: StudySummary, metric: str) -> list[str]:
     if rejecting:
         header.append("rejected")
     if has_costs:
-        header += [f"best cost{unit}", "τ at best cost", f"saves vs review-all{unit}", f"saves vs review-none{unit}"]
+        header += [f"least cost{unit}", "τ of least cost", f"saves vs review-all{unit}", f"saves vs review-none{unit}"]
     header += ["certified τ", "dominated by"]
     rows, values = [], []  # values: the comparable figure behind each cell, None where there is none
     for policy in summary.policies:
@@ -59,7 +60,7 @@ def comparison_section(summary: StudySummary, metric: str) -> list[str]:
         row += [number(None if certified is None else certified.threshold), ", ".join(policy.dominated_by) or "-"]
         rows.append(row)
         values.append([*value, None, None])
-    marks = _best_marks(rows, values, lowest={header.index(f"best cost{unit}")} if has_costs else set())
+    marks = _best_marks(rows, values, lowest={header.index(f"least cost{unit}")} if has_costs else set())
     if has_costs:
         for column in (len(header) - 4, len(header) - 3):
             marks.update({(r, column): "loss" for r, value in enumerate(values)
@@ -125,10 +126,11 @@ def _comparison_legend(summary: StudySummary, metric: str, targets: list[str]) -
         entries.append(("rejected", "the predictions the policy's reject band (reject_if) takes out of the automated "
                                     "flow, neither reviewed nor accepted; the same at every threshold."))
     if summary.costs is not None:
+        least, decided = cost_bases(summary)  # worded as the CLI's run table and the dashboard word them
         entries += [
-            ("best cost", f"the lowest total of review and error costs over the swept thresholds, "
-                          f"{basis_text(summary)}; \"τ at best cost\" is where it is reached."),
-            ("saves vs review-all / review-none", "the cost of reviewing everything (nothing) minus the best "
+            ("least cost", f"the total of review and error costs at {least}; \"τ of least cost\" is that τ"
+                           + ("" if decided is None else f". The decision, at the top of the page, {decided}") + "."),
+            ("saves vs review-all / review-none", "the cost of reviewing everything (nothing) minus the least "
              "cost: what the policy's cheapest threshold saves; negative (▼, in red): it costs more."),
         ]
     entries += [
