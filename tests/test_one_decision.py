@@ -15,7 +15,8 @@ pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
 from rpa_sim.common.formatting import money, number
-from rpa_sim.report.page import num, render_report
+from rpa_sim.common.formatting import number as num
+from rpa_sim.report.page import render_report
 from rpa_sim.study.decision import Decision
 from rpa_sim.study.run import run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario

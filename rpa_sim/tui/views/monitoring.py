@@ -6,7 +6,7 @@ any other policy or τ is computed with those settings (the defaults of
 :class:`~rpa_sim.operate.monitoring.summary.MonitoringSpec` without a section) on a
 worker thread, after τ has rested for :data:`SETTLE_SECONDS`, while the view
 says it is computing: moving τ never waits for it. The content is the report's
-(:mod:`rpa_sim.report.monitoring`): the coverage per method, the intervals of
+(:mod:`rpa_sim.report.sections.monitoring`): the coverage per method, the intervals of
 the first replayed days against the truth (``n``: the next method) and the mean
 width against the audit rate.
 """
