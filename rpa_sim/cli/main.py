@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import math
 import os
 import signal
@@ -28,9 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rpa_sim import __version__
+from rpa_sim.cli.data import evaluate_data, evaluate_each_shard, report_skipped, shows_progress
+from rpa_sim.cli.output import MESSAGE_LIMIT, one_line
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError, UsageError
-from rpa_sim.common.progress import reporting, stage, track
+from rpa_sim.common.progress import stage, track
 from rpa_sim.common.workers import available_cores
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from rpa_sim.route.sweep import Curve
     from rpa_sim.study.run import ScenarioResult
 
-__all__ = ["main", "UsageError"]
+__all__ = ["MESSAGE_LIMIT", "UsageError", "main"]
 
 DEMO_SCENARIO = "receipts-demo"
 NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENARIO) are bundled names or paths. A bare "
@@ -68,7 +69,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("rpa-sim").strip()
         where = f"{command}: " if command else ""
-        self.exit(EXIT_USAGE, _one_line(f"rpa-sim: error: {where}{message} (see '{self.prog} --help')") + "\n")
+        self.exit(EXIT_USAGE, one_line(f"rpa-sim: error: {where}{message} (see '{self.prog} --help')") + "\n")
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         # argparse before Python 3.12 drops the value '--' of --out=-- as if it ended the options, and hands the
@@ -609,110 +610,7 @@ def _write_or_print(text: str, out: Path | None) -> None:
 # --------------------------------------------------------------------------- commands
 
 
-def _shows_progress(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Run ``command`` with progress bars on stderr when it is a terminal (:mod:`rpa_sim.common.progress`)."""
-
-    @functools.wraps(command)
-    def with_progress(args: argparse.Namespace) -> int:
-        with reporting():
-            return command(args)
-
-    return with_progress
-
-
-def _check_task_options(args: argparse.Namespace, task: str, how: str) -> None:
-    for dest, option, applies_to in (("value_match", "--value-match", "kie"), ("alpha", "--alpha", "vqa")):
-        if getattr(args, dest) is not None and task != applies_to:
-            raise UsageError(f"{option} applies to {applies_to.upper()} data only, and the task is "
-                             f"{task.upper()} ({how})")
-
-
-def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The evaluation settings given on the command line (the others keep their defaults)."""
-    return {dest: getattr(args, dest) for dest in ("value_match", "alpha") if getattr(args, dest) is not None}
-
-
-def _read_table_file(args: argparse.Namespace) -> OutcomeTable:
-    """Read the outcome table DATA, refusing what would make its results differ from its records'."""
-    from rpa_sim.evaluate.load import load_table  # noqa: PLC0415
-    from rpa_sim.evaluate.tablefile import read_info  # noqa: PLC0415
-
-    if args.predictions is not None:
-        raise UsageError(f"--predictions applies to records, and {args.data} is an outcome table, which holds its "
-                         f"predictions already")
-    if args.skip_invalid:
-        raise UsageError(f"--skip-invalid applies to records, and {args.data} is an outcome table (rpa-sim evaluate "
-                         f"--skip-invalid skips them when it makes the table)")
-    info = read_info(args.data)
-    info.check(args.data, task=args.task)
-    _check_task_options(args, info.task, f"read from {args.data}")
-    with stage(f"reading {args.data.name}"):
-        table = load_table(args.data, task=info.task, **_evaluation_options(args)).table
-    args.skipped = info.skipped
-    return table
-
-
-def _evaluate(args: argparse.Namespace, *, locate: bool = True) -> OutcomeTable:
-    """Read and evaluate DATA (or read the outcome table DATA), reporting skipped records on standard error.
-
-    ``locate=False`` skips locating values in the OCR for the routing grounding (records read from one
-    file): for a command whose output does not depend on it."""
-    from rpa_sim.evaluate.sources import is_one_file, merge_shards, resolve_shards  # noqa: PLC0415
-    from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
-
-    shards = resolve_shards(args.data)
-    if args.scheduler is not None or not is_one_file(args.data, shards):
-        merged = merge_shards(shards, _evaluate_shards(args, shards), data=args.data)
-        _report_skipped(merged.skipped, merged.skipped_summary)
-        args.skipped = merged.skipped_count
-        return merged.table
-    if is_table_file(args.data):
-        return _read_table_file(args)
-    from rpa_sim.evaluate.load import evaluate_stream  # noqa: PLC0415
-    from rpa_sim.records.readers import read_records  # noqa: PLC0415
-
-    # a null confidence is read only for commands whose every policy says what to do with it
-    stream = read_records(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid,
-                          missing_confidence=getattr(args, "missing_confidence", False))
-    _check_task_options(args, stream.task, "--task" if args.task else f"inferred from {args.data}")
-    loaded = evaluate_stream(stream, workers=args.workers, grounding="auto" if locate else "given",
-                             **_evaluation_options(args))
-    _report_skipped(loaded.skipped, loaded.skipped_summary)
-    args.skipped = len(loaded.skipped)
-    return loaded.table
-
-
-def _report_skipped(skipped: list[InputError], summary: str) -> None:
-    if skipped:
-        print(f"rpa-sim: {summary}", file=sys.stderr)
-        for error in skipped[:20]:
-            print(f"  {_one_line(str(error))}", file=sys.stderr)
-        if len(skipped) > 20:
-            print(f"  ... and {len(skipped) - 20} more", file=sys.stderr)
-
-
-def _evaluate_shards(args: argparse.Namespace, shards: Sequence[Path]) -> list[Any]:
-    """Each shard of DATA evaluated (:mod:`rpa_sim.evaluate.sources`), on Dask with ``--scheduler``, after the usage checks."""
-    from rpa_sim.evaluate.sources import data_task, evaluate_shards, is_one_file  # noqa: PLC0415
-    from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
-
-    if args.predictions is not None and not is_one_file(args.data, shards):
-        raise UsageError(f"--predictions goes with one records file, and {args.data} is {len(shards)} shards")
-    table = next((shard for shard in shards if is_table_file(shard)), None)
-    if table is not None and args.predictions is not None:
-        raise UsageError(f"--predictions applies to records, and {table} is an outcome table, which holds its "
-                         f"predictions already")
-    if table is not None and args.skip_invalid:
-        raise UsageError(f"--skip-invalid applies to records, and {table} is an outcome table (rpa-sim evaluate "
-                         f"--skip-invalid skips them when it makes the table)")
-    task = data_task(shards, task=args.task, skip_invalid=args.skip_invalid, predictions=args.predictions)
-    _check_task_options(args, task, "--task" if args.task else f"inferred from {shards[0]}")
-    return evaluate_shards(shards, task=task, skip_invalid=args.skip_invalid, predictions=args.predictions,
-                           workers=args.workers, scheduler=args.scheduler,
-                           missing_confidence=getattr(args, "missing_confidence", False), **_evaluation_options(args))
-
-
-@_shows_progress
+@shows_progress
 def _evaluate_to_file(args: argparse.Namespace) -> int:
     from rpa_sim.evaluate.sources import resolve_shards  # noqa: PLC0415
     from rpa_sim.evaluate.tablefile import is_table_file, write_table  # noqa: PLC0415
@@ -729,7 +627,7 @@ def _evaluate_to_file(args: argparse.Namespace) -> int:
         raise UsageError(f"evaluate: {table_shard} is an outcome table already; evaluate reads records")
     if folder:
         return _evaluate_to_folder(args, shards)
-    table = _evaluate(args)
+    table = evaluate_data(args)
     sources = [*shards] if args.predictions is None else [*shards, args.predictions]
     with stage(f"writing {args.out.name}"):
         write_table(table, args.out, source=sources, skipped=args.skipped)
@@ -742,19 +640,19 @@ def _evaluate_to_folder(args: argparse.Namespace, shards: Sequence[Path]) -> int
     from rpa_sim.evaluate.sources import check_partitions_folder, merge_shards, write_partitions  # noqa: PLC0415
 
     check_partitions_folder(args.out)
-    results = _evaluate_shards(args, shards)
+    results = evaluate_each_shard(args, shards)
     merged = merge_shards(shards, results, data=args.data)  # what reading the folder back will check
-    _report_skipped(merged.skipped, merged.skipped_summary)
+    report_skipped(merged.skipped, merged.skipped_summary)
     with stage(f"writing {len(shards)} tables into {args.out}"):
         write_partitions(results, shards, args.out, predictions=args.predictions)
     print(f"wrote {len(shards)} outcome table{'' if len(shards) == 1 else 's'} into {args.out}", file=sys.stderr)
     return 0
 
 
-@_shows_progress
+@shows_progress
 def _score(args: argparse.Namespace) -> int:
     # the corpus figures never read the routing grounding, the slowest part of evaluating records with OCR
-    table = _evaluate(args, locate=False)
+    table = evaluate_data(args, locate=False)
     text = f"{table.score_title}\n{_table(table.score_rows())}"
     payload = {**table.summary(), "skipped": args.skipped}
     _print({"table": lambda: text, "csv": lambda: _csv_text([payload]),
@@ -762,7 +660,7 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-@_shows_progress
+@shows_progress
 def _sweep(args: argparse.Namespace) -> int:
     from rpa_sim.route.policies import load_policy  # noqa: PLC0415
     from rpa_sim.route.reviewer import Reviewer  # noqa: PLC0415
@@ -776,7 +674,7 @@ def _sweep(args: argparse.Namespace) -> int:
     except InputError as problem:  # the grid is part of the command line: a usage error
         raise UsageError(str(problem)) from None
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
-    table = _evaluate(args)
+    table = evaluate_data(args)
     curves = []
     with stage("sweeping", total=len(policies)) as advance:
         for policy in policies:
@@ -791,11 +689,11 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-@_shows_progress
+@shows_progress
 def _certify(args: argparse.Namespace) -> int:
     from rpa_sim.route.certify import certify_threshold  # noqa: PLC0415
 
-    table = _evaluate(args)
+    table = evaluate_data(args)
     if args.by is not None:
         return _certify_per_group(args, table)
     with stage("certifying"):
@@ -863,7 +761,7 @@ def _scenario_scheduler(args: argparse.Namespace, scenario: Any) -> contextlib.A
     return using_scheduler(scheduler)
 
 
-@_shows_progress
+@shows_progress
 def _run(args: argparse.Namespace) -> int:
     from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
 
@@ -894,7 +792,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-@_shows_progress
+@shows_progress
 def _import(args: argparse.Namespace) -> int:
     from rpa_sim.records.readers import write_records  # noqa: PLC0415
 
@@ -952,7 +850,7 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-@_shows_progress
+@shows_progress
 def _report(args: argparse.Namespace) -> int:
     from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
 
@@ -973,7 +871,7 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-@_shows_progress
+@shows_progress
 def _generate(args: argparse.Namespace) -> int:
     from rpa_sim.common.yamlfile import read_yaml, validated  # noqa: PLC0415
     from rpa_sim.records.synthetic import DocVQASettings, ReceiptSettings, write_dataset  # noqa: PLC0415
@@ -1059,7 +957,7 @@ def _staff_table(payload: dict[str, Any]) -> str:
     return text if payload["note"] is None else f"{text}\n{payload['note']}"
 
 
-@_shows_progress
+@shows_progress
 def _staff(args: argparse.Namespace) -> int:
     from rpa_sim.operate.queue.erlang import queue_figures  # noqa: PLC0415
     from rpa_sim.operate.queue.staffing import required_reviewers  # noqa: PLC0415
@@ -1107,7 +1005,7 @@ def _staff(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- production monitoring
 
 
-@_shows_progress
+@shows_progress
 def _replay(args: argparse.Namespace) -> int:
     from rpa_sim.operate.monitoring.audit_plan import load_audit_plan  # noqa: PLC0415
     from rpa_sim.operate.monitoring.log import write_log  # noqa: PLC0415
@@ -1118,7 +1016,7 @@ def _replay(args: argparse.Namespace) -> int:
     _check_output(args.log)
     policy = load_policy(args.policy)
     audit = args.audit_rate if args.audit_plan is None else load_audit_plan(args.audit_plan)
-    table = _evaluate(args)
+    table = evaluate_data(args)
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
     with stage("replaying the day"):
         day = Replayer(table, policy, threshold=args.threshold, audit=audit).day(seed=args.seed, reviewer=reviewer)
@@ -1189,14 +1087,14 @@ def _plan_table(payload: dict[str, Any]) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-@_shows_progress
+@shows_progress
 def _plan_audit(args: argparse.Namespace) -> int:
     from rpa_sim.operate.monitoring.planning import plan_audit  # noqa: PLC0415
     from rpa_sim.route.policies import load_policy  # noqa: PLC0415
 
     _check_output(args.out)
     policy = load_policy(args.policy)
-    table = _evaluate(args)
+    table = evaluate_data(args)
     with stage("planning the audit"):
         try:
             planned = plan_audit(table, policy, threshold=args.threshold, target_width=args.target_width,
@@ -1308,7 +1206,7 @@ def _export_policy_arguments(commands: Any) -> None:
                                      "pair's or its words' (default: key-value)")
 
 
-@_shows_progress
+@shows_progress
 def _export_policy(args: argparse.Namespace) -> int:
     from rpa_sim.common.files import atomic_write_text  # noqa: PLC0415
     from rpa_sim.route.export.rules import exported_fields, policy_at  # noqa: PLC0415
@@ -1362,7 +1260,7 @@ def _export_policy(args: argparse.Namespace) -> int:
     table = None
     if args.data is not None:
         args.missing_confidence = at.policy.missing_confidence is not None
-        table = _evaluate(args)
+        table = evaluate_data(args)
     with stage(f"exporting {args.format}"):
         if not rules:
             from rpa_sim.route.export.label_studio import export_label_studio  # noqa: PLC0415
@@ -1400,7 +1298,7 @@ def _export_policy(args: argparse.Namespace) -> int:
     if args.from_summary is not None and not decision.feasible:
         print(f"note: the decision of {args.from_summary} is not feasible: {decision.reason}", file=sys.stderr)
     for note in export.notes:
-        print(f"note: {_one_line(note)}", file=sys.stderr)
+        print(f"note: {one_line(note)}", file=sys.stderr)
     atomic_write_text(args.out, export.text)
     print(f"wrote {args.out}: {export.summary}", file=sys.stderr)
     return 0
@@ -1520,27 +1418,8 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-#: The longest message printed; a longer one (a YAML file with dozens of mistakes) is cut, its length given.
-MESSAGE_LIMIT = 2_000
-
-
-def _one_line(message: str) -> str:
-    """``message`` as one line of bounded length, whatever it holds: the last guard before the terminal.
-
-    What a message quotes is escaped and shortened where it is quoted
-    (:func:`rpa_sim.common.errors.shown`); this catches what was not, such as a
-    library's own text about a corrupt file.
-
-    >>> print(_one_line("x.jsonl: bad \\x1b[2J\\nvalue"))
-    x.jsonl: bad \\x1b[2J\\nvalue
-    """
-    from rpa_sim.common.errors import escaped  # noqa: PLC0415
-
-    return escaped(message, MESSAGE_LIMIT)
-
-
 def _fail(message: str, status: int) -> int:
-    print(f"rpa-sim: {_one_line(message)}", file=sys.stderr)
+    print(f"rpa-sim: {one_line(message)}", file=sys.stderr)
     return status
 
 
