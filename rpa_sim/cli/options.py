@@ -188,13 +188,13 @@ def evaluation_arguments(parser: argparse.ArgumentParser, *, scenario: bool = Fa
                         help=f"processes that evaluate {what}, at most one per core and per batch of 256 records (a "
                              f"larger N is capped); results are identical for any N (default: every core this "
                              f"process may use)")
+    shards = "the scenario's data file" if scenario else "DATA"
+    default = "the scenario's data: scheduler:, else none" if scenario else "none, this machine's processes"
     parser.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
-                        help="evaluate on Dask (pip install \"rpa-sim[dask]\"), a task per shard of " + (
-                            "the scenario's data: file: " if scenario else "DATA") + ": tcp://HOST:PORT of a running "
-                        "'dask scheduler', or local / local:N for N worker processes on this machine (at most one "
-                        "per core and per shard); results are identical (docs/scale.md); --workers is then unused" + (
-                            " (default: the scenario's data: scheduler:, else none)" if scenario else
-                            " (default: none, this machine's processes)"))
+                        help=f"evaluate on Dask (pip install \"rpa-sim[dask]\"), a task per shard of {shards}, at "
+                             f"ADDRESS: tcp://HOST:PORT of a running 'dask scheduler', or local / local:N for N worker "
+                             f"processes on this machine (at most one per core and per shard); results are identical "
+                             f"(docs/scale.md); --workers is then unused (default: {default})")
 
 
 def seed_argument(parser: argparse.ArgumentParser, *, what: str, default: int | None = 0) -> None:
