@@ -18,8 +18,8 @@ from rpa_sim import __version__
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.metrics.kieval import KIEvalCounts
 from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.evaluate.outcomes.kie import DOCUMENT_COUNTS
 from rpa_sim.evaluate.tablefile import (
-    DOCUMENT_COUNTS,
     FORMAT_VERSION,
     METADATA_KEY,
     SourceFile,

@@ -50,9 +50,9 @@ NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENAR
 FORMATS = ("table", "csv", "json")
 EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 2, 128 + signal.SIGINT, 128 + signal.SIGTERM
 
-# Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole.
-_COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through", "residual_substitutions",
-                            "residual_deletions", "additions"})
+# Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole (the
+# task's own are its table type's count_columns).
+_COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through"})
 
 
 class _Terminated(BaseException):
@@ -550,11 +550,13 @@ def _counts(values: list[float]) -> list[str]:
 
 
 def _curve_table(curves: list[Curve]) -> str:
+    from rpa_sim.evaluate.outcomes import table_type  # noqa: PLC0415
     from rpa_sim.route.sweep import aligned_curves  # noqa: PLC0415
 
     # cells are made a column at a time: an exact curve has a row per distinct confidence, often tens of thousands
     curves = aligned_curves(curves)
     names = curves[0].column_names()
+    counts = _COUNT_COLUMNS | table_type(curves[0].task).count_columns
     columns: list[list[str]] = [[name] for name in names]
     for curve in curves:
         thresholds = curve.threshold.tolist()
@@ -563,7 +565,7 @@ def _curve_table(curves: list[Curve]) -> str:
                 cells.extend([curve.policy] * len(thresholds))
             elif name == "threshold":
                 cells.extend(_threshold(thresholds, index) for index in range(len(thresholds)))
-            elif name in _COUNT_COLUMNS:
+            elif name in counts:
                 cells.extend(_counts(curve.columns[name].astype(float).tolist()))
             else:
                 cells.extend(map(_number, curve.columns[name].tolist()))
@@ -621,7 +623,10 @@ def _shows_progress(command: Callable[[argparse.Namespace], int]) -> Callable[[a
 
 
 def _check_task_options(args: argparse.Namespace, task: str, how: str) -> None:
-    for dest, option, applies_to in (("value_match", "--value-match", "kie"), ("alpha", "--alpha", "vqa")):
+    from rpa_sim.evaluate.outcomes import task_of_option  # noqa: PLC0415
+
+    for dest, option in (("value_match", "--value-match"), ("alpha", "--alpha")):
+        applies_to = task_of_option(dest)
         if getattr(args, dest) is not None and task != applies_to:
             raise UsageError(f"{option} applies to {applies_to.upper()} data only, and the task is "
                              f"{task.upper()} ({how})")

@@ -39,8 +39,7 @@ from rpa_sim import __version__
 from rpa_sim.bundled import is_path
 from rpa_sim.common.files import atomic_write_files, check_output, check_output_folder
 from rpa_sim.common.formatting import count, money, number, setting_share, share, signed
-from rpa_sim.evaluate.metrics.smudge import alpha_curve
-from rpa_sim.evaluate.outcomes import VQAOutcomes
+from rpa_sim.evaluate.outcomes import OutcomeTable, table_type
 from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.study.recommend import TOLERANCE, recommend, spans_all_auto_rates
 from rpa_sim.study.result import Certification, NotCertifiable, VqaData, encoded
@@ -59,14 +58,6 @@ __all__ = ["write_report", "render_report", "PLOT_NAMES"]
 PLOT_NAMES = ("decision", "tradeoff", "cost", "calibration", "smudge-alpha", "monitoring-intervals", "monitoring-widths",
               "operations-reviewers", "operations-staffing", "operations-backlog")
 
-# The curated data summary: internal counters (group pairing, deviation sums) would puzzle a reader.
-_DATA_LABELS = {
-    "documents": "documents", "predictions": "predictions (what a policy routes)",
-    "entities_gt": "fields in the ground truth",
-    "questions": "questions", "kieval_aligned": "KIEval_Aligned before review", "entity_f1": "entity F1",
-    "precision": "precision", "recall": "recall", "anls": "ANLS before review", "accuracy": "exact-match accuracy",
-    "smudge": "SMuDGE before review", "grounding": "mean grounding", "alpha": "SMuDGE alpha",
-}
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:66rem;margin:2rem auto;padding:0 1rem;
 color:#222;line-height:1.5;overflow-wrap:break-word}
@@ -362,7 +353,7 @@ def _risk_text(risk: Risk) -> str:
 
 def _settings_section(summary: StudySummary, metric: str, task: str) -> list[str]:
     data = summary.data
-    rows = [(label, _data_value(getattr(data, name))) for name, label in _DATA_LABELS.items() if hasattr(data, name)]
+    rows = [(label, _data_value(getattr(data, name))) for name, label in table_type(summary.task).summary_labels]
     reviewer = summary.reviewer
     reviewer_rows = [
         ("misses an error with probability", num(reviewer.miss_rate)),
@@ -830,10 +821,9 @@ def _figures(result: ScenarioResult) -> dict[str, Figure]:
         figures["cost"] = _cost_figure(result, found)
     if summary.calibration is not None:
         figures["calibration"] = _calibration_figure(summary.calibration)
-    if isinstance(result.table, VQAOutcomes):  # SMuDGE scores questions only
-        smudge = _smudge_figure(result.table, result.scenario.alpha)
-        if smudge is not None:
-            figures["smudge-alpha"] = smudge
+    smudge = _smudge_figure(result.table, result.scenario.alpha)  # SMuDGE scores questions only
+    if smudge is not None:
+        figures["smudge-alpha"] = smudge
     if summary.monitoring is not None:
         from rpa_sim.report.monitoring import monitoring_figures  # noqa: PLC0415
 
@@ -1127,11 +1117,11 @@ def _calibration_figure(calibration: Calibration) -> Figure:
     return figure
 
 
-def _smudge_figure(table: VQAOutcomes, alpha: float) -> Figure | None:
-    keep = ~(np.isnan(table.match) | np.isnan(table.smudge_grounding))  # questions without OCR have no grounding
-    if not keep.any():
+def _smudge_figure(table: OutcomeTable, alpha: float) -> Figure | None:
+    curve = table.smudge_by_alpha(step=0.05)
+    if curve is None:
         return None
-    alphas, means = alpha_curve(table.match[keep], table.smudge_grounding[keep], step=0.05)
+    alphas, means = curve
     figure, axes = _new_axes("SMuDGE against alpha", "alpha (0: grounding only, 1: match only)", "mean SMuDGE")
     axes.plot(alphas, means, marker="o", markersize=3, color=_PALETTE[0])
     at = float(np.interp(alpha, alphas, means))

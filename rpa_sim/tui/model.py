@@ -20,7 +20,7 @@ import numpy as np
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.formatting import money
 from rpa_sim.common.progress import StageEvent, listening
-from rpa_sim.evaluate.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
+from rpa_sim.evaluate.outcomes import OUTCOME_TABLES, FieldGrouping, OutcomeTable
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
@@ -40,10 +40,11 @@ __all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model",
 PLOT_GRID = np.linspace(0.0, 1.0, 101)
 #: targets and bundled policies used when the dashboard opens a records file instead of a scenario
 DATA_TARGETS = [0.9, 0.95]
-DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"), "vqa": ("confidence", "grounding-gate")}
+DATA_POLICIES = {task: ("confidence", "document-escalation", "grounding-gate") if table.has_review_units
+                 else ("confidence", "grounding-gate") for task, table in OUTCOME_TABLES.items()}
 _DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
 #: columns whose values are at most 1, so a plot of them ends at 1
-UNIT_COLUMNS = frozenset({"auto_rate", "kieval_aligned", "anls", "accuracy", "smudge"})
+UNIT_COLUMNS = frozenset({"auto_rate"}).union(*(table.fraction_columns for table in OUTCOME_TABLES.values()))
 #: points of the fine cost curve drawn in the Costs view's window
 COST_POINTS = 401
 #: the parts of a cost (``CostBreakdown.by_kind``) the figures panel splits it into, as it names them
@@ -137,10 +138,9 @@ def operation_of(summary: StudySummary, table: OutcomeTable) -> OperationModel:
     summary must have one (``summary.operations``)."""
     from rpa_sim.operate.queue.summary import OperationModel  # noqa: PLC0415
 
-    ids = table.document_ids if table.task == "kie" else table.question_ids
     return OperationModel(summary.operations.settings, documents=table.unit_count, reviewer=summary.reviewer,
                           costs=summary.costs, received_at=table.received_at, review_seconds=table.review_seconds,
-                          ids=ids.tolist())
+                          ids=table.unit_ids().tolist())
 
 
 def _finite(value: float | None) -> float | None:
@@ -259,7 +259,7 @@ class DashboardModel:
     @property
     def has_smudge(self) -> bool:
         """Whether the table has SMuDGE scores: questions do, KIE entities do not."""
-        return isinstance(self.table, VQAOutcomes)
+        return self.table.has_smudge
 
     @property
     def policy_names(self) -> list[str]:
@@ -622,22 +622,14 @@ class DashboardModel:
 
     def smudge_rows(self) -> list[dict[str, Any]]:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""
-        if not self.has_smudge:
+        curve = self.table.smudge_by_alpha(step=0.05)
+        if curve is None:
             return []
-        from rpa_sim.evaluate.metrics.smudge import alpha_curve  # noqa: PLC0415
-
-        keep = ~np.isnan(self.table.smudge_grounding)
-        if not keep.any():
-            return []
-        alphas, means = alpha_curve(self.table.match[keep], self.table.smudge_grounding[keep], step=0.05)
+        alphas, means = curve
         return [{"alpha": float(a), "mean_smudge": _finite(float(m))} for a, m in zip(alphas, means)]
 
     def smudge_at(self, alpha: float) -> float | None:
-        if not self.has_smudge:
-            return None
-        values = self.table.smudge(alpha=alpha)
-        values = values[~np.isnan(values)]
-        return float(values.mean()) if len(values) else None
+        return self.table.mean_smudge(alpha=alpha)
 
 
 def _ranges(sweeper: Sweeper) -> dict[str, tuple[float, float]]:
