@@ -58,8 +58,10 @@ VQA_RECORDS = [
     {"id": "q-1", "answers": ["12"], "question_type": "Table/List", "document": {"pages": [PAGE]},
      "evidence": [{"page": 0, "bbox": [400, 500, 460, 520]}],
      "prediction": {"answer": "12.50", "confidence": 0.41, "evidence": [{"page": 0, "bbox": [400, 495, 470, 520]}]}},
-    {"id": "q-2", "answers": ["Café ☕", "cafe"], "prediction": {"answer": "café", "confidence": 0.8, "grounding": 0.6}},
-    {"id": "q-3", "answers": ["Paris"], "question_type": "Table/List", "prediction": {"answer": "", "confidence": 0.1}},
+    {"id": "q-2", "answers": ["Café ☕", "cafe"],
+     "prediction": {"answer": "café", "confidence": 0.8, "grounding": 0.6}},
+    {"id": "q-3", "answers": ["Paris"], "question_type": "Table/List",
+     "prediction": {"answer": "", "confidence": 0.1}},
 ]
 
 

@@ -26,6 +26,6 @@ from rpa_sim.evaluate.outcomes.protocol import FieldGrouping, GroundingMode, Out
 from rpa_sim.evaluate.outcomes.tasks import OUTCOME_TABLES, concat_tables, table_type, task_of_option
 from rpa_sim.evaluate.outcomes.vqa import ANSWER_TYPES, RIGHT_ANLS, VQAOutcomes, evaluate_vqa
 
-__all__ = ["OutcomeTable", "FieldGrouping", "ReviewValues", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES", "table_type",
-           "task_of_option", "concat_tables", "evaluate_kie", "evaluate_vqa", "GroundingMode", "RIGHT_ANLS",
-           "ANSWER_TYPES", "DeferredColumn"]
+__all__ = ["OutcomeTable", "FieldGrouping", "ReviewValues", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES",
+           "table_type", "task_of_option", "concat_tables", "evaluate_kie", "evaluate_vqa", "GroundingMode",
+           "RIGHT_ANLS", "ANSWER_TYPES", "DeferredColumn"]

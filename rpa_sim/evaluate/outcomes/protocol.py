@@ -124,7 +124,7 @@ class OutcomeTable(Protocol):
 
     @property
     def received_at(self) -> np.ndarray:
-        """Per review unit (aligned with :meth:`unit_ids`): its arrival, seconds since 1970-01-01T00:00Z; NaN unknown."""
+        """Per review unit (aligned with :meth:`unit_ids`): its arrival in seconds since 1970-01-01T00:00Z, or NaN."""
         ...
 
     @property
