@@ -37,7 +37,10 @@ def shows_progress(command: Callable[[argparse.Namespace], int]) -> Callable[[ar
 
 
 def check_task_options(args: argparse.Namespace, task: str, how: str) -> None:
-    for dest, option, applies_to in (("value_match", "--value-match", "kie"), ("alpha", "--alpha", "vqa")):
+    from rpa_sim.evaluate.outcomes import task_of_option  # noqa: PLC0415
+
+    for dest, option in (("value_match", "--value-match"), ("alpha", "--alpha")):
+        applies_to = task_of_option(dest)
         if getattr(args, dest) is not None and task != applies_to:
             raise UsageError(f"{option} applies to {applies_to.upper()} data only, and the task is "
                              f"{task.upper()} ({how})")

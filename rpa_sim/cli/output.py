@@ -24,9 +24,9 @@ MESSAGE_LIMIT = 2_000
 #: The rows a sweep's table shows per policy unless asked for every row: the ends and the auto-rates 5% apart.
 SWEEP_SUMMARY_ROWS = 21
 
-# Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole.
-_COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through", "residual_substitutions",
-                            "residual_deletions", "additions"})
+# Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole (the
+# task's own are its table type's count_columns).
+_COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through"})
 
 
 def one_line(message: str) -> str:
@@ -117,11 +117,13 @@ def summary_rows(auto_rate: Sequence[float]) -> list[int]:
 def curve_table(curves: list[Curve], *, every_row: bool = False) -> str:
     """The sweep's rows aligned; unless ``every_row``, each policy's :func:`summary_rows` and a line that says
     how many rows there are."""
+    from rpa_sim.evaluate.outcomes import table_type  # noqa: PLC0415
     from rpa_sim.route.sweep import aligned_curves  # noqa: PLC0415
 
     # cells are made a column at a time: an exact curve has a row per distinct confidence, often tens of thousands
     curves = aligned_curves(curves)
     names = curves[0].column_names()
+    count_columns = _COUNT_COLUMNS | table_type(curves[0].task).count_columns
     columns: list[list[str]] = [[name] for name in names]
     shown = total = 0
     for curve in curves:
@@ -135,7 +137,7 @@ def curve_table(curves: list[Curve], *, every_row: bool = False) -> str:
                 cells.extend(threshold_label(thresholds, index) for index in rows)
             else:
                 values = curve.columns[name][rows]
-                cells.extend(counts(values.astype(float).tolist()) if name in _COUNT_COLUMNS
+                cells.extend(counts(values.astype(float).tolist()) if name in count_columns
                              else map(number, values.tolist()))
     widths = [max(map(len, cells)) for cells in columns]
     padded = [[cell.rjust(width) for cell in cells] for cells, width in zip(columns, widths)]

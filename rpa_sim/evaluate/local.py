@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 from rpa_sim.common.progress import stage
 from rpa_sim.common.workers import available_cores, requested_workers, signals_held, without_gc, worker_signals
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
-from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables, table_type
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
@@ -52,7 +52,7 @@ __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "ma
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-Table = KIEOutcomes | VQAOutcomes
+Table = OutcomeTable
 #: Evaluates records into an outcome table; picklable (a module-level function, or a partial of one).
 Evaluation = Callable[[list[Any]], Table]
 
@@ -75,11 +75,9 @@ def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0
     >>> evaluation("vqa", alpha=0.5).keywords
     {'alpha': 0.5, 'grounding': 'auto'}
     """
-    if task == "kie":
-        return partial(evaluate_kie, value_match=value_match, grounding=grounding)
-    if task == "vqa":
-        return partial(evaluate_vqa, alpha=alpha, grounding=grounding)
-    raise ValueError(f"task must be 'kie' or 'vqa', got {task!r}")
+    table = table_type(task)
+    chosen: dict[str, Any] = {"value_match": value_match, "alpha": alpha}
+    return partial(table.evaluate, **{option: chosen[option] for option in table.options}, grounding=grounding)
 
 
 def resolve_workers(workers: int | None) -> int:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import StageEvent, listening
-from rpa_sim.evaluate.outcomes import OutcomeTable
+from rpa_sim.evaluate.outcomes import OUTCOME_TABLES, OutcomeTable
 from rpa_sim.route.policies import Policy
 from rpa_sim.tui.model import DashboardModel
 from rpa_sim.tui.stages import Progress, Reporter, ignore_progress, stage
@@ -27,8 +27,8 @@ __all__ = ["DATA_POLICIES", "DATA_TARGETS", "Opened", "count_lines", "load_model
 
 #: targets and bundled policies used when the dashboard opens a records file instead of a scenario
 DATA_TARGETS = [0.9, 0.95]
-DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"),
-                 "vqa": ("confidence", "grounding-gate")}
+DATA_POLICIES = {task: ("confidence", "document-escalation", "grounding-gate") if table.has_review_units
+                 else ("confidence", "grounding-gate") for task, table in OUTCOME_TABLES.items()}
 _DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rpa_sim.common.formatting import money
-from rpa_sim.evaluate.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
+from rpa_sim.evaluate.outcomes import OUTCOME_TABLES, FieldGrouping, OutcomeTable
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
@@ -31,7 +31,7 @@ __all__ = ["COST_PARTS", "PLOT_GRID", "DashboardModel", "FieldEntries", "operati
 #: marked operating points are exact at any threshold)
 PLOT_GRID = np.linspace(0.0, 1.0, 101)
 #: columns whose values are at most 1, so a plot of them ends at 1
-UNIT_COLUMNS = frozenset({"auto_rate", "kieval_aligned", "anls", "accuracy", "smudge"})
+UNIT_COLUMNS = frozenset({"auto_rate"}).union(*(table.fraction_columns for table in OUTCOME_TABLES.values()))
 #: points of the fine cost curve drawn in the Costs view's window
 COST_POINTS = 401
 #: the parts of a cost (``CostBreakdown.by_kind``) the figures panel splits it into, as it names them
@@ -44,10 +44,9 @@ def operation_of(summary: StudySummary, table: OutcomeTable) -> OperationModel:
     summary must have one (``summary.operations``)."""
     from rpa_sim.operate.queue.summary import OperationModel  # noqa: PLC0415
 
-    ids = table.document_ids if table.task == "kie" else table.question_ids
     return OperationModel(summary.operations.settings, documents=table.unit_count, reviewer=summary.reviewer,
                           costs=summary.costs, received_at=table.received_at, review_seconds=table.review_seconds,
-                          ids=ids.tolist())
+                          ids=table.unit_ids().tolist())
 
 
 def _finite(value: float | None) -> float | None:
@@ -166,12 +165,7 @@ class DashboardModel:
     @property
     def has_smudge(self) -> bool:
         """Whether the table has SMuDGE scores: questions do, KIE entities do not."""
-        return self._questions is not None
-
-    @property
-    def _questions(self) -> VQAOutcomes | None:
-        """The table when it holds questions, whose answers have SMuDGE scores; None for KIE entities."""
-        return self.table if isinstance(self.table, VQAOutcomes) else None
+        return self.table.has_smudge
 
     @property
     def policy_names(self) -> list[str]:
@@ -549,24 +543,14 @@ class DashboardModel:
 
     def smudge_rows(self) -> list[dict[str, Any]]:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""
-        questions = self._questions
-        if questions is None:
+        curve = self.table.smudge_by_alpha(step=0.05)
+        if curve is None:
             return []
-        from rpa_sim.evaluate.metrics.smudge import alpha_curve  # noqa: PLC0415
-
-        keep = ~np.isnan(questions.smudge_grounding)
-        if not keep.any():
-            return []
-        alphas, means = alpha_curve(questions.match[keep], questions.smudge_grounding[keep], step=0.05)
+        alphas, means = curve
         return [{"alpha": float(a), "mean_smudge": _finite(float(m))} for a, m in zip(alphas, means)]
 
     def smudge_at(self, alpha: float) -> float | None:
-        questions = self._questions
-        if questions is None:
-            return None
-        values = questions.smudge(alpha=alpha)
-        values = values[~np.isnan(values)]
-        return float(values.mean()) if len(values) else None
+        return self.table.mean_smudge(alpha=alpha)
 
 
 def _ranges(sweeper: Sweeper) -> dict[str, tuple[float, float]]:

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from rpa_sim.evaluate.metrics.smudge import alpha_curve
-from rpa_sim.evaluate.outcomes import VQAOutcomes
 from rpa_sim.report.style import PALETTE, figure_of, label, new_axes
 
 if TYPE_CHECKING:
@@ -62,12 +60,12 @@ class SmudgeAlphaDisplay:
             When the run is not of questions, or no question has OCR.
         """
         table = result.table
-        if not isinstance(table, VQAOutcomes):  # SMuDGE scores questions only
+        if not table.has_smudge:  # SMuDGE scores questions only
             raise ValueError("SMuDGE scores answers to questions: the run holds KIE documents")
-        keep = ~(np.isnan(table.match) | np.isnan(table.smudge_grounding))
-        if not keep.any():
+        curve = table.smudge_by_alpha(step=0.05)
+        if curve is None:
             raise ValueError("no question has OCR, so no answer has a grounding to weigh")
-        alphas, means = alpha_curve(table.match[keep], table.smudge_grounding[keep], step=0.05)
+        alphas, means = curve
         return cls(alphas=alphas, means=means, alpha=result.scenario.alpha)
 
     def plot(self, ax: Axes | None = None) -> SmudgeAlphaDisplay:

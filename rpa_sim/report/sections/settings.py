@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.common.formatting import count, money, number
+from rpa_sim.evaluate.outcomes import table_type
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.wording import basis_text, cost_basis, unit_suffix
 
@@ -14,19 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = ["settings_section"]
 
-# The curated data summary: internal counters (group pairing, deviation sums) would puzzle a reader.
-_DATA_LABELS = {
-    "documents": "documents", "predictions": "predictions (what a policy routes)",
-    "entities_gt": "fields in the ground truth",
-    "questions": "questions", "kieval_aligned": "KIEval_Aligned before review", "entity_f1": "entity F1",
-    "precision": "precision", "recall": "recall", "anls": "ANLS before review", "accuracy": "exact-match accuracy",
-    "smudge": "SMuDGE before review", "grounding": "mean grounding", "alpha": "SMuDGE alpha",
-}
-
-
 def settings_section(summary: StudySummary, metric: str, task: str) -> list[str]:
     data = summary.data
-    rows = [(label, _data_value(getattr(data, name))) for name, label in _DATA_LABELS.items() if hasattr(data, name)]
+    rows = [(label, _data_value(getattr(data, name))) for name, label in table_type(summary.task).summary_labels]
     reviewer = summary.reviewer
     reviewer_rows = [
         ("misses an error with probability", number(reviewer.miss_rate)),

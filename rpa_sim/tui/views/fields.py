@@ -77,7 +77,7 @@ class FieldsView(View):
             source = "no suggested τ: the scenario has no target"
         else:
             source = "suggested τ: optimising…"
-        rates = "rates: of predictions and missed values" if model.task == "kie" else "rates: of questions"
+        rates = f"rates: of {model.table.field_rate_basis}"
         self.query_one("#fields-title", Readout).show_text(
             f"Per {kind}: {model.policy_names[state.policy]} at τ = {state.threshold:.4f} · {source} · {rates}")
         rows = self.rows()
