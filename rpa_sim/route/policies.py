@@ -22,10 +22,11 @@ import os
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import read_yaml, validated
 
 if TYPE_CHECKING:
@@ -49,14 +50,10 @@ SWEEP = "sweep"
 _Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 _Fixed = Annotated[float, Field(ge=0.0)]
 
 
-class TypeThreshold(_Strict):
+class TypeThreshold(StrictModel):
     """The thresholds of one document type: ``below`` for its items, ``fields`` for its items of some fields.
 
     A number is short for ``{below: number}``; without ``below`` the type's other
@@ -74,7 +71,7 @@ class TypeThreshold(_Strict):
         return value
 
 
-class Threshold(_Strict):
+class Threshold(StrictModel):
     """``score < below`` routes an item; ``below: sweep`` makes it the swept knob.
 
     ``fields`` gives fixed thresholds for some keys (KIE) or question types
@@ -106,7 +103,7 @@ class Threshold(_Strict):
         return self.below == SWEEP
 
 
-class DocumentConfidence(_Strict):
+class DocumentConfidence(StrictModel):
     """``aggregate(confidences of a document) < below`` sends the whole document; ``below: sweep`` sweeps it.
 
     ``aggregate`` is ``min`` (exactly ``confidence: sweep`` with ``escalate: document``),
@@ -124,7 +121,7 @@ class DocumentConfidence(_Strict):
 _CONDITIONS = ("confidence", "grounding", "document_confidence", "any_of", "all_of")
 
 
-class Condition(_Strict):
+class Condition(StrictModel):
     """One of: ``confidence``, ``grounding`` (a :class:`Threshold`), ``document_confidence``
     (a :class:`DocumentConfidence`), ``any_of`` or ``all_of`` (conditions)."""
 
@@ -168,7 +165,7 @@ class Condition(_Strict):
         raise ValueError("no swept threshold")
 
 
-class Budget(_Strict):
+class Budget(StrictModel):
     """At most ``share`` of the items, or ``count`` items, are reviewed: the least confident first."""
 
     share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
@@ -185,7 +182,7 @@ class Budget(_Strict):
         return self.count if self.count is not None else int(np.floor(self.share * items + 1e-9))
 
 
-class Policy(_Strict):
+class Policy(StrictModel):
     """A review policy (one YAML file of ``policies/``).
 
     ``reject_if`` (optional, fixed thresholds) takes items out of the automated

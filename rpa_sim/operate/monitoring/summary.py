@@ -24,10 +24,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ _Days = BeforeValidator(limits.size_check("days", most=limits.MOST_MONITORED_DAY
                                           limited_by="a fixed ceiling: each day replays every item"))
 
 
-class MonitoringSpec(BaseModel):
+class MonitoringSpec(StrictModel):
     """The ``monitoring:`` section of a scenario; every setting has a default.
 
     Attributes
@@ -87,8 +88,6 @@ class MonitoringSpec(BaseModel):
     width_days : int, default=50
         Days per audit rate of the grid.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: str | None = Field(default=None, min_length=1)
     threshold: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | Literal["cost_optimum", "target"] | None = None

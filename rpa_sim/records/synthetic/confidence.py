@@ -33,8 +33,9 @@ from itertools import chain
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.evaluate.metrics.calibration import Scheme, ece, is_correct
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.records.models import KIERecord, VQARecord
@@ -81,7 +82,7 @@ _DECIMALS = 4
 Positive = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
 
 
-class ConfidenceSettings(BaseModel):
+class ConfidenceSettings(StrictModel):
     """Settings of the confidence model.
 
     Attributes
@@ -113,8 +114,6 @@ class ConfidenceSettings(BaseModel):
     plausibility
       Value error, plausibility of 'ocr' must be in (0, 1], got 0 ...
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     mode: Mode = "over_confident"
     temperature: Positive | None = None

@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.workers import without_gc
 from rpa_sim.records.models import VQARecord
 from rpa_sim.records.synthetic._draws import (
@@ -70,7 +71,7 @@ def _docvqa_confidence() -> ConfidenceSettings:
     return ConfidenceSettings(concentration={"form": 1.0, "table": 1.5, "paragraph": 2.0})
 
 
-class DocVQASettings(BaseModel):
+class DocVQASettings(StrictModel):
     """Settings of :func:`generate_docvqa`; loadable from a YAML mapping (``model_validate``).
 
     Attributes
@@ -103,8 +104,6 @@ class DocVQASettings(BaseModel):
     pydantic_core._pydantic_core.ValidationError: 1 validation error for DocVQASettings
     question_types.chart...
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     errors: dict[QuestionType, VQAErrorRates] = Field(default_factory=lambda: dict(DEFAULT_VQA_RATES))
     error_scale: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1.0

@@ -38,10 +38,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extractOne
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.evaluate.metrics.text import normalize
 from rpa_sim.records.synthetic._draws import Draws, cumulative
 
@@ -87,9 +88,7 @@ def field_class(key: str) -> str:
     return "text"
 
 
-class _Rates(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Rates(StrictModel):
     kinds: ClassVar[tuple[str, ...]]
     """The mutually exclusive kinds, in their canonical order."""
 

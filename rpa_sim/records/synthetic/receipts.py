@@ -21,9 +21,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rpa_sim.common import limits
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.workers import without_gc
 from rpa_sim.evaluate.metrics.text import normalize
 from rpa_sim.records.models import KIERecord
@@ -97,17 +98,13 @@ _DEFAULT_SIZES = ((864, 1296, 13), (576, 864, 7), (2304, 4096, 4), (1108, 1478, 
                   (960, 1280, 1), (432, 648, 1))
 
 
-class _Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 def _check_weights(weights: list[float], name: str) -> list[float]:
     if not weights or sum(weights) <= 0:
         raise ValueError(f"{name} needs a positive weight, got {weights!r}")
     return weights
 
 
-class PageSize(_Settings):
+class PageSize(StrictModel):
     """An image size and how often it occurs."""
 
     width: Annotated[int, Field(gt=0)]
@@ -115,7 +112,7 @@ class PageSize(_Settings):
     weight: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
 
 
-class FieldPresence(_Settings):
+class FieldPresence(StrictModel):
     """How often a receipt prints each optional part (shares of receipts unless said otherwise).
 
     Defaults are the shares of the 100 CORD test receipts of the Qwen sample.
@@ -162,7 +159,7 @@ def _receipt_confidence() -> ConfidenceSettings:
     return ConfidenceSettings(concentration={"money": 1.0, "count": 1.5, "text": 2.0})
 
 
-class ReceiptSettings(_Settings):
+class ReceiptSettings(StrictModel):
     """Settings of :func:`generate_receipts`; loadable from a YAML mapping (``model_validate``).
 
     Mappings (``errors``, ``confidence``) are overlaid on the defaults: a YAML
