@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import OutcomeTable
     from rpa_sim.route.policies import Policy
     from rpa_sim.route.reviewer import Reviewer
-    from rpa_sim.study.result import Monitoring
+    from rpa_sim.study.result.monitoring import Monitoring
 
 __all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "SHORTFALL_ERRORS", "ZERO_WIDTH",
            "monitoring_summary", "policy_monitoring", "reliability", "proposed_method", "spec_of_summary"]
