@@ -29,7 +29,7 @@ from rpa_sim.records.synthetic import (
 )
 from rpa_sim.records.synthetic._draws import BLOCK
 from rpa_sim.records.synthetic.errors import FIELD_CLASSES, KIE_KINDS, VQA_KINDS, KIEErrorRates
-from rpa_sim.records.synthetic.receipts import EXTRA_KEYS, RECEIPT_KEYS
+from rpa_sim.records.synthetic.receipt_settings import EXTRA_KEYS, RECEIPT_KEYS
 
 CORRECT, SUBSTITUTION, DELETION = (OUTCOME_NAMES.index(name) for name in ("correct", "substitution", "deletion"))
 # Calibration tolerances, on the sample sizes used below (about 21,000 predictions): the construction

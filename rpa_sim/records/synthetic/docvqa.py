@@ -51,7 +51,8 @@ from rpa_sim.records.synthetic.errors import (
     merge_rates,
 )
 
-__all__ = ["QUESTION_TYPES", "ANSWER_TYPES", "DocVQASettings", "docvqa_dicts", "generate_docvqa"]
+__all__ = ["QUESTION_TYPES", "ANSWER_TYPES", "DocVQASettings", "DocVQAPlan", "docvqa_block", "docvqa_dicts",
+           "generate_docvqa"]
 
 QUESTION_TYPES: tuple[str, ...] = ("table", "form", "paragraph")
 ANSWER_TYPES: tuple[str, ...] = ("textual", "numeric", "hybrid")
@@ -454,7 +455,7 @@ def _wrong_span(slot: _Slot, words: list[dict[str, Any]], d: Draws) -> tuple[int
 
 
 @dataclass(frozen=True)
-class _Plan:
+class DocVQAPlan:
     """What every page needs of the settings, precomputed once."""
 
     settings: DocVQASettings
@@ -463,13 +464,13 @@ class _Plan:
     records_per_block: int
 
     @classmethod
-    def of(cls, settings: DocVQASettings) -> _Plan:
+    def of(cls, settings: DocVQASettings) -> DocVQAPlan:
         return cls(settings=settings, rates={t: settings.rates_of(t) for t in QUESTION_TYPES},
                    answer_types=cumulative([settings.answer_types.get(t, 0.0) for t in ANSWER_TYPES]),
                    records_per_block=BLOCK * settings.questions_per_page)
 
 
-def _choose_questions(slots: list[_Slot], plan: _Plan, d: Draws) -> list[int]:
+def _choose_questions(slots: list[_Slot], plan: DocVQAPlan, d: Draws) -> list[int]:
     """Draw the answer type by its share, then the question type by its share among those that have one."""
     by_type: dict[str, list[int]] = {name: [] for name in ANSWER_TYPES}
     for i, slot in enumerate(slots):
@@ -492,7 +493,7 @@ def _choose_questions(slots: list[_Slot], plan: _Plan, d: Draws) -> list[int]:
 _ALL_KINDS = ("correct",) + VQA_KINDS
 
 
-def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans: PageSpans, plan: _Plan,
+def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans: PageSpans, plan: DocVQAPlan,
              d: Draws) -> tuple[str, str, bool, dict[str, float], list[float] | None, float]:
     """One question's fate: ``(kind, answer, right, wrong kinds' weights, evidence box, right share)``.
 
@@ -530,13 +531,13 @@ def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans
     return kind, candidate[0], right[kind], wrong, _jittered(candidate[1], d), share
 
 
-def _page_block(block: int, seed: int, plan: _Plan) -> list[dict[str, Any]]:
+def docvqa_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str, Any]]:
     """The questions of :data:`~rpa_sim.records.synthetic._draws.BLOCK` pages, from one random stream."""
     with without_gc():
         return _build_page_block(block, seed, plan)
 
 
-def _build_page_block(block: int, seed: int, plan: _Plan) -> list[dict[str, Any]]:
+def _build_page_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str, Any]]:
     d = Draws(block_rng(seed, DOCVQA_STREAM, block))
     settings = plan.settings
     per_page = settings.questions_per_page
@@ -591,9 +592,9 @@ def docvqa_dicts(n: int, *, seed: int, settings: DocVQASettings | None = None) -
     ('question-000000', True, 1)
     """
     check_n_seed(n, seed)
-    plan = _Plan.of(settings if settings is not None else DocVQASettings())
+    plan = DocVQAPlan.of(settings if settings is not None else DocVQASettings())
     for start in range(0, n, plan.records_per_block):
-        yield from _page_block(start // plan.records_per_block, seed, plan)[:n - start]
+        yield from docvqa_block(start // plan.records_per_block, seed, plan)[:n - start]
 
 
 def generate_docvqa(n: int, *, seed: int, settings: DocVQASettings | None = None) -> Iterator[VQARecord]:
