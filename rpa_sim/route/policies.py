@@ -19,7 +19,7 @@ all thresholds then comes from sorting the entries once (see :mod:`rpa_sim.route
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -143,7 +143,7 @@ class Condition(StrictModel):
         test = self.confidence or self.grounding or self.document_confidence
         if test is not None:
             return [test]
-        return [mine for child in (self.any_of or self.all_of) for mine in child._tests()]
+        return [mine for child in self.any_of or self.all_of or () for mine in child._tests()]
 
     def sweeps(self) -> int:
         """How many thresholds of this condition are swept."""
@@ -179,7 +179,10 @@ class Budget(StrictModel):
 
     def limit(self, items: int) -> int:
         """The number of reviews allowed among ``items`` predictions."""
-        return self.count if self.count is not None else int(np.floor(self.share * items + 1e-9))
+        if self.count is not None:
+            return self.count
+        # exactly one of share and count is set (validated above)
+        return int(np.floor(cast(float, self.share) * items + 1e-9))
 
 
 class Policy(StrictModel):
@@ -223,7 +226,8 @@ class Policy(StrictModel):
 
     @property
     def reviews_documents(self) -> bool:
-        """Whether review opens whole documents: ``escalate: document``, or ``review_if`` uses ``document_confidence``."""
+        """Whether review opens whole documents: ``escalate: document``, or ``review_if`` uses
+        ``document_confidence``."""
         return self.escalate == "document" or self.review_if.uses_documents()
 
     @property
@@ -312,41 +316,15 @@ class _Items:
         self.document_type_names = document_type_names
 
     def of_field(self, name: str) -> np.ndarray:
-        return self.fields == self.field_names.index(name)
+        return np.equal(self.fields, self.field_names.index(name))
 
     def of_type(self, name: str) -> np.ndarray:
-        return self.document_types == self.document_type_names.index(name)
-
-    def document_aggregate(self, aggregate: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per item, the ``aggregate`` of the known confidences of its document's items (NaN: none known),
-        and whether its document has an unknown confidence."""
-        confidence = self.scores["confidence"]
-        unknown = np.isnan(confidence)
-        units, known = self.units, self.units[~unknown]
-        documents = int(units.max(initial=-1)) + 1
-        confidence = confidence[~unknown]
-        count = np.bincount(known, minlength=documents)
-        if aggregate == "min":
-            per_document = np.full(documents, np.inf)
-            np.minimum.at(per_document, known, confidence)
-            per_document[count == 0] = np.nan
-        else:
-            values = confidence
-            if aggregate == "geometric_mean":
-                with np.errstate(divide="ignore"):
-                    values = np.log(confidence)  # log 0 = -inf: a zero confidence makes the mean 0
-            with np.errstate(invalid="ignore", divide="ignore"):
-                per_document = np.bincount(known, weights=values, minlength=documents) / count
-            if aggregate == "geometric_mean":
-                per_document = np.exp(per_document)
-        return per_document[units], np.bincount(units[unknown], minlength=documents)[units] > 0
+        # compile_policy refuses a document type when the items have none, so they have types here
+        return np.equal(cast(np.ndarray, self.document_types), self.document_type_names.index(name))
 
 
 def _threshold_entry(test: Threshold, scores: np.ndarray, items: _Items, unknown_holds: bool) -> np.ndarray:
-    if test.swept:
-        entry = scores.astype(np.float64, copy=True)
-    else:
-        entry = np.where(scores < test.below, -np.inf, np.inf)
+    entry = scores.astype(np.float64, copy=True) if test.swept else np.where(scores < test.below, -np.inf, np.inf)
 
     def fixed(mine: np.ndarray, below: float) -> None:
         entry[mine] = np.where(scores[mine] < below, -np.inf, np.inf)
@@ -364,6 +342,31 @@ def _threshold_entry(test: Threshold, scores: np.ndarray, items: _Items, unknown
     return entry
 
 
+def _document_aggregate(confidence: np.ndarray, units: np.ndarray,
+                        aggregate: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, the ``aggregate`` of the known confidences of its document's items (NaN: none known),
+    and whether its document has an unknown confidence."""
+    unknown = np.isnan(confidence)
+    known = units[~unknown]
+    documents = int(units.max(initial=-1)) + 1
+    confidence = confidence[~unknown]
+    count = np.bincount(known, minlength=documents)
+    if aggregate == "min":
+        per_document = np.full(documents, np.inf)
+        np.minimum.at(per_document, known, confidence)
+        per_document[count == 0] = np.nan
+    else:
+        values = confidence
+        if aggregate == "geometric_mean":
+            with np.errstate(divide="ignore"):
+                values = np.log(confidence)  # log 0 = -inf: a zero confidence makes the mean 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_document = np.bincount(known, weights=values, minlength=documents) / count
+        if aggregate == "geometric_mean":
+            per_document = np.exp(per_document)
+    return per_document[units], np.bincount(units[unknown], minlength=documents)[units] > 0
+
+
 def _entry(condition: Condition, items: _Items, policy: Policy, *, rejecting: bool = False) -> np.ndarray:
     # a test on an unknown score holds as its setting says when it routes to review; it never rejects
     review_unknown = {"confidence": items.missing_confidence == "review",
@@ -373,17 +376,19 @@ def _entry(condition: Condition, items: _Items, policy: Policy, *, rejecting: bo
         if test is not None:
             return _threshold_entry(test, items.scores[score], items, review_unknown[score] and not rejecting)
     if condition.document_confidence is not None:
-        if items.units is None:
+        units = items.units
+        if units is None:
             raise InputError(f"policy {policy.name!r} has a document_confidence rule, but these items have "
                              "no documents (each question is its own unit)")
         test = condition.document_confidence
-        aggregate, has_unknown = items.document_aggregate(test.aggregate)
+        aggregate, has_unknown = _document_aggregate(items.scores["confidence"], units, test.aggregate)
         entry = aggregate if test.swept else np.where(aggregate < test.below, -np.inf, np.inf)
         entry = np.where(np.isnan(aggregate), np.inf, entry)  # no known confidence: the test does not hold
         if review_unknown["confidence"] and not rejecting:
             entry[has_unknown] = -np.inf
         return entry
-    children = [_entry(child, items, policy, rejecting=rejecting) for child in (condition.any_of or condition.all_of)]
+    children = [_entry(child, items, policy, rejecting=rejecting)
+                for child in condition.any_of or condition.all_of or ()]
     # any_of: routed as soon as one child is; all_of: only once every child is
     return np.minimum.reduce(children) if condition.any_of else np.maximum.reduce(children)
 

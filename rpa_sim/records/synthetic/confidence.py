@@ -286,11 +286,11 @@ def generated_ece(records: Iterable[KIERecord] | Iterable[VQARecord], *, n_bins:
     >>> generated_ece(generate_receipts(200, seed=1, settings=calibrated)) < 0.05
     True
     """
-    records = iter(records)
-    first = next(records, None)
+    remaining = iter(records)
+    first = next(remaining, None)
     if first is None:
         return math.nan
-    stream = chain([first], records)
+    stream: Iterable[Any] = chain([first], remaining)  # of one task, as the first record's (evaluation checks)
     table = evaluate_kie(stream) if isinstance(first, KIERecord) else evaluate_vqa(stream)
     if len(table) == 0:
         return math.nan

@@ -35,6 +35,7 @@ from rpa_sim.records.synthetic._draws import (
 )
 from rpa_sim.records.synthetic._layout import Runs
 from rpa_sim.records.synthetic.confidence import (
+    ConfidenceClass,
     ConfidenceSettings,
     confidence_class,
     draw_confidences,
@@ -54,10 +55,10 @@ from rpa_sim.records.synthetic.errors import (
 __all__ = ["QUESTION_TYPES", "ANSWER_TYPES", "DocVQASettings", "DocVQAPlan", "docvqa_block", "docvqa_dicts",
            "generate_docvqa"]
 
-QUESTION_TYPES: tuple[str, ...] = ("table", "form", "paragraph")
-ANSWER_TYPES: tuple[str, ...] = ("textual", "numeric", "hybrid")
 QuestionType = Literal["table", "form", "paragraph"]
 AnswerType = Literal["textual", "numeric", "hybrid"]
+QUESTION_TYPES: tuple[QuestionType, ...] = ("table", "form", "paragraph")
+ANSWER_TYPES: tuple[AnswerType, ...] = ("textual", "numeric", "hybrid")
 Share = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 
 _WORD_HEIGHT = 0.0155  # word height / page width: 11-point text on a letter page
@@ -65,6 +66,11 @@ _LINE_PITCH = 1.5
 _CHAR_WIDTH = 0.5
 _MARGIN = 0.08
 _LETTER = 11 / 8.5
+
+
+# The 11 DUDE sample questions: 5 textual (2 of them empty), 3 numeric, 3 hybrid.
+_DEFAULT_ANSWER_TYPES: dict[AnswerType, float] = {"textual": 0.45, "numeric": 0.25, "hybrid": 0.30}
+_DEFAULT_QUESTION_TYPES: dict[QuestionType, float] = {"table": 0.40, "form": 0.35, "paragraph": 0.25}
 
 
 def _docvqa_confidence() -> ConfidenceSettings:
@@ -106,14 +112,12 @@ class DocVQASettings(StrictModel):
     question_types.chart...
     """
 
-    errors: dict[QuestionType, VQAErrorRates] = Field(default_factory=lambda: dict(DEFAULT_VQA_RATES))
+    errors: dict[QuestionType, VQAErrorRates] = Field(
+        default_factory=lambda: {name: DEFAULT_VQA_RATES[name] for name in QUESTION_TYPES})
     error_scale: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1.0
     confidence: ConfidenceSettings = Field(default_factory=_docvqa_confidence)
-    # The 11 DUDE sample questions: 5 textual (2 of them empty), 3 numeric, 3 hybrid.
-    answer_types: dict[AnswerType, Share] = Field(
-        default_factory=lambda: {"textual": 0.45, "numeric": 0.25, "hybrid": 0.30})
-    question_types: dict[QuestionType, Share] = Field(
-        default_factory=lambda: {"table": 0.40, "form": 0.35, "paragraph": 0.25})
+    answer_types: dict[AnswerType, Share] = Field(default_factory=lambda: dict(_DEFAULT_ANSWER_TYPES))
+    question_types: dict[QuestionType, Share] = Field(default_factory=lambda: dict(_DEFAULT_QUESTION_TYPES))
     questions_per_page: Annotated[int, Field(ge=1, le=8)] = 4
     page_widths: tuple[Annotated[int, Field(ge=200)], Annotated[int, Field(ge=200)]] = (800, 1700)
 
@@ -156,7 +160,7 @@ class DocVQASettings(StrictModel):
             self.rates_of(name)
         return self
 
-    def rates_of(self, question_type: str) -> VQAErrorRates:
+    def rates_of(self, question_type: QuestionType) -> VQAErrorRates:
         """The error rates of a question type, times ``error_scale``."""
         rates = self.errors.get(question_type, DEFAULT_VQA_RATES[question_type])
         return rates if self.error_scale == 1.0 else rates.scaled(self.error_scale)
@@ -276,7 +280,7 @@ _SENTENCES = (
 class _Slot:
     """A value printed on the page that a question can ask for (``question`` empty: never asked)."""
 
-    question_type: str
+    question_type: QuestionType
     kind: str
     question: str
     answer: str
@@ -506,7 +510,7 @@ def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans
     own = _box(words, slot.start, slot.stop)
     neighbour = slots[d.pick(slot.neighbours)] if slot.neighbours else None
     span = _wrong_span(slot, words, d)
-    candidates: dict[str, tuple[str, list[float] | None] | None] = {
+    candidates: dict[str, tuple[str, list[float]] | None] = {
         "correct": (slot.answer, own),
         "ocr": (confuse(slot.answer, d), own),
         "neighbour": (neighbour.answer, _box(words, neighbour.start, neighbour.stop)) if neighbour else None,
@@ -543,7 +547,7 @@ def _build_page_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str,
     per_page = settings.questions_per_page
     low, high = settings.page_widths
     pages = []
-    items = []
+    items: list[tuple[ConfidenceClass, bool, str]] = []
     for _ in range(BLOCK):
         builder = _PageBuilder(d, d.between(low, high))
         builder.build()

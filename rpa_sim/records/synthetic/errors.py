@@ -36,7 +36,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import Field, model_validator
 from rapidfuzz.distance import Levenshtein
@@ -104,9 +104,12 @@ class _Rates(StrictModel):
         """The rates of the mutually exclusive kinds, in their canonical order."""
         return {kind: getattr(self, kind) for kind in self.kinds}
 
-    def scaled(self, factor: float) -> _Rates:
+    def scaled(self: _R, factor: float) -> _R:
         """Every rate times ``factor`` (validated again: the exclusive ones must still fit in 1)."""
         return type(self).model_validate({name: rate * factor for name, rate in self.model_dump().items()})
+
+
+_R = TypeVar("_R", bound=_Rates)
 
 
 class KIEErrorRates(_Rates):

@@ -49,6 +49,14 @@ MoneyFormat = Literal["comma", "dot", "plain", "decimals", "rupiah"]
 # Image sizes of the 30 CORD receipts (docs/generators.md): width, height, how many receipts have it.
 _DEFAULT_SIZES = ((864, 1296, 13), (576, 864, 7), (2304, 4096, 4), (1108, 1478, 2), (720, 1280, 1),
                   (960, 1280, 1), (432, 648, 1))
+# 130 receipts (100 CORD test receipts of the Qwen sample and 30 CORD train receipts); 12 stands for 12+.
+_DEFAULT_MENU_ITEMS: list[float] = [51, 31, 21, 9, 5, 6, 1, 1, 2, 2, 1, 1]
+# 312 item counts of the same receipts.
+_DEFAULT_ITEM_COUNTS: list[float] = [241, 41, 6, 9, 6, 3, 3, 1, 0, 1, 1]
+# 246 menu prices of the Qwen sample's ground truth.
+_DEFAULT_MONEY_FORMATS: dict[MoneyFormat, float] = {"comma": 152, "dot": 54, "plain": 16, "decimals": 14, "rupiah": 5}
+# 312 item counts, by their format.
+_DEFAULT_COUNT_FORMATS: dict[str, float] = {"{n}": 241, "x {n}": 22, "x{n}": 21, "{n}x": 13, "{n}X": 10, "{n} x": 5}
 
 
 def _check_weights(weights: list[float], name: str) -> list[float]:
@@ -174,16 +182,12 @@ class ReceiptSettings(StrictModel):
     error_scale: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1.0
     confidence: ConfidenceSettings = Field(default_factory=_receipt_confidence)
     store_fields: bool = True
-    # 130 receipts (100 CORD test receipts of the Qwen sample and 30 CORD train receipts); 12 stands for 12+.
-    menu_items: Weights = Field(default_factory=lambda: [51, 31, 21, 9, 5, 6, 1, 1, 2, 2, 1, 1])
-    # 312 item counts of the same receipts.
-    item_counts: Weights = Field(default_factory=lambda: [241, 41, 6, 9, 6, 3, 3, 1, 0, 1, 1])
-    # 246 menu prices of the Qwen sample's ground truth.
+    menu_items: Weights = Field(default_factory=lambda: list(_DEFAULT_MENU_ITEMS))
+    item_counts: Weights = Field(default_factory=lambda: list(_DEFAULT_ITEM_COUNTS))
     money_formats: dict[MoneyFormat, Annotated[float, Field(ge=0.0)]] = Field(
-        default_factory=lambda: {"comma": 152, "dot": 54, "plain": 16, "decimals": 14, "rupiah": 5})
-    # 312 item counts, by their format.
+        default_factory=lambda: dict(_DEFAULT_MONEY_FORMATS))
     count_formats: dict[str, Annotated[float, Field(ge=0.0)]] = Field(
-        default_factory=lambda: {"{n}": 241, "x {n}": 22, "x{n}": 21, "{n}x": 13, "{n}X": 10, "{n} x": 5})
+        default_factory=lambda: dict(_DEFAULT_COUNT_FORMATS))
     unit_price_median: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 25_000
     unit_price_spread: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
     free_items: Share = 0.04

@@ -309,7 +309,7 @@ def receipt_block(block: int, seed: int, plan: ReceiptPlan) -> list[dict[str, An
 def _build_receipt_block(block: int, seed: int, plan: ReceiptPlan) -> list[dict[str, Any]]:
     draws = Draws(block_rng(seed, RECEIPTS_STREAM, block))
     built = []
-    items = []
+    items: list[tuple[ConfidenceClass, bool, str]] = []
     for _ in range(BLOCK):
         receipt = _Receipt(draws, plan)
         receipt.build()

@@ -244,7 +244,7 @@ def decoded(kind: Any, value: Any, path: str) -> Any:
         return FrozenMap({key: decoded(item_kind, item, f"{path}[{shown(key)}]") for key, item in value.items()})
     if isinstance(kind, type) and issubclass(kind, BaseModel):
         return _validated(kind, value, path)
-    if is_dataclass(kind):
+    if isinstance(kind, type) and is_dataclass(kind):
         return _decoded_object(kind, value, path)
     return value
 
