@@ -115,7 +115,7 @@ def test_written_records_are_all_valid(tmp_path, dicts, task):
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="n must be a non-negative integer, got -1"):
         next(generate_receipts(-1, seed=0))
-    with pytest.raises(ValueError, match="seed must be a non-negative integer, got 1.5"):
+    with pytest.raises(ValueError, match=r"seed must be a non-negative integer, got 1\.5"):
         next(generate_docvqa(1, seed=1.5))
 
 
@@ -208,13 +208,13 @@ def test_settings_load_from_yaml_and_quote_bad_values():
     assert not next(generate_receipts(1, seed=0, settings=settings)).ground_truth.entities
     with pytest.raises(ValidationError, match=r"error rates add up to 1.24 > 1 \(ocr=0.6, .*missed=0.6"):
         ReceiptSettings(errors={"menu.nm": {"ocr": 0.6, "missed": 0.6}})
-    with pytest.raises(ValidationError, match="input_value=-0.5"):
+    with pytest.raises(ValidationError, match=r"input_value=-0\.5"):
         ReceiptSettings(error_scale=-0.5)
     with pytest.raises(ValidationError, match="error rates add up to"):
         ReceiptSettings(error_scale=5)
-    with pytest.raises(ValidationError, match="tax=0.9 exceeds subtotal=0.65"):
+    with pytest.raises(ValidationError, match=r"tax=0\.9 exceeds subtotal=0\.65"):
         ReceiptSettings(presence={"tax": 0.9})
-    with pytest.raises(ValidationError, match="a count format is .* got 'n'"):
+    with pytest.raises(ValidationError, match=r"a count format is .* got 'n'"):
         ReceiptSettings(count_formats={"n": 1})
     with pytest.raises(ValidationError, match="unknown error kind 'typo'"):
         ReceiptSettings(confidence={"plausibility": {"typo": 0.5}})
