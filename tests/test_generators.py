@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import json
 import re
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from rpa_sim.cli.main import main
 from rpa_sim.evaluate.grounding import locatability, locate
 from rpa_sim.evaluate.metrics.calibration import ece, is_correct, reliability_table
 from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES
@@ -100,6 +102,42 @@ def test_write_dataset_gives_the_same_bytes_with_workers(tmp_path, kind, dicts):
         write_dataset(kind, tmp_path / "x.jsonl", n=1, seed=0,
                       settings=DocVQASettings() if kind == "receipts" else ReceiptSettings())
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+# --------------------------------------------------------------------------- ids: unique per seed
+
+
+@pytest.mark.parametrize(("dicts", "kind"), [(receipt_dicts, "receipt"), (docvqa_dicts, "question")])
+def test_ids_name_the_seed_and_the_record(dicts, kind):
+    ids = [record["id"] for record in dicts(BLOCK + 2, seed=4)]
+    assert ids == [f"{kind}-s4-{index:06d}" for index in range(BLOCK + 2)]  # the rule of docs/formats.md
+
+
+@pytest.mark.parametrize(("kind", "count"), [("receipts", "documents"), ("docvqa", "questions")])
+def test_files_of_two_seeds_are_shards_of_one_data_set(tmp_path, capsys, kind, count):
+    shards = tmp_path / "shards"
+    for seed in (1, 2):
+        assert main(["generate", kind, "--n", "50", "--seed", str(seed), "--out", str(shards / f"seed-{seed}.jsonl"),
+                     "--workers", "1"]) == 0
+    ids = [[json.loads(line)["id"] for line in (shards / f"seed-{seed}.jsonl").read_text().splitlines()]
+           for seed in (1, 2)]
+    assert len(set(ids[0])) == len(set(ids[1])) == 50
+    assert not set(ids[0]) & set(ids[1])
+    capsys.readouterr()
+    assert main(["score", str(shards), "--json"]) == 0  # read as one data set: no id is in two shards
+    assert json.loads(capsys.readouterr().out)[count] == 100
+
+
+@pytest.mark.parametrize("kind", ["receipts", "docvqa"])
+def test_one_seed_gives_the_same_bytes_run_to_run_and_with_workers(tmp_path, kind):
+    n = BLOCK * 4 + 7  # several blocks and a cut one
+    written = []
+    for run, workers in enumerate((1, 1, 2)):
+        path = tmp_path / f"run-{run}.jsonl.gz"
+        assert main(["generate", kind, "--n", str(n), "--seed", "8", "--out", str(path),
+                     "--workers", str(workers)]) == 0
+        written.append(path.read_bytes())
+    assert written[0] == written[1] == written[2]
 
 
 @pytest.mark.parametrize(("dicts", "task"), [(receipt_dicts, "kie"), (docvqa_dicts, "vqa")])

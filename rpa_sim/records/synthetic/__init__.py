@@ -30,7 +30,7 @@ Examples
 >>> write_generated(receipt_dicts(5, seed=1), path)
 5
 >>> [record.id for record in read_records(path)][:2]
-['receipt-000000', 'receipt-000001']
+['receipt-s1-000000', 'receipt-s1-000001']
 >>> tmp.cleanup()
 """
 

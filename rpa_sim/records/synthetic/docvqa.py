@@ -32,6 +32,7 @@ from rpa_sim.records.synthetic._draws import (
     block_rng,
     check_n_seed,
     cumulative,
+    record_id,
 )
 from rpa_sim.records.synthetic._layout import Runs
 from rpa_sim.records.synthetic.confidence import (
@@ -572,7 +573,7 @@ def _build_page_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str,
             if evidence is not None:
                 prediction["evidence"] = [{"page": 0, "bbox": evidence}]
             records.append({
-                "id": f"question-{(block * BLOCK + p) * per_page + j:06d}",
+                "id": record_id("question", seed, (block * BLOCK + p) * per_page + j),
                 "question": slot.question,
                 "answers": [slot.answer],
                 "prediction": prediction,
@@ -593,7 +594,7 @@ def docvqa_dicts(n: int, *, seed: int, settings: DocVQASettings | None = None) -
     --------
     >>> first = next(docvqa_dicts(1, seed=3))
     >>> first["id"], first["question_type"] in QUESTION_TYPES, len(first["answers"])
-    ('question-000000', True, 1)
+    ('question-s3-000000', True, 1)
     """
     check_n_seed(n, seed)
     plan = DocVQAPlan.of(settings if settings is not None else DocVQASettings())

@@ -32,6 +32,7 @@ from rpa_sim.records.synthetic._draws import (
     block_rng,
     check_n_seed,
     cumulative,
+    record_id,
 )
 from rpa_sim.records.synthetic.confidence import ConfidenceClass, confidence_class, draw_confidences
 from rpa_sim.records.synthetic.errors import KIEPlan, PageSpans, field_class, kie_predictions, least_locatable
@@ -327,7 +328,7 @@ def _build_receipt_block(block: int, seed: int, plan: ReceiptPlan) -> list[dict[
         return [{"key": p.key, "value": p.value, "confidence": next(confidences)} for p in group]
 
     return [{
-        "id": f"receipt-{block * BLOCK + j:06d}",
+        "id": record_id("receipt", seed, block * BLOCK + j),
         "ground_truth": {
             "entities": [{"key": k, "value": v} for k, v in receipt.store],
             "groups": [{"name": name, "entities": [{"key": k, "value": v} for k, v in group]}
@@ -367,7 +368,7 @@ def receipt_dicts(n: int, *, seed: int, settings: ReceiptSettings | None = None)
     --------
     >>> first = next(receipt_dicts(1, seed=3))
     >>> first["id"], [g["name"] for g in first["ground_truth"]["groups"]][-2:]
-    ('receipt-000000', ['sub_total', 'total'])
+    ('receipt-s3-000000', ['sub_total', 'total'])
     """
     check_n_seed(n, seed)
     plan = ReceiptPlan.of(settings if settings is not None else ReceiptSettings())
@@ -397,7 +398,7 @@ def generate_receipts(n: int, *, seed: int, settings: ReceiptSettings | None = N
     --------
     >>> records = list(generate_receipts(3, seed=7))
     >>> [r.id for r in records], records[2] == list(generate_receipts(10, seed=7))[2]
-    (['receipt-000000', 'receipt-000001', 'receipt-000002'], True)
+    (['receipt-s7-000000', 'receipt-s7-000001', 'receipt-s7-000002'], True)
     """
     for data in receipt_dicts(n, seed=seed, settings=settings):
         yield KIERecord.model_validate(data)
