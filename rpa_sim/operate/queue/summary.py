@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from rpa_sim.route.costs import CostModel
     from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.route.sweep import Curve, Sweeper
-    from rpa_sim.study.result import Operations
+    from rpa_sim.study.result.operations import Operations
 
 __all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "priced",
            "operations_summary", "operations_table"]
