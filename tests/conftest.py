@@ -27,6 +27,20 @@ def load_vectors(name: str) -> dict:
     return json.loads(shared_path("vectors", name).read_text(encoding="utf-8"))
 
 
+def vector_cases(name: str, key: str) -> list:
+    """The cases listed under ``key`` in ``../shared/vectors/NAME`` as parameters named by their "name".
+
+    Parameters are built at collection, where a skip is not allowed: without the shared material this is a
+    single parameter that skips with the reason, so a clone without ``../shared`` still collects.
+    """
+    path = SHARED / "vectors" / name
+    if not path.exists():
+        reason = f"{path} is absent: the shared test material is not beside the project"
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="absent")]
+    cases = json.loads(path.read_text(encoding="utf-8"))[key]
+    return [pytest.param(case, id=case["name"]) for case in cases]
+
+
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     """``rpa-sim ARGV`` in this process: the exit status, standard output and standard error."""
     from rpa_sim.cli.main import main
