@@ -1,5 +1,4 @@
-"""Bounded, safe reading of every input file (issue 20, items 3 and 14; ``rpa_sim.common.inputs``; docs/cli.md,
-Limits).
+"""Bounded, safe reading of every input file (``rpa_sim.common.inputs``; issue 20 items 3, 14; docs/cli.md Limits).
 
 Every reader holds a line to ``RPA_SIM_MAX_LINE_BYTES`` and a file read whole
 to ``RPA_SIM_MAX_FILE_BYTES``, in bounded memory; refuses a device, a named
