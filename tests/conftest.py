@@ -1,4 +1,5 @@
-"""Shared test fixtures: where ``../shared`` is, and a skip when it is absent."""
+"""What the test modules share: the ``../shared`` material (a skip when it is absent), the command line run in
+this process, and the processes a test starts and signals."""
 
 from __future__ import annotations
 
@@ -71,3 +72,25 @@ def kill_group(process: subprocess.Popen) -> None:
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``, from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether the process ``pid`` runs (a zombie, which has ended but not been waited for, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -19,23 +19,7 @@ from rpa_sim.evaluate.grounding import (
 from rpa_sim.evaluate.metrics.text import nls, normalize, normalize_many
 from rpa_sim.records.models import Document, Page, Word
 from rpa_sim.records.synthetic import generate_receipts
-
-
-def page_of(*lines: list[str], segmented: bool = True, width: float = 1000, height: float = 1000) -> Page:
-    """Words laid out 100 px apart, 50 px wide, one line of text per 100 px; a segment per line."""
-    words = [
-        Word(
-            text=text,
-            bbox=(100 * column, 100 * row, 100 * column + 50, 100 * row + 20),
-            segment=row if segmented else None,
-        )
-        for row, line in enumerate(lines)
-        for column, text in enumerate(line)
-    ]
-    return Page(width=width, height=height, words=words)
-
-
-INVOICE = page_of(["Total", "amount:", "12,000", "EUR"], ["Paid", "on", "12", "March", "2024"])
+from tests.support_pages import INVOICE, document_of, page_of, page_words
 
 
 def test_locate_exact_normalised_match():
@@ -119,27 +103,8 @@ def brute_force_locate(target: str, document: Document) -> tuple[int, int, int, 
     return best
 
 
-words = st.lists(
-    st.tuples(st.text(alphabet="ab1 ", max_size=3), st.sampled_from([0, 1, None])), min_size=0, max_size=12
-)
-
-
-def document_of(pages: list[list[tuple[str, int | None]]]) -> Document:
-    """A document of (text, segment) words on 50 x 80 pages, boxes along a diagonal."""
-    return Document(
-        pages=[
-            Page(
-                width=50,
-                height=80,
-                words=[Word(text=t, bbox=(3 * i, i, 3 * i + 2, i + 1), segment=s) for i, (t, s) in enumerate(p)],
-            )
-            for p in pages
-        ]
-    )
-
-
 @settings(max_examples=300, deadline=None)
-@given(pages=st.lists(words, min_size=1, max_size=3), target=st.text(alphabet="ab1 ", max_size=7))
+@given(pages=st.lists(page_words, min_size=1, max_size=3), target=st.text(alphabet="ab1 ", max_size=7))
 def test_locate_agrees_with_brute_force(pages, target):
     document = document_of(pages)
     span = locate(target, document)
@@ -172,7 +137,7 @@ spaced_words = st.lists(
 def document_and_values(draw) -> tuple[Document, list[str]]:
     """Up to 3 pages and up to 8 values: random texts (ties abound in a 4-letter alphabet),
     empty ones, and runs of the pages' own words (exact hits, also across segments)."""
-    pages = draw(st.lists(st.one_of(words, spaced_words), min_size=0, max_size=3))
+    pages = draw(st.lists(st.one_of(page_words, spaced_words), min_size=0, max_size=3))
     document = document_of(pages)
     texts = [text for page in pages for text, _ in page]
     cut = st.builds(lambda start, length: " ".join(texts[start : start + length]),

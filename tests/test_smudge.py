@@ -26,7 +26,7 @@ from rpa_sim.evaluate.metrics.smudge import (
 from rpa_sim.evaluate.metrics.text import nls, normalize
 from rpa_sim.records.models import Document, Page
 from tests.conftest import shared_path
-from tests.test_grounding import INVOICE, document_of, page_of, words
+from tests.support_pages import INVOICE, document_of, page_of, page_words
 
 # --------------------------------------------------------------------------- Table 1
 
@@ -378,7 +378,7 @@ def test_composite_lies_between_its_parts(m, g, alpha):
 
 
 @settings(deadline=None)
-@given(pages=st.lists(words, min_size=0, max_size=2), answer=texts, prediction=texts)
+@given(pages=st.lists(page_words, min_size=0, max_size=2), answer=texts, prediction=texts)
 def test_question_fields_are_in_range(pages, answer, prediction):
     document = document_of(pages)
     result = evaluate_question([answer], prediction, document)
