@@ -2,7 +2,7 @@
 
 An in-house service or an LLM extractor writes its own JSON. A small YAML file
 (:class:`Mapping`, checked by pydantic, unknown settings refused) names, with
-the paths of :mod:`rpa_sim.records.importers._jsonpath` (``$.a.b``, ``a[*]``,
+the paths of :mod:`rpa_sim.records.importers.jsonpath` (``$.a.b``, ``a[*]``,
 ``a[0]``, ``*`` over an object's keys binding them), where each record is,
 its id, its predicted fields and, per field, the key, value, confidence, box
 and page; optionally where its ground truth is (``docs/importers/mapping.md``).
@@ -47,7 +47,7 @@ from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
-from rpa_sim.records.importers._jsonpath import JsonPath, Match, parse_path
+from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 
