@@ -38,6 +38,8 @@ from rpa_sim.common.limits import SizeError
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
+    from pydantic_core import ErrorDetails
+
 __all__ = ["read_yaml", "validation_message", "validated", "field_line"]
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -113,7 +115,8 @@ class _StrictLoader(yaml.SafeLoader):
                 except TypeError:
                     continue  # an unhashable key: the base constructor refuses it, with its place
                 if first is not key_node:
-                    twice = f"the key {shown(key, quote=_QUOTE)} is given twice (first on line {first.start_mark.line + 1})"
+                    twice = (f"the key {shown(key, quote=_QUOTE)} is given twice "
+                             f"(first on line {first.start_mark.line + 1})")
                     raise yaml.constructor.ConstructorError(None, None, twice, key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
@@ -210,7 +213,7 @@ _BOUNDS = {"greater_than": "greater than {gt:g}", "greater_than_equal": "at leas
            "multiple_of": "a multiple of {multiple_of:g}"}
 
 
-def _expected(error: dict[str, Any]) -> str | None:
+def _expected(error: ErrorDetails) -> str | None:
     """What an alternative of the field expected, in plain words; None when the error is not about a type."""
     kind, ctx = error["type"], error.get("ctx", {})
     if kind in _KINDS:
@@ -223,7 +226,7 @@ def _expected(error: dict[str, Any]) -> str | None:
     return None
 
 
-def _problem(errors: list[dict[str, Any]]) -> str:
+def _problem(errors: list[ErrorDetails]) -> str:
     """The problem of one field, from the errors pydantic reports there (one per alternative of a union)."""
     first = errors[0]
     kind = first["type"]
@@ -250,7 +253,7 @@ def _problem(errors: list[dict[str, Any]]) -> str:
 
 def _located(error: ValidationError, data: Any) -> list[tuple[list[str | int], str]]:
     """Each field with problems (as written in the file), in pydantic's order, with its worded problem."""
-    by_field: dict[tuple[str | int, ...], list[dict[str, Any]]] = {}
+    by_field: dict[tuple[str | int, ...], list[ErrorDetails]] = {}
     for problem in error.errors(include_url=False):
         by_field.setdefault(tuple(_raw_steps(problem["loc"], data)), []).append(problem)
     return [(list(steps), _problem(problems)) for steps, problems in by_field.items()]
