@@ -1,4 +1,4 @@
-"""DATA cut into shards, and the outputs of the commands that evaluate DATA, for comparing one DATA with another."""
+"""What the tests of DATA as shards share: shards written from lines, and the outputs compared across DATA."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 
 from tests.conftest import run_cli
 
-#: the options of ``rpa-sim sweep`` and ``rpa-sim certify`` in :func:`outputs`
 SWEEP = ("--policy", "confidence", "--thresholds", "linspace:0:1:11")
 CERTIFY = ("--max-error", "0.2", "--delta", "0.1")
 
