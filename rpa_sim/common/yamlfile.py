@@ -25,6 +25,7 @@ rpa_sim.common.errors.InputError: .../rates.yaml: line 2: miss_rate: expected a 
 from __future__ import annotations
 
 import codecs
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -170,7 +171,7 @@ def _field_path(steps: list[str | int]) -> str:
     return text
 
 
-def _line_of(root: yaml.Node | None, steps: list[str | int]) -> int | None:
+def _line_of(root: yaml.Node | None, steps: Sequence[str | int]) -> int | None:
     """The 1-based line of the node at ``steps`` in a composed YAML tree (or of its nearest parent)."""
     node, line = root, None
     for step in steps:
@@ -280,7 +281,7 @@ def validation_message(error: ValidationError, *, data: Any = None, root: yaml.N
     return "; ".join(text for _, text in sorted(parts, key=lambda part: part[0]))
 
 
-def field_line(source: str, steps: list[str | int]) -> int | None:
+def field_line(source: str, steps: Sequence[str | int]) -> int | None:
     """The line of the field at ``steps`` (or of its nearest parent written) in the YAML file ``source``.
 
     None when ``source`` is not a readable YAML file.
