@@ -1,4 +1,5 @@
-"""Shared test fixtures: where ``../shared`` is, and a skip when it is absent."""
+"""What the test modules share: the ``../shared`` material (a skip when it is absent), the command line run in
+this process, and the processes a test starts and signals."""
 
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def shared_path(*parts: str) -> Path:
 def load_vectors(name: str) -> dict:
     """One of the JSON files of ``../shared/vectors`` (skips when absent)."""
     return json.loads(shared_path("vectors", name).read_text(encoding="utf-8"))
+
+
+def vector_cases(name: str, key: str) -> list:
+    """The cases listed under ``key`` in ``../shared/vectors/NAME`` as parameters named by their "name".
+
+    Parameters are built at collection, where a skip is not allowed: without the shared material this is a
+    single parameter that skips with the reason, so a clone without ``../shared`` still collects.
+    """
+    path = SHARED / "vectors" / name
+    if not path.exists():
+        reason = f"{path} is absent: the shared test material is not beside the project"
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="absent")]
+    cases = json.loads(path.read_text(encoding="utf-8"))[key]
+    return [pytest.param(case, id=case["name"]) for case in cases]
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
@@ -57,3 +72,25 @@ def kill_group(process: subprocess.Popen) -> None:
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``, from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether the process ``pid`` runs (a zombie, which has ended but not been waited for, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -1,4 +1,4 @@
-"""Bounded, safe reading of every input file (issue 20, items 3 and 14; ``rpa_sim.common.inputs``, ``docs/cli.md`` Limits).
+"""Bounded, safe reading of every input file (``rpa_sim.common.inputs``; issue 20 items 3, 14; docs/cli.md Limits).
 
 Every reader holds a line to ``RPA_SIM_MAX_LINE_BYTES`` and a file read whole
 to ``RPA_SIM_MAX_FILE_BYTES``, in bounded memory; refuses a device, a named
@@ -40,14 +40,22 @@ KIE = {"id": "r1", "ground_truth": {"entities": [{"key": "a", "value": "x"}]},
 TRUTH = {"id": "r1", "ground_truth": {"entities": [{"key": "a", "value": "x"}]}}
 PREDICTION = {"id": "r1", "prediction": {"entities": [{"key": "a", "value": "x", "confidence": 0.9}]}}
 ROW = {"route": "audit", "inclusion_probability": 0.5, "correct": True}
-CORD_ROW = {"ground_truth": json.dumps(json.loads(shared_path("data", "cord", "json", "receipt_00000.json")
-                                                  .read_text()))}
-DOCILE = shared_path("data", "docile")
 DOCILE_ID = "516f2d61ea404b30a9192a72"
 OWN_DATA = Path(__file__).parent / "data"  # the project's own samples (label_studio/, mapping/)
 NOT_REGULAR = "is not a regular file (a pipe or a device?): save it to a file first"
 NOT_REGULAR_RECORDS = ("is not a regular file (a pipe or a device?): records are read more than once, so save "
                        "them to a file first")
+
+
+def cord_row() -> dict:
+    """A row of the CORD dataset's table: a shared receipt's ground truth as a JSON string."""
+    receipt = shared_path("data", "cord", "json", "receipt_00000.json")
+    return {"ground_truth": json.dumps(json.loads(receipt.read_text()))}
+
+
+def docile_sample() -> Path:
+    """The shared DocILE sample (the calling test skips when ``../shared`` is absent)."""
+    return shared_path("data", "docile")
 
 
 def one_error(err: str) -> str:
@@ -91,13 +99,14 @@ def log_case(tmp: Path) -> tuple[list, Path, int]:
 
 
 def cord_rows_case(tmp: Path) -> tuple[list, Path, int]:
-    rows = write_lines(tmp / "rows.jsonl", CORD_ROW, {"ground_truth": long_text(70_000)})
+    rows = write_lines(tmp / "rows.jsonl", cord_row(), {"ground_truth": long_text(70_000)})
     return ["import", "cord", rows, "--out", tmp / "out.jsonl"], rows, 2
 
 
 def docile_predictions_case(tmp: Path) -> tuple[list, Path, int]:
     predictions = write_lines(tmp / "pred.jsonl", {"id": DOCILE_ID, "prediction": {}, "x": long_text(2000)})
-    return ["import", "docile", DOCILE, "--predictions", predictions, "--out", tmp / "out.jsonl"], predictions, 1
+    argv = ["import", "docile", docile_sample(), "--predictions", predictions, "--out", tmp / "out.jsonl"]
+    return argv, predictions, 1
 
 
 LINE_CASES = {"records": records_case, "gzip records": gzip_records_case, "predictions": predictions_case,
@@ -195,7 +204,7 @@ def file_cases(tmp: Path) -> dict[str, tuple[list, Path]]:
     settings = tmp / "settings.yaml"
     settings.write_text("# " + long_text(3000) + "\n")
     docile = tmp / "docile"
-    shutil.copytree(DOCILE, docile)
+    shutil.copytree(docile_sample(), docile)
     return {
         "dude": (["import", "dude", dude, "--out", out], dude),
         "textract": (["import", "textract-expense", textract, "--out", out], textract),
@@ -264,7 +273,7 @@ def test_a_50_mb_line_is_refused_in_bounded_memory_by_every_reader(tmp_path, mon
     predictions = fifty_megabytes_line(tmp_path / "pred.jsonl")
     readers = {"records": lambda: list(read_records(records)), "gzip records": lambda: list(read_records(zeros)),
                "log": lambda: read_log(log), "cord rows": lambda: list(import_cord(rows)[0]),
-               "docile predictions": lambda: import_docile(DOCILE, predictions=predictions)}
+               "docile predictions": lambda: import_docile(docile_sample(), predictions=predictions)}
     peaks = {name: peak_while(read) for name, read in readers.items()}
     # the bound (1 MiB), a block read (128 KiB) and a copy of the bound when a line is joined: a few MiB, not 50
     assert all(peak < 8 << 20 for peak in peaks.values()), peaks
@@ -306,7 +315,7 @@ def refusal_cases(tmp: Path) -> dict[str, Callable[[Path], list]]:
                                    "--out", log, "--audit-plan", bad],
         "dude": lambda bad: ["import", "dude", bad, "--out", out],
         "dude predictions": lambda bad: ["import", "dude", gt, "--predictions", bad, "--out", out],
-        "docile predictions": lambda bad: ["import", "docile", DOCILE, "--predictions", bad, "--out", out],
+        "docile predictions": lambda bad: ["import", "docile", docile_sample(), "--predictions", bad, "--out", out],
         "records predictions": lambda bad: ["score", data, "--predictions", bad],
         "label-studio": lambda bad: ["import", "label-studio", bad, "--out", out],
         "mapping file": lambda bad: ["import", "mapping", OWN_DATA / "mapping" / "llm_receipts.jsonl", "--mapping", bad,
@@ -415,7 +424,7 @@ def imported(capsys, tmp: Path, name: str, *argv) -> bytes:
 
 def test_every_importer_accepts_a_byte_order_mark(capsys, tmp_path):
     data = shared_path("data")
-    rows = write_lines(tmp_path / "rows.jsonl", CORD_ROW, CORD_ROW)
+    rows = write_lines(tmp_path / "rows.jsonl", cord_row(), cord_row())
     docile_predictions = write_lines(tmp_path / "docile-pred.jsonl", {"id": DOCILE_ID, "prediction": {}})
     pairs = {
         "kieval-csv": [data / "kieval_qwen72b_cord" / "csv"],

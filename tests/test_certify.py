@@ -13,8 +13,6 @@ from scipy.stats import beta, binom
 
 from rpa_sim.route.certify import (
     CertifiedThreshold,
-    _candidate_counts,
-    _split,
     certify_threshold,
     clopper_pearson_upper,
     minimum_accepted,
@@ -238,13 +236,16 @@ def test_guarantee_text_states_the_guarantee_and_the_assumption():
 
 
 def test_groups_stay_together():
+    # 40 groups of uneven sizes: the calibration split is the documented rule's half of the groups, whole
     rng = np.random.default_rng(0)
     groups = rng.integers(0, 40, 1000)
+    conf, error = rng.random(1000), rng.random(1000) < 0.05
+    labels, sizes = np.unique(groups, return_counts=True)
     for seed in range(20):
-        calibration = _split(groups, 0.5, seed, len(groups))
-        for group in np.unique(groups):
-            assert len(set(calibration[groups == group].tolist())) == 1
-        assert len(np.unique(groups[calibration])) == 20  # half of the 40 groups, rounded half up
+        result = certify_threshold(conf, error, max_error=0.2, delta=0.1, seed=seed, groups=groups)
+        chosen = documented_calibration_rows(len(labels), seed=seed)
+        assert result.calibration_documents == len(chosen) == 20  # half of the 40 groups, rounded half up
+        assert result.calibration_n == sum(int(sizes[rank]) for rank in chosen)
 
 
 def test_groups_stay_together_through_the_public_api():
@@ -284,21 +285,45 @@ def test_deterministic_for_a_seed():
 
 
 def test_fraction_rounds_half_up_and_one_keeps_no_holdout():
-    assert _split(None, 0.5, 0, 5).sum() == 3
-    assert _split(None, 0.25, 0, 10).sum() == 3  # 2.5 -> 3
-    assert _split(None, 1.0, 0, 7).all()
+    def calibrated(n: int, fraction: float) -> CertifiedThreshold:
+        return certify_threshold(np.linspace(0, 1, n), np.zeros(n), max_error=0.1, delta=0.1, seed=0,
+                                 calibration_fraction=fraction)
+
+    assert calibrated(5, 0.5).calibration_n == 3
+    assert calibrated(10, 0.25).calibration_n == 3  # 2.5 -> 3
+    everything = calibrated(7, 1.0)
+    assert everything.calibration_n == 7 and everything.holdout_auto_rate is None
+
+
+def plain_walk(conf: list[float], wrong: list[bool], candidates: list[float], *, max_error: float, delta: float,
+               fewest: int) -> tuple[float | None, int, int]:
+    """METRICS.md §7 in plain Python: from the strictest candidate down, count the items at or above it and the
+    errors among them; skip a candidate accepting fewer than ``fewest``; stop at the first p-value above delta.
+    The last candidate passed, with its counts (None, 0, 0 when none passed)."""
+    passed: tuple[float | None, int, int] = (None, 0, 0)
+    for threshold in sorted(set(candidates), reverse=True):
+        accepted = [w for c, w in zip(conf, wrong) if c >= threshold]
+        if len(accepted) < fewest:
+            continue
+        if binom.cdf(sum(accepted), len(accepted), max_error) > delta:
+            break
+        passed = (threshold, len(accepted), sum(accepted))
+    return passed
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 20).map(lambda v: v / 20), st.booleans()), max_size=60),
-       st.lists(st.integers(-2, 24).map(lambda v: v / 20), max_size=30))
-def test_vectorised_counts_equal_a_loop(sample, thresholds):
-    conf = np.array([c for c, _ in sample], dtype=float)
-    wrong = np.array([w for _, w in sample], dtype=bool)
-    grid = np.array(thresholds, dtype=float)
-    n, k = _candidate_counts(conf, wrong, grid)
-    assert n.tolist() == [int((conf >= t).sum()) for t in grid]
-    assert k.tolist() == [int(wrong[conf >= t].sum()) for t in grid]
+       st.lists(st.integers(-2, 24).map(lambda v: v / 20), max_size=30), st.booleans())
+def test_the_walk_equals_a_plain_loop(sample, candidates, skip_untestable):
+    # few confidence values (ties) and candidates outside [0, 1]; max_error and delta such that a handful of
+    # items can pass: every candidate's counts decide the walk
+    conf = [c for c, _ in sample]
+    wrong = [w for _, w in sample]
+    result = certify_threshold(conf, wrong, max_error=0.2, delta=0.3, calibration_fraction=1.0,
+                               candidates=candidates, skip_untestable=skip_untestable)
+    fewest = minimum_accepted(0.2, 0.3) if skip_untestable else 0
+    expected = plain_walk(conf, wrong, candidates, max_error=0.2, delta=0.3, fewest=fewest)
+    assert (result.threshold, result.accepted_n, result.accepted_errors) == expected
 
 
 # -- bad input -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import kill_group, send_signal, shared_path, write_lines
+from tests.conftest import alive, children, kill_group, send_signal, shared_path, write_lines
 from tests.conftest import run_cli as run
 
 KIE_LINE = {"id": "r1", "ground_truth": {"entities": [{"key": "a", "value": "x"}]},
@@ -311,27 +311,6 @@ def test_a_named_pipe_is_refused_without_waiting_for_a_writer(capsys, tmp_path, 
 
 
 # --------------------------------------------------------------------------- signals
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid``, from /proc."""
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(stat.parent.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.fixture

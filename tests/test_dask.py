@@ -31,7 +31,7 @@ from rpa_sim.evaluate import cluster as on_dask
 from rpa_sim.evaluate.sources import load_shard, merge_shards, resolve_shards
 from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
 from tests.conftest import run_cli
-from tests.test_data_sources import SWEEP, outputs, write_shards
+from tests.support_shards import SWEEP, outputs, write_shards
 
 TIMEOUT = 120
 

@@ -334,19 +334,20 @@ async def test_the_dashboard_shows_hostile_ids_and_names_as_plain_escaped_text(t
 
     from rpa_sim.tui.app import DashboardApp
     from rpa_sim.tui.widgets.text_table import TextTable
-    from tests.tui_support import loaded
+    from tests.tui_support import loaded, notifications
 
     key = "k\x1b[2J[bold red]x[/]\n[/oops]"
     bad = write_lines(tmp_path / "bad.jsonl", kie("r-0"), kie(HOSTILE, confidence=7))
     app = DashboardApp(str(bad))
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await loaded(app, pilot)
         assert app.error == (f"{bad}: line 2 (id r-1\\n\\x1b[2J\\x1b[31m[bold]red[/]\\r): "
                              "prediction.entities[0].confidence: 7 is not in [0, 1]")
         panel = str(app.query_one("#error-panel", Static).visual)  # rendered as text: markup would raise here
         assert app.error in panel and "\x1b" not in panel
-        [notification] = app._notifications
-        assert notification.message == app.error and not notification.markup
+        # the notification shows the message as it is: its [bold] and [/] are text, not markup
+        [(severity, shown_text)] = notifications(app)
+        assert severity == "error" and shown_text.endswith(app.error)
         await pilot.press("q")
 
     good = write_lines(tmp_path / "good.jsonl", *(kie(f"r-{i}", confidence=0.1 * i, key=key) for i in range(10)))

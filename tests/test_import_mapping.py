@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.common.errors import InputError, UsageError
-from rpa_sim.records.importers._jsonpath import parse_path
+from rpa_sim.records.importers.jsonpath import parse_path
 from rpa_sim.records.importers.mapping import import_mapping, load_mapping
 from tests.conftest import run_cli
 

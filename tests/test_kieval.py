@@ -21,7 +21,7 @@ from rpa_sim.evaluate.metrics.kieval import (
 )
 from rpa_sim.records.importers.kieval_csv import import_kieval_csv, parse_kieval_csv, record_from_blocks
 from rpa_sim.records.models import Extraction, PredictedExtraction
-from tests.conftest import load_vectors, shared_path
+from tests.conftest import load_vectors, shared_path, vector_cases
 
 
 def gt_doc(entities=(), groups=()):
@@ -103,16 +103,11 @@ def test_fig5_prediction2_grouping_errors():
 
 # --- The official code's vectors -----------------------------------------------------------------
 
-def _scenarios():
-    vectors = load_vectors("vectors_kieval.json")
-    return [pytest.param(s, id=s["name"]) for s in vectors["scenarios"]]
-
-
 def test_vectors_present():
     assert len(load_vectors("vectors_kieval.json")["scenarios"]) == 17
 
 
-@pytest.mark.parametrize("scenario", _scenarios())
+@pytest.mark.parametrize("scenario", vector_cases("vectors_kieval.json", "scenarios"))
 def test_official_vectors(scenario):
     params = scenario["params"]
     assert params["grouping_strategy"] in ("hungarian", "max_em_score")
@@ -152,7 +147,8 @@ def test_qwen_cord_sample_reproduces_official_result():
     assert total.entity_f1 == pytest.approx(official["total.kieval"]["kieval_entity_f1"], abs=1e-12)
     assert total.kieval_aligned == pytest.approx(official["total.kieval"]["kieval_aligned"], abs=1e-12)
     grouping = official["total.grouping"]
-    assert (total.groups_tp, total.groups_paired - total.groups_tp) == (grouping["exact_match"], grouping["wrong_match"])
+    wrong = total.groups_paired - total.groups_tp
+    assert (total.groups_tp, wrong) == (grouping["exact_match"], grouping["wrong_match"])
     assert total.groups_gt == grouping["label"]
     assert total.group_f1 == pytest.approx(grouping["kieval_entity_f1"], abs=1e-12)
 

@@ -22,7 +22,7 @@ from rpa_sim.evaluate.metrics.smudge import evaluate_question, match_score
 from rpa_sim.evaluate.metrics.text import EDIT_BUDGET, nl, nls, nls_bounded, nls_matrix, nls_pairs, normalize
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.models import Document, Extraction, KIERecord, PredictedExtraction
-from tests.test_grounding import page_of
+from tests.support_pages import page_of
 
 TWO_MB = 2_000_000
 

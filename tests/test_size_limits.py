@@ -15,10 +15,13 @@ from pydantic import ValidationError
 from rpa_sim.cli.parser import build_parser
 from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
+from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.monitoring.summary import MonitoringSpec
 from rpa_sim.operate.queue.settings import Reviewers
 from rpa_sim.operate.queue.spec import OperationsSpec
-from rpa_sim.route.sweep import _check_replicates
+from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.policies import load_policy
+from rpa_sim.route.sweep import Sweeper
 from rpa_sim.study.scenario import DataSpec, Scenario
 from tests.conftest import run_cli, write_lines
 
@@ -130,7 +133,8 @@ def test_the_options_at_their_limits_are_accepted():
     ("replicates: 1000000\n", 5,
      "replicates: 1000000 replicates is more than the 100,000 allowed (a fixed ceiling: each replicate draws every "
      "item)"),
-    ("thresholds: linspace:0:1:2000000\n", 5, "thresholds: " + GRID.format(count="2,000,000", spec="linspace:0:1:2000000")),
+    ("thresholds: linspace:0:1:2000000\n", 5,
+     "thresholds: " + GRID.format(count="2,000,000", spec="linspace:0:1:2000000")),
     ("operations:\n  arrivals: {per_hour: 1e6}\n  reviewers: {count: 5}\n"
      "  service_level: {share: 0.9, within_hours: 4}\n  days: 366\n", 6,
      "operations.arrivals: 24,000,000 documents a day x 366 days = 8,784,000,000 tasks simulated, more than the "
@@ -182,9 +186,23 @@ def test_sizes_at_their_limits_are_accepted(monkeypatch):
     with pytest.raises(ValidationError, match="5,000,005 tasks simulated, more than the 5,000,000"):
         OperationsSpec.model_validate({**operations, "arrivals": {"hourly": [100_001] + [100_000] * 9 + [0] * 14}})
     assert OperationsSpec.model_validate({**operations, "days": 366, "arrivals": {"per_hour": 1}}).days == 366
-    _check_replicates(1_000, items=1_000_000, thresholds=1_000)
-    with pytest.raises(limits.SizeError, match="1,000,000,001 item draws"):
-        _check_replicates(1, items=1_000_000_001, thresholds=1)
+
+
+def small_sweeper() -> Sweeper:
+    return Sweeper(evaluate_kie(generate_receipts(5, seed=0)), load_policy("confidence"))
+
+
+def test_monte_carlo_replays_are_bounded_by_their_draws_then_by_the_memory(monkeypatch):
+    sweeper = small_sweeper()
+    most = limits.MOST_REPLAYED_ITEMS // sweeper.n  # replicates x items at the ceiling
+    # no memory at all: replicates within the ceiling of draws get as far as the memory's check
+    monkeypatch.setattr(limits, "available_memory", lambda: 0)
+    with pytest.raises(limits.SizeError, match=rf"^{most:,} replicates x 1 thresholds need about "):
+        sweeper.replicate(most, seed=0, grid=[0.5])
+    with pytest.raises(limits.SizeError, match=rf"^{most + 1:,} replicates x {sweeper.n:,} items = "
+                                                rf"{(most + 1) * sweeper.n:,} item draws, more than the "
+                                                r"1,000,000,000 allowed \(a fixed ceiling for time"):
+        sweeper.replicate(most + 1, seed=0, grid=[0.5])
 
 
 # --------------------------------------------------------------------------- the machine's memory
@@ -207,15 +225,15 @@ def test_the_bound_follows_the_memory_of_the_machine(capsys, tmp_path, monkeypat
     assert got == ("generate: argument --n: 1001 records is more than the 1,000 allowed (what fits in the 2 kB of "
                    "memory this machine has available, about 2 bytes each) (see 'rpa-sim generate --help')")
     with pytest.raises(limits.SizeError, match=r"^10 replicates x 1,000 thresholds need about 1.6 MB of memory, "):
-        _check_replicates(10, items=10, thresholds=1_000)
+        small_sweeper().replicate(10, seed=0, grid="linspace:0:1:1000")
 
 
 def test_available_memory_is_the_least_of_its_sources(monkeypatch):
-    monkeypatch.setattr(limits, "_system_memory", lambda: 8 * 10**9)
-    monkeypatch.setattr(limits, "_rlimit_memory", lambda: None)
-    monkeypatch.setattr(limits, "_cgroup_memory", lambda: 3 * 10**9)
+    monkeypatch.setattr(limits, "system_memory", lambda: 8 * 10**9)
+    monkeypatch.setattr(limits, "rlimit_memory", lambda: None)
+    monkeypatch.setattr(limits, "cgroup_memory", lambda: 3 * 10**9)
     assert limits.available_memory() == 3 * 10**9
-    monkeypatch.setattr(limits, "_rlimit_memory", lambda: 10**9)
+    monkeypatch.setattr(limits, "rlimit_memory", lambda: 10**9)
     assert limits.available_memory() == 10**9
 
 
@@ -241,7 +259,7 @@ def test_the_cgroup_limit_is_read(tmp_path, membership, files, expected):
     for name, text in files.items():
         (tmp_path / "fs" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "fs" / name).write_text(text)
-    assert limits._cgroup_memory(tmp_path / "cgroup", tmp_path / "fs") == expected
+    assert limits.cgroup_memory(tmp_path / "cgroup", tmp_path / "fs") == expected
 
 
 def test_the_cli_raises_the_one_usage_error():

@@ -17,24 +17,7 @@ from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import Policy, load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper, curves_to_csv, curves_to_json, parse_thresholds, stable_order
-
-CONFIDENCES = [0.1, 0.3, 0.3, 0.5, 0.62, 0.8, 0.8, 0.9, 0.95, 1.0]  # ties on purpose
-GROUNDINGS = [None, 0.0, 0.2, 0.45, 0.45, 0.7, 0.9, 1.0]
-
-
-def kie_records(n=30, seed=0):
-    """Generated receipts whose predictions get seeded confidences and groundings (some unknown)."""
-    rng = np.random.default_rng(seed)
-    records = []
-    for record in generate_receipts(n, seed=seed):
-        data = record.model_dump()
-        for group in data["prediction"]["groups"]:
-            for entity in group["entities"]:
-                entity["confidence"] = float(rng.choice(CONFIDENCES))
-                entity["grounding"] = GROUNDINGS[rng.integers(len(GROUNDINGS))]
-        records.append(KIERecord.model_validate(data))
-    return records
-
+from tests.support_records import kie_records, vqa_records
 
 POLICIES = {
     "confidence": {"review_if": {"confidence": "sweep"}},
@@ -164,24 +147,6 @@ def test_kie_sweep_equals_naive_reevaluation(name):
         assert curve.columns["auto_rate"][k] == pytest.approx(1 - mask.sum() / len(table), abs=1e-12)
         straight = table.documents - len(np.unique(table.document[mask]))
         assert curve.columns["documents_straight_through"][k] == straight
-
-
-def vqa_records(n=40, seed=0):
-    rng = np.random.default_rng(seed)
-    words = ["total", "12", "LATTE", "4,000", "vat", "2019", "cash", "change", "Coca Cola"]
-    records = []
-    for i in range(n):
-        answer = words[rng.integers(len(words))]
-        guess = [answer, answer.lower(), "13", "LATE", "nothing here", words[rng.integers(len(words))]][rng.integers(6)]
-        page = {"width": 500, "height": 800, "words": [
-            {"text": w, "bbox": [20 + 50 * j, 40 * (j % 7) + 10, 60 + 50 * j, 40 * (j % 7) + 30]}
-            for j, w in enumerate(" ".join(words).split())]}
-        records.append(VQARecord.model_validate({
-            "id": f"q{i}", "answers": [answer], "question_type": ["form", "table"][i % 2],
-            "prediction": {"answer": guess, "confidence": float(rng.choice(CONFIDENCES)),
-                           "grounding": GROUNDINGS[rng.integers(len(GROUNDINGS))]},
-            "document": {"pages": [page]} if i % 4 else None}))
-    return records
 
 
 @pytest.mark.parametrize("name", ["confidence", "any-grounding", "grounding-sweep", "budget-share",

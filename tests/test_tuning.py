@@ -12,7 +12,7 @@ from rpa_sim.route.per_field.policy import optimized_policy, target_costs
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper
-from tests.test_sweep import vqa_records
+from tests.support_records import vqa_records
 
 
 @pytest.mark.parametrize("reviewer", [Reviewer(), Reviewer(miss_rate=0.1, false_correction_rate=0.02)])

@@ -25,9 +25,8 @@ from rpa_sim.evaluate import local as parallel
 from rpa_sim.records import synthetic as generating
 from rpa_sim.records.readers import read_records
 from rpa_sim.records.synthetic import receipt_dicts, write_generated
-from tests.conftest import kill_group, run_cli, send_signal, write_lines
-from tests.test_cli_errors import alive, children
-from tests.test_data_sources import write_shards
+from tests.conftest import alive, children, kill_group, run_cli, send_signal, write_lines
+from tests.support_shards import write_shards
 
 LINUX = Path("/proc/self/stat").exists()
 needs_proc = pytest.mark.skipif(not LINUX, reason="reads the processes from Linux's /proc")

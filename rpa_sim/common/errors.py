@@ -136,7 +136,7 @@ def _pieces(value: Any, quote: str) -> Iterator[str]:
                 continue
             open_containers.add(id(item))
             parts: list[tuple[Any, str | None, int | None]] = [(None, "{" if is_mapping else "[", None)]
-            for index, inner in enumerate(item.items() if is_mapping else item):
+            for index, inner in enumerate(item.items() if isinstance(item, dict) else item):
                 if index:
                     parts.append((None, ", ", None))
                 parts += [(inner[0], None, None), (None, ": ", None), (inner[1], None, None)] if is_mapping \

@@ -50,8 +50,8 @@ import re
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.workers import process_running
@@ -205,7 +205,7 @@ def _naming_target(error: OSError, temporary: Path, path: Path) -> OSError:
 
 
 @contextlib.contextmanager
-def atomic_output(path: Path, *, compress: bool | None = None) -> Iterator[IO[bytes]]:
+def atomic_output(path: Path, *, compress: bool | None = None) -> Iterator[BufferedIOBase]:
     """A binary stream into ``path``, renamed into place at the end.
 
     ``compress`` (gzip) defaults to whether the name ends in ``.gz``.
@@ -330,26 +330,26 @@ def all_or_nothing(targets: Sequence[str | os.PathLike[str]]) -> Iterator[list[P
     list of Path
         The staged path of each target, in the same order; none exists yet.
     """
-    targets = [Path(target) for target in targets]
-    staged = [_temporary(target) for target in targets]
+    paths = [Path(target) for target in targets]
+    staged = [_temporary(path) for path in paths]
     created: list[Path] = []
     asides: list[Path | None] = []
     renamed = 0
     try:
-        for target in targets:
-            created += _make_parents(target)
+        for path in paths:
+            created += _make_parents(path)
         yield staged
-        for stage, target in zip(staged, targets):
-            asides.append(_set_aside(target))
-            os.replace(stage, target)
+        for stage, path in zip(staged, paths):
+            asides.append(_set_aside(path))
+            os.replace(stage, path)
             renamed += 1
     except BaseException as error:
-        _roll_back(targets, asides, renamed)
+        _roll_back(paths, asides, renamed)
         for stage in staged:
             _discard(stage)
         _remove(created)
         if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
-            raise _naming_targets(error, staged, targets) from None
+            raise _naming_targets(error, staged, paths) from None
         raise
     for aside in asides:
         if aside is not None:

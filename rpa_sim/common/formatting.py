@@ -25,17 +25,13 @@ __all__ = ["MISSING", "number", "count", "expected_count", "money", "share", "se
 MISSING = "-"
 
 
-def _absent(value: float | None) -> bool:
-    return value is None or not math.isfinite(value)
-
-
 def number(value: float | None, digits: int = 4, *, missing: str = MISSING) -> str:
     """A measured figure with ``digits`` decimals, thousands separated.
 
     >>> number(0.123456), number(12.5, 2), number(1234.5, 1), number(None), number(math.nan, missing="n/a")
     ('0.1235', '12.50', '1,234.5', '-', 'n/a')
     """
-    return missing if _absent(value) else f"{value:,.{digits}f}"
+    return missing if value is None or not math.isfinite(value) else f"{value:,.{digits}f}"
 
 
 def count(value: float | None, *, missing: str = MISSING) -> str:
@@ -44,7 +40,7 @@ def count(value: float | None, *, missing: str = MISSING) -> str:
     >>> count(31952.0), count(8467.28), count(7), count(None)
     ('31,952', '8,467', '7', '-')
     """
-    return missing if _absent(value) else f"{round(value):,}"
+    return missing if value is None or not math.isfinite(value) else f"{round(value):,}"
 
 
 def expected_count(value: float | None, *, missing: str = MISSING) -> str:
@@ -55,7 +51,7 @@ def expected_count(value: float | None, *, missing: str = MISSING) -> str:
     >>> expected_count(1346.0), expected_count(12.5), expected_count(2.123456), expected_count(None, missing="n/a")
     ('1,346', '12.5', '2.1235', 'n/a')
     """
-    if _absent(value):
+    if value is None or not math.isfinite(value):
         return missing
     rounded = round(value, 4)
     if float(rounded).is_integer():
@@ -71,7 +67,7 @@ def money(value: float | None, currency: str | None = None, *, missing: str = MI
     >>> money(4724.2533, "EUR"), money(-12.1), money(None, "EUR")
     ('4,724.25 EUR', '-12.10', '-')
     """
-    if _absent(value):
+    if value is None or not math.isfinite(value):
         return missing
     return f"{value:,.2f}" + ("" if currency is None else f" {currency}")
 
@@ -82,7 +78,7 @@ def share(value: float | None, *, missing: str = MISSING) -> str:
     >>> share(0.2653), share(0.99972), share(1.0), share(0.0003), share(None)
     ('26.5%', '99.97%', '100.0%', '0.03%', '-')
     """
-    if _absent(value):
+    if value is None or not math.isfinite(value):
         return missing
     shown = f"{100.0 * value:.1f}%"
     if 0.0 < value < 1.0 and shown in ("0.0%", "100.0%"):
@@ -105,7 +101,7 @@ def signed(value: float | None, digits: int = 4, *, missing: str = MISSING) -> s
     >>> signed(0.0123), signed(-0.5, 2), signed(None)
     ('+0.0123', '-0.50', '-')
     """
-    return missing if _absent(value) else f"{value:+,.{digits}f}"
+    return missing if value is None or not math.isfinite(value) else f"{value:+,.{digits}f}"
 
 
 def hours(seconds: float | None, *, unit: bool = True, missing: str = MISSING) -> str:
@@ -114,6 +110,6 @@ def hours(seconds: float | None, *, unit: bool = True, missing: str = MISSING) -
     >>> hours(52560), hours(4896, unit=False), hours(None)
     ('14.60 h', '1.36', '-')
     """
-    if _absent(seconds):
+    if seconds is None or not math.isfinite(seconds):
         return missing
     return f"{seconds / 3600.0:,.2f}" + (" h" if unit else "")

@@ -58,12 +58,15 @@ __all__ = [
     "SIMULATED_TASK_BYTES",
     "SizeError",
     "available_memory",
+    "cgroup_memory",
     "check_size",
     "count_text",
     "memory_ceiling",
     "require_memory",
+    "rlimit_memory",
     "size_check",
     "size_text",
+    "system_memory",
 ]
 
 #: Records one ``generate`` run or one scenario's ``data: generate:`` makes: a fixed ceiling for time (100,000
@@ -142,9 +145,24 @@ def _first_number(path: Path) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _cgroup_memory(membership: Path = Path("/proc/self/cgroup"), root: Path = _CGROUP) -> int | None:
-    """What the process's memory cgroup still allows (v2 ``memory.max``, v1 ``memory.limit_in_bytes``), less
-    what it uses; ``membership`` lists the process's groups, ``root`` is where the cgroup file systems are."""
+def cgroup_memory(membership: Path = Path("/proc/self/cgroup"), root: Path = _CGROUP) -> int | None:
+    """Bytes the process's memory cgroup still allows: its limit less what the group uses.
+
+    The limit is v2's ``memory.max`` or v1's ``memory.limit_in_bytes``, of the
+    process's own group or else of the mount's root (a container's).
+
+    Parameters
+    ----------
+    membership : Path, default=/proc/self/cgroup
+        The file that lists the process's groups.
+    root : Path, default=/sys/fs/cgroup
+        Where the cgroup file systems are mounted.
+
+    Returns
+    -------
+    int or None
+        None without a memory cgroup, or when its limit is "max" (none).
+    """
     try:
         lines = membership.read_text().splitlines()
     except OSError:
@@ -166,8 +184,14 @@ def _cgroup_memory(membership: Path = Path("/proc/self/cgroup"), root: Path = _C
     return None
 
 
-def _rlimit_memory() -> int | None:
-    """What ``RLIMIT_AS`` and ``RLIMIT_DATA`` still allow this process, when either is set."""
+def rlimit_memory() -> int | None:
+    """Bytes the soft ``RLIMIT_AS`` and ``RLIMIT_DATA`` still allow this process (the less of the two).
+
+    Returns
+    -------
+    int or None
+        None when neither limit is set.
+    """
     room = []
     for limit, status in ((resource.RLIMIT_AS, "VmSize"), (resource.RLIMIT_DATA, "VmData")):
         soft, _ = resource.getrlimit(limit)
@@ -183,8 +207,14 @@ def _rlimit_memory() -> int | None:
     return min(room, default=None)
 
 
-def _system_memory() -> int | None:
-    """``MemAvailable`` of ``/proc/meminfo``; elsewhere the free physical pages."""
+def system_memory() -> int | None:
+    """Bytes of memory the system has available: ``MemAvailable`` of ``/proc/meminfo``, elsewhere the free pages.
+
+    Returns
+    -------
+    int or None
+        None where neither can be read.
+    """
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
@@ -208,7 +238,7 @@ def available_memory() -> int:
     >>> available_memory() > 0
     True
     """
-    known = [room for room in (_system_memory(), _rlimit_memory(), _cgroup_memory()) if room is not None]
+    known = [room for room in (system_memory(), rlimit_memory(), cgroup_memory()) if room is not None]
     return min(known, default=_NO_LIMIT)
 
 

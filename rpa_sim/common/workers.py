@@ -115,8 +115,8 @@ def signals_held() -> Iterator[None]:
         for signum, handler in previous_handlers.items():
             signal.signal(signum, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
-        for signum in dict.fromkeys(noted):
-            signal.raise_signal(signum)
+        for number in dict.fromkeys(noted):
+            signal.raise_signal(number)
 
 
 def worker_signals(parent: int) -> None:

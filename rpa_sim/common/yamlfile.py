@@ -25,6 +25,7 @@ rpa_sim.common.errors.InputError: .../rates.yaml: line 2: miss_rate: expected a 
 from __future__ import annotations
 
 import codecs
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -37,6 +38,8 @@ from rpa_sim.common.limits import SizeError
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
+
+    from pydantic_core import ErrorDetails
 
 __all__ = ["read_yaml", "validation_message", "validated", "field_line"]
 
@@ -113,7 +116,8 @@ class _StrictLoader(yaml.SafeLoader):
                 except TypeError:
                     continue  # an unhashable key: the base constructor refuses it, with its place
                 if first is not key_node:
-                    twice = f"the key {shown(key, quote=_QUOTE)} is given twice (first on line {first.start_mark.line + 1})"
+                    twice = (f"the key {shown(key, quote=_QUOTE)} is given twice "
+                             f"(first on line {first.start_mark.line + 1})")
                     raise yaml.constructor.ConstructorError(None, None, twice, key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
@@ -167,7 +171,7 @@ def _field_path(steps: list[str | int]) -> str:
     return text
 
 
-def _line_of(root: yaml.Node | None, steps: list[str | int]) -> int | None:
+def _line_of(root: yaml.Node | None, steps: Sequence[str | int]) -> int | None:
     """The 1-based line of the node at ``steps`` in a composed YAML tree (or of its nearest parent)."""
     node, line = root, None
     for step in steps:
@@ -210,7 +214,7 @@ _BOUNDS = {"greater_than": "greater than {gt:g}", "greater_than_equal": "at leas
            "multiple_of": "a multiple of {multiple_of:g}"}
 
 
-def _expected(error: dict[str, Any]) -> str | None:
+def _expected(error: ErrorDetails) -> str | None:
     """What an alternative of the field expected, in plain words; None when the error is not about a type."""
     kind, ctx = error["type"], error.get("ctx", {})
     if kind in _KINDS:
@@ -223,7 +227,7 @@ def _expected(error: dict[str, Any]) -> str | None:
     return None
 
 
-def _problem(errors: list[dict[str, Any]]) -> str:
+def _problem(errors: list[ErrorDetails]) -> str:
     """The problem of one field, from the errors pydantic reports there (one per alternative of a union)."""
     first = errors[0]
     kind = first["type"]
@@ -250,7 +254,7 @@ def _problem(errors: list[dict[str, Any]]) -> str:
 
 def _located(error: ValidationError, data: Any) -> list[tuple[list[str | int], str]]:
     """Each field with problems (as written in the file), in pydantic's order, with its worded problem."""
-    by_field: dict[tuple[str | int, ...], list[dict[str, Any]]] = {}
+    by_field: dict[tuple[str | int, ...], list[ErrorDetails]] = {}
     for problem in error.errors(include_url=False):
         by_field.setdefault(tuple(_raw_steps(problem["loc"], data)), []).append(problem)
     return [(list(steps), _problem(problems)) for steps, problems in by_field.items()]
@@ -277,7 +281,7 @@ def validation_message(error: ValidationError, *, data: Any = None, root: yaml.N
     return "; ".join(text for _, text in sorted(parts, key=lambda part: part[0]))
 
 
-def field_line(source: str, steps: list[str | int]) -> int | None:
+def field_line(source: str, steps: Sequence[str | int]) -> int | None:
     """The line of the field at ``steps`` (or of its nearest parent written) in the YAML file ``source``.
 
     None when ``source`` is not a readable YAML file.

@@ -161,6 +161,7 @@ class _PageIndex:
 
         The pattern must occur in ``lookup``.
         """
+        assert self.lookup is not None, "exact hits are looked up on pages with a lookup text"
         offset = self.lookup.find(pattern)
         if self._offsets is None:
             offsets, position = [], 1
@@ -223,20 +224,22 @@ class _PageIndex:
 
     def span(self, page: Page, page_number: int, hit: _Hit) -> Span:
         """The span of ``hit`` (found on this index), its box merged from ``page``'s own words."""
-        first, last = self.positions[hit.start], self.positions[hit.start + hit.length - 1]
-        boxes = [page.words[i].bbox for i in self.positions[hit.start : hit.start + hit.length]]
+        start = hit.start
+        assert start is not None, "a span is built only for a hit found with its place"
+        first, last = self.positions[start], self.positions[start + hit.length - 1]
+        boxes = [page.words[i].bbox for i in self.positions[start : start + hit.length]]
         merged = (
-            min(box[0] for box in boxes),
-            min(box[1] for box in boxes),
-            max(box[2] for box in boxes),
-            max(box[3] for box in boxes),
+            float(min(box[0] for box in boxes)),
+            float(min(box[1] for box in boxes)),
+            float(max(box[2] for box in boxes)),
+            float(max(box[3] for box in boxes)),
         )
         return Span(
             page=page_number,
             start=first,
             stop=last + 1,
-            text=" ".join(self.words[hit.start : hit.start + hit.length]),
-            bbox=tuple(float(v) for v in merged),
+            text=" ".join(self.words[start : start + hit.length]),
+            bbox=merged,
             nls=float(hit.score),
         )
 

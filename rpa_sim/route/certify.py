@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -243,7 +244,7 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
 
 
 def certify_per_group(confidence: ArrayLike, error: ArrayLike, codes: ArrayLike, names: tuple[str, ...], *,
-                      groups: ArrayLike | None = None, **settings: float | int) -> dict[str, CertifiedThreshold]:
+                      groups: ArrayLike | None = None, **settings: Any) -> dict[str, CertifiedThreshold]:
     """A certified threshold for each part of the data (e.g. each document type), certified on that part alone.
 
     Each part's guarantee holds with probability ``1 - delta`` on its own; all of
@@ -332,7 +333,8 @@ def minimum_accepted(max_error: float, delta: float) -> int:
     return n
 
 
-def _candidate_counts(confidence: np.ndarray, wrong: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _candidate_counts(confidence: np.ndarray, wrong: np.ndarray,
+                      thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Items at or above each threshold and the errors among them, from one sort and one cumulative sum."""
     order = np.argsort(confidence, kind="stable")
     ordered = confidence[order]

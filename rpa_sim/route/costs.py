@@ -77,8 +77,9 @@ class CostBreakdown:
     def at(self, index: int) -> CostBreakdown:
         """The breakdown at one threshold of a curve's breakdown."""
         shape = np.shape(self.total)
-        return replace(self, **{f.name: float(np.broadcast_to(getattr(self, f.name), shape)[index])
-                                for f in fields(self) if f.name != "currency"})
+        amounts: dict[str, Any] = {f.name: float(np.broadcast_to(getattr(self, f.name), shape)[index])
+                                   for f in fields(self) if f.name != "currency"}
+        return replace(self, **amounts)
 
     def by_kind(self) -> dict[str, Any]:
         """``{review, staffing, errors, rejected, total, currency}``: the split a summary reports."""

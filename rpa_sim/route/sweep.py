@@ -28,7 +28,8 @@ from rpa_sim.route.costs import CostBasis, CostBreakdown, CostModel
 from rpa_sim.route.policies import Policy, compile_policy
 from rpa_sim.route.reviewer import Reviewer
 
-__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "stable_order", "aligned_curves", "COMMON_COLUMNS", "REJECTED"]
+__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "stable_order", "aligned_curves", "COMMON_COLUMNS",
+           "REJECTED"]
 
 #: The columns of every sweep; a task's table class adds its ``sweep_columns`` (FORMATS.md).
 COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
@@ -87,7 +88,7 @@ def parse_thresholds(spec: str, *, max_points: int = limits.MOST_THRESHOLDS) -> 
     >>> parse_thresholds("0.5,-1e308")
     Traceback (most recent call last):
     ...
-    rpa_sim.common.errors.InputError: thresholds must be at least 0 (every swept score ...), got '-1e308' in '0.5,-1e308'
+    rpa_sim.common.errors.InputError: thresholds must be at least 0 (every ...), got '-1e308' in '0.5,-1e308'
     """
     spec = spec.strip()
     if spec == "exact":
@@ -102,7 +103,8 @@ def parse_thresholds(spec: str, *, max_points: int = limits.MOST_THRESHOLDS) -> 
         if count <= max_points:
             numbers = np.array([float(part) for part in (parts[:2] if linspace else parts)], dtype=np.float64)
     except ValueError:
-        raise InputError(f"thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, got {spec!r}") from None
+        raise InputError("thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, "
+                         f"got {spec!r}") from None
     if count > max_points:
         shown = spec if len(spec) <= 40 else spec[:40] + "..."
         raise limits.SizeError(f"a threshold grid has at most {max_points:,} points (a fixed ceiling; 'exact' has "
@@ -166,7 +168,8 @@ class Curve:
         return names + tuple(sorted(extra, key=lambda name: (name != "cost", name)))
 
     def with_spread(self, spread: Spread) -> Curve:
-        """The curve with Monte Carlo columns for its metric and auto-rate: ``*_mc_mean``, ``_std``, ``_low``, ``_high``.
+        """The curve with Monte Carlo columns for its metric and auto-rate: ``*_mc_mean``, ``_std``, ``_low``,
+        ``_high``.
 
         ``spread`` must come from :meth:`Sweeper.replicate` on the same thresholds.
         """
@@ -177,7 +180,8 @@ class Curve:
         return Curve(self.policy, self.task, {**self.columns, **extra}, self.basis, self.breakdown)
 
     def with_rejected(self) -> Curve:
-        """The curve with a ``rejected`` column (zeros when its policy rejects nothing), to sit beside one that has it."""
+        """The curve with a ``rejected`` column (zeros when its policy rejects nothing), to sit beside one that has
+        it."""
         if REJECTED in self.columns:
             return self
         return Curve(self.policy, self.task, {**self.columns, REJECTED: np.zeros(len(self))}, self.basis,
@@ -544,7 +548,8 @@ class Sweeper:
             columns[REJECTED] = np.full(len(sums), rejected)
         points = len(sums)
         return columns, CostBasis(reviewed=reviewed, opened=opened, residual_errors=residual_errors,
-                                  rejected=np.full(points, rejected), rejected_documents=np.full(points, rejected_units))
+                                  rejected=np.full(points, rejected),
+                                  rejected_documents=np.full(points, rejected_units))
 
 
 def _check_replicates(replicates: int, *, items: int, thresholds: int) -> None:
@@ -554,7 +559,7 @@ def _check_replicates(replicates: int, *, items: int, thresholds: int) -> None:
     >>> _check_replicates(100_000, items=1_000_000, thresholds=50)
     Traceback (most recent call last):
     ...
-    rpa_sim.common.limits.SizeError: 100,000 replicates x 1,000,000 items = 100,000,000,000 item draws, more than the 1,000,000,000 allowed (a fixed ceiling for time: some 450 ns a draw)
+    rpa_sim.common.limits.SizeError: 100,000 replicates x 1,000,000 items = 100,000,000,000 item draws, more than ...
     """
     draws = replicates * items
     if draws > limits.MOST_REPLAYED_ITEMS:

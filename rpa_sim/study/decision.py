@@ -245,7 +245,8 @@ def decide(scenario: Scenario, sweepers: Sequence[Sweeper], curves: Sequence[Cur
     if not sweepers or not len(sweepers[0].table):
         return _nothing(basis, "the data holds no predictions, so there is nothing to route")
     if scenario.costs is None and not scenario.targets:
-        return _nothing(basis, "the scenario sets neither costs nor a target: add costs or targets to get a recommendation")
+        return _nothing(basis, "the scenario sets neither costs nor a target: add costs or targets to get a "
+                               "recommendation")
     return _Search(scenario, sweepers, curves, certified, model).decision()
 
 

@@ -42,8 +42,8 @@ from rpa_sim.study.decision import decide
 from rpa_sim.study.result import SCHEMA_VERSION, StudySummary
 from rpa_sim.study.scenario import CertifySpec, Scenario
 
-__all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data", "write_outputs",
-           "comparison_table", "cost_bases", "certify_policy", "OUTPUT_FILES"]
+__all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data",
+           "write_outputs", "comparison_table", "cost_bases", "certify_policy", "OUTPUT_FILES"]
 
 #: The files :func:`write_outputs` writes into its folder (``rpa-sim run --out-dir``).
 OUTPUT_FILES = ("curves.csv", "summary.json")

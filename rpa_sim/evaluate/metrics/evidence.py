@@ -116,7 +116,7 @@ def evidence_iou(ground_truth: Sequence[EvidenceLike], predicted: Sequence[Evide
         raise ValueError(f"evidence_iou needs at least one ground-truth box, got {list(ground_truth)!r}")
     guesses = _by_page(predicted or (), "predicted")
     scores = [
-        float(box_iou(boxes, guesses[page]).max(axis=1).mean()) if page in guesses else 0.0
+        float(np.asarray(box_iou(boxes, guesses[page])).max(axis=1).mean()) if page in guesses else 0.0
         for page, boxes in truth.items()
     ]
     return float(np.mean(scores))
@@ -125,7 +125,7 @@ def evidence_iou(ground_truth: Sequence[EvidenceLike], predicted: Sequence[Evide
 def _by_page(items: Sequence[EvidenceLike], name: str) -> dict[int, list[Sequence[float]]]:
     pages: defaultdict[int, list[Sequence[float]]] = defaultdict(list)
     for item in items:
-        page, box = (item.page, item.bbox) if hasattr(item, "bbox") else item
+        page, box = item if isinstance(item, (tuple, list)) else (item.page, item.bbox)
         if isinstance(page, bool) or not isinstance(page, (int, np.integer)) or page < 0:
             raise ValueError(f"{name}: a page must be an integer >= 0, got {page!r}")
         pages[int(page)].append(box)

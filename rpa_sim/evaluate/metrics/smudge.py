@@ -4,8 +4,8 @@ A question scores ``s = alpha * m + (1 - alpha) * g``: ``m`` compares the
 prediction with the ground truth according to the ground truth's answer type
 (numeric, textual or hybrid), ``g`` decays with the distance on the page
 between where the ground truth and the prediction are found in the OCR words
-(located by :mod:`rpa_sim.evaluate.grounding`). The decisions taken where the paper and the spec are silent are listed in
-``docs/metrics/smudge.md``.
+(located by :mod:`rpa_sim.evaluate.grounding`). The decisions taken where the paper and the spec are silent are
+listed in ``docs/metrics/smudge.md``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -242,16 +242,17 @@ def centroid_distance(
     """
     if normalization not in _NORMALIZATIONS:
         raise ValueError(f"normalization must be one of {_NORMALIZATIONS}, got {normalization!r}")
-    if normalization == "page" and (page_size is None or len(page_size) != 2 or not all(v > 0 for v in page_size)):
+    page = page_size if normalization == "page" else None
+    if normalization == "page" and (page is None or len(page) != 2 or not all(v > 0 for v in page)):
         raise ValueError(f'normalization="page" needs page_size=(width, height) > 0, got {page_size!r}')
-    lengths = [*truth_box, *predicted_box, *(page_size if normalization == "page" else ())]
+    lengths = [*truth_box, *predicted_box, *(page or ())]
     exponent = math.frexp(max(abs(v) for v in lengths))[1]
     tx0, ty0, tx1, ty1 = (math.ldexp(v, -exponent) for v in truth_box)
     px0, py0, px1, py1 = (math.ldexp(v, -exponent) for v in predicted_box)
     dx = abs((tx0 + tx1) / 2 - (px0 + px1) / 2)
     dy = abs((ty0 + ty1) / 2 - (py0 + py1) / 2)
-    if normalization == "page":
-        scale_x, scale_y = (math.ldexp(v, -exponent) for v in page_size)
+    if page is not None:
+        scale_x, scale_y = (math.ldexp(v, -exponent) for v in page)
     elif normalization == "gt_box":
         scale_x, scale_y = tx1 - tx0, ty1 - ty0
     else:
@@ -263,6 +264,14 @@ def _offset_ratio(offset: float, scale: float) -> float:
     if offset == 0:
         return 0.0
     return offset / scale if scale > 0 else 1.0
+
+
+@overload
+def grounding_from_distance(distance: float) -> float: ...
+
+
+@overload
+def grounding_from_distance(distance: ArrayLike) -> float | np.ndarray: ...
 
 
 def grounding_from_distance(distance: ArrayLike) -> float | np.ndarray:
@@ -392,7 +401,7 @@ def evaluate_question(
     score = 0.0 if predicted_span is None else predicted_span.nls
     located = score > LOCATION_THRESHOLD
     distance = 1.0
-    if located and truth_span is not None and truth_span.page == predicted_span.page:
+    if located and truth_span is not None and predicted_span is not None and truth_span.page == predicted_span.page:
         page = document.pages[truth_span.page]
         distance = centroid_distance(
             truth_span.bbox, predicted_span.bbox, page_size=(page.width, page.height), normalization=normalization

@@ -154,17 +154,17 @@ def _is_subsequence(short: str, long: str) -> bool:
     return all(character in rest for character in short)
 
 
-def _lengths(texts: Sequence[str]) -> np.ndarray:
+def _lengths(texts: Sequence[str] | np.ndarray) -> np.ndarray:
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
-def nls_pairs(a: Sequence[str], b: Sequence[str], *, threshold: float | None = None,
+def nls_pairs(a: Sequence[str] | np.ndarray, b: Sequence[str] | np.ndarray, *, threshold: float | None = None,
               workers: int = 1) -> np.ndarray:
     """Element-wise :func:`nls_bounded` of two equally long string sequences, as a float64 array.
 
     Parameters
     ----------
-    a, b : sequence of str
+    a, b : sequence of str, or array of str
         Strings compared position by position (``a[i]`` with ``b[i]``).
     threshold : float, optional
         The largest ``NL`` that still scores; a pair past it scores 0.
@@ -186,9 +186,9 @@ def nls_pairs(a: Sequence[str], b: Sequence[str], *, threshold: float | None = N
     if len(over):
         within = np.setdiff1d(np.arange(len(a)), over)
         similarity = np.empty(len(a), dtype=np.float64)
-        similarity[within] = nls_pairs([a[i] for i in within], [b[i] for i in within], threshold=threshold,
-                                       workers=workers)
-        similarity[over] = [nls_bounded(a[i], b[i], threshold=threshold) for i in over]
+        similarity[within] = nls_pairs([a[i] for i in within.tolist()], [b[i] for i in within.tolist()],
+                                       threshold=threshold, workers=workers)
+        similarity[over] = [nls_bounded(a[i], b[i], threshold=threshold) for i in over.tolist()]
         return similarity
     # The distance itself is thresholded (not 1 - similarity) so that boundary
     # cases such as NL == 0.3 decide as nls_bounded does.

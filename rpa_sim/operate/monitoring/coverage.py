@@ -164,7 +164,8 @@ def replay_days(replayer: Replayer, *, days: int, seed: int, reviewer: Reviewer 
             interval, output = result.auto_error, result.post_correction_quality
             point[method][day_index] = _number(interval.estimate)
             low[method][day_index], high[method][day_index] = interval.low, interval.high
-            quality[method][day_index] = output.low <= day.quality <= output.high
+            quality[method][day_index] = (output.low is not None and output.high is not None
+                                          and output.low <= day.quality <= output.high)
         naive[day_index] = _number(result.naive)  # the same figure whatever the method
     return DailyEstimates(seed + np.arange(days), truth, confidence_level, point, low, high, quality, naive)
 

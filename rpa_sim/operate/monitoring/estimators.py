@@ -328,8 +328,8 @@ def _stratified(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple
                                       errors / audited if audited else None,
                                       *_exact_interval(errors, audited, stratum_alpha)))
     share = np.array([s.auto_accepted / total for s in strata])
-    point = (_share(float(np.dot(share, [s.estimate for s in strata])))
-             if strata and all(s.estimate is not None for s in strata) else None)
+    known = [s.estimate for s in strata if s.estimate is not None]
+    point = _share(float(np.dot(share, known))) if strata and len(known) == len(strata) else None
     low = _share(float(np.dot(share, [s.low for s in strata]))) if strata else None
     high = _share(float(np.dot(share, [s.high for s in strata]))) if strata else None
     horvitz_thompson = (_share(sum(s.errors / s.inclusion_probability for s in strata) / total)
@@ -391,7 +391,9 @@ def estimate(log: ProductionLog, *, method: str, confidence_level: float = 0.95)
         auto_error, extra = Interval(None, None, None), {}
     reviewed_errors = int(np.count_nonzero(log.correct[log.reviewed] == 0))
     _, audit_errors = _audits(log, accepted)
-    return Estimate(method=method, confidence_level=confidence_level, **counts, audit_errors=audit_errors,
+    return Estimate(method=method, confidence_level=confidence_level, rows=counts["rows"],
+                    reviewed=counts["reviewed"], auto_accepted=counts["auto_accepted"], audited=counts["audited"],
+                    audit_errors=audit_errors,
                     reviewed_errors=reviewed_errors, auto_error=auto_error,
                     post_correction_quality=_quality(auto_error, counts["auto_accepted"] / counts["rows"]),
                     naive=reviewed_errors / counts["reviewed"] if counts["reviewed"] else None, **extra)

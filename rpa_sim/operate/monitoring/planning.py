@@ -314,7 +314,7 @@ def plan_audit(table: OutcomeTable, policy: Policy, *, threshold: float, target_
     total = len(confidence)
     if budget is not None:
         total = min(budget, total)
-    else:
+    elif target_width is not None:  # given when budget is not (checked above)
         fewest = 0  # the width at `fewest` audits is above the target, at `total` (everything: 0) within it
         while total - fewest > 1:
             middle = (fewest + total) // 2

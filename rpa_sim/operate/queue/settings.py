@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
@@ -93,6 +94,7 @@ class Distribution(StrictModel):
         """
         if self.samples is not None:
             return sum(self.samples) / len(self.samples)
+        assert self.mean_seconds is not None, "every kind but empirical has mean_seconds (validated)"
         return self.mean_seconds
 
 
@@ -155,7 +157,7 @@ class Reviewers(StrictModel):
         if (self.count is None) == (self.shifts is None):
             raise ValueError("reviewers needs exactly one of count or shifts")
         shifts = sorted(self.shifts or [], key=lambda shift: shift.start_hour)
-        for before, after in zip(shifts, shifts[1:]):
+        for before, after in itertools.pairwise(shifts):
             if after.start_hour < before.end_hour:
                 raise ValueError(f"shifts {before.hours} and {after.hours} overlap: give each stretch of the day "
                                  f"once, with everyone on it (two teams at once are one shift with their sum)")
@@ -227,7 +229,9 @@ class Arrivals(StrictModel):
             return self.per_hour
         if self.hourly is not None:
             return self.hourly[hour % _HOURS_IN_DAY]
-        return self.weekly[(hour // _HOURS_IN_DAY) % 7][hour % _HOURS_IN_DAY]
+        if self.weekly is not None:
+            return self.weekly[(hour // _HOURS_IN_DAY) % 7][hour % _HOURS_IN_DAY]
+        raise ValueError("arrivals given as times_seconds have no rate")
 
 
 class Patience(StrictModel):

@@ -454,7 +454,7 @@ def simulate_queue(settings: QueueSettings, *, seed: int, replications: int = 1,
                                 complete_within_seconds=settings.complete_within_seconds,
                                 warmup_seconds=settings.warmup_hours * 3600.0))
         unstaffed += run.unstaffed_arrivals()
-    warnings = ()
+    warnings: tuple[str, ...] = ()
     if unstaffed:
         hours = ", ".join(f"{low:g}-{high:g} h" for low, high in roster.off_duty_hours())
         warnings = (f"{unstaffed} task{'s' if unstaffed > 1 else ''} arrived when no reviewer was on duty ({hours}) "

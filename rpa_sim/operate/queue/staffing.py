@@ -61,8 +61,9 @@ def _meets(figures: QueueFigures, service_level: float | None, max_mean_wait: fl
            max_abandon: float | None) -> bool:
     if not figures.stable:
         return False
+    wait = figures.mean_wait_seconds  # known for a stable queue
     return ((service_level is None or figures.service_level >= service_level)
-            and (max_mean_wait is None or figures.mean_wait_seconds <= max_mean_wait)
+            and (max_mean_wait is None or (wait is not None and wait <= max_mean_wait))
             and (max_abandon is None or figures.p_abandon <= max_abandon))
 
 

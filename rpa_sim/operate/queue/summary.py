@@ -232,8 +232,11 @@ class OperationModel:
     def plan(self, extra: int = 0) -> list[tuple[float, float, int]]:
         """The team's shifts ``(start_hour, end_hour, scheduled)``, each with ``extra`` more (at least 1)."""
         reviewers = self.spec.reviewers
-        shifts = [(0.0, 24.0, reviewers.count)] if reviewers.shifts is None else sorted(
-            (shift.start_hour, shift.end_hour, shift.reviewers) for shift in reviewers.shifts)
+        if reviewers.shifts is None:
+            assert reviewers.count is not None, "reviewers have a count or shifts (validated)"
+            shifts = [(0.0, 24.0, reviewers.count)]
+        else:
+            shifts = sorted((shift.start_hour, shift.end_hour, shift.reviewers) for shift in reviewers.shifts)
         return [(start, end, max(1, count + extra)) for start, end, count in shifts]
 
     def roster(self, extra: int = 0) -> Roster:
@@ -445,6 +448,7 @@ def staffed_curve(curve: Curve, model: OperationModel, costs: CostModel, reviewe
     reviewed = curve.columns["reviewed"]
     staffing = np.array([model.staffing_cost_for_data(Workload(opened=o, reviewed=r, documents=documents))
                          for o, r in zip(opened.tolist(), reviewed.tolist())], dtype=np.float64)
+    assert curve.basis is not None, "a sweep's curve has its cost basis"
     breakdown = costs.breakdown(reviewer, curve.basis, staffing=staffing)
     return Curve(curve.policy, curve.task, {**curve.columns, "cost": breakdown.total, "staffing_cost": staffing},
                  curve.basis, breakdown)

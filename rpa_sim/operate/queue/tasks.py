@@ -138,12 +138,13 @@ def draw_seconds(distribution: Distribution, *, size: int, rng: np.random.Genera
     (180, 0.5)
     """
     if distribution.kind == "deterministic":
-        return np.full(size, distribution.mean_seconds)
+        return np.full(size, distribution.mean)
     if distribution.kind == "exponential":
-        return rng.exponential(distribution.mean_seconds, size)
+        return rng.exponential(distribution.mean, size)
     if distribution.kind == "lognormal":
+        assert distribution.cv is not None, "a lognormal distribution has cv (validated)"
         sigma2 = math.log1p(distribution.cv ** 2)
-        return rng.lognormal(math.log(distribution.mean_seconds) - sigma2 / 2.0, math.sqrt(sigma2), size)
+        return rng.lognormal(math.log(distribution.mean) - sigma2 / 2.0, math.sqrt(sigma2), size)
     return rng.choice(np.array(distribution.samples, dtype=np.float64), size)
 
 

@@ -386,9 +386,9 @@ class _Result(FieldChecks):
             unit = page.get("unit")
             if unit in ("pixel", "inch"):
                 self.stats[f"unit {unit}"] += 1
-            size = [self.as_number(self.required(page, side, page_where), f"{page_where}.{side}")
-                    for side in ("width", "height")]
-            pages[number] = (*size, self.words(page, page_where))
+            width, height = (self.as_number(self.required(page, side, page_where), f"{page_where}.{side}")
+                             for side in ("width", "height"))
+            pages[number] = (width, height, self.words(page, page_where))
         if sorted(pages) != list(range(1, len(pages) + 1)):
             raise self.error(where, f"pages numbered {sorted(pages)}: expected 1 to {len(pages)}")
         self.page_count = len(pages) or None

@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.inputs import check_input, input_lines
@@ -187,7 +187,7 @@ class _Line:
     values: list[str]  # the texts of the words that are not keys (is_key = 0)
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

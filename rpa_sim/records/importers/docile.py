@@ -119,7 +119,7 @@ def _page_sizes(data: dict[str, Any], where: str) -> list[tuple[float, float]]:
 def _fields(items: list[Any], name: str, where: str, report: ImportReport, *,
             grouped: bool) -> list[tuple[int, str, str]]:
     """``(line_item_id, fieldtype, text)`` of each annotated field (``line_item_id`` 0 when not grouped)."""
-    fields = []
+    fields: list[tuple[int, str, str]] = []
     for i, item in enumerate(items):
         field = f"{name}[{i}]"
         if not isinstance(item, dict):
@@ -128,10 +128,13 @@ def _fields(items: list[Any], name: str, where: str, report: ImportReport, *,
         if not isinstance(fieldtype, str) or not fieldtype:
             problem = "missing" if fieldtype is None else f"expected a field type, got {shown(fieldtype)}"
             raise InputError(problem, path=where, field=f"{field}.fieldtype")
-        item_id = item.get("line_item_id")
-        if grouped and (not isinstance(item_id, int) or isinstance(item_id, bool)):
-            problem = "missing" if item_id is None else f"expected an integer, got {shown(item_id)}"
-            raise InputError(problem, path=where, field=f"{field}.line_item_id")
+        line_item = 0
+        if grouped:
+            item_id = item.get("line_item_id")
+            if not isinstance(item_id, int) or isinstance(item_id, bool):
+                problem = "missing" if item_id is None else f"expected an integer, got {shown(item_id)}"
+                raise InputError(problem, path=where, field=f"{field}.line_item_id")
+            line_item = item_id
         text = item.get("text")
         if text is None:
             # DocILE allows fields without text (evaluation is by location); a canonical entity needs a value.
@@ -139,7 +142,7 @@ def _fields(items: list[Any], name: str, where: str, report: ImportReport, *,
             continue
         if not isinstance(text, str):
             raise InputError(f"expected a string, got {shown(text)}", path=where, field=f"{field}.text")
-        fields.append((item_id if grouped else 0, fieldtype, text))
+        fields.append((line_item, fieldtype, text))
     return fields
 
 

@@ -325,8 +325,8 @@ class _Shard(FieldChecks):
         for index, raw_vertex in enumerate(vertices):
             vertex = self.as_object(raw_vertex, f"{where}.{key}[{index}]")
             # protocol buffers' JSON leaves out a coordinate of 0
-            points.append(tuple(self.as_number(vertex.get(axis, 0), f"{where}.{key}[{index}].{axis}")
-                                for axis in ("x", "y")))
+            x, y = (self.as_number(vertex.get(axis, 0), f"{where}.{key}[{index}].{axis}") for axis in ("x", "y"))
+            points.append((x, y))
         if not normalized:
             return bounding_box(points)
         if size is None:

@@ -141,8 +141,8 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     gt_dir, pred_dir = source / "gt", source / "pred"
     for folder in (gt_dir, pred_dir):
         if not folder.is_dir():
-            raise InputError(f"expected a folder {folder.name}/ of CSV files beside {'pred' if folder is gt_dir else 'gt'}/",
-                             path=str(folder))
+            other = "pred" if folder is gt_dir else "gt"
+            raise InputError(f"expected a folder {folder.name}/ of CSV files beside {other}/", path=str(folder))
     gt_files = {p.stem: p for p in gt_dir.glob("*.csv")}
     pred_files = {p.stem: p for p in pred_dir.glob("*.csv")}
     if not gt_files:
@@ -177,7 +177,9 @@ def record_from_blocks(stem: str, gt: ParsedBlocks, pred: ParsedBlocks) -> KIERe
         ),
         prediction=PredictedExtraction(
             entities=[PredictedEntity(key=k, value=v, confidence=PREDICTION_CONFIDENCE) for k, v in pred.entities],
-            groups=[PredictedGroup(name=name, entities=[PredictedEntity(key=k, value=v, confidence=PREDICTION_CONFIDENCE)
-                                                        for k, v in pairs]) for name, pairs in pred.groups],
+            groups=[PredictedGroup(name=name,
+                                   entities=[PredictedEntity(key=k, value=v, confidence=PREDICTION_CONFIDENCE)
+                                             for k, v in pairs])
+                    for name, pairs in pred.groups],
         ),
     )

@@ -516,11 +516,11 @@ class _Task:
 
     def record(self) -> KIERecord | None:
         annotations, predictions = self._list("annotations"), self._list("predictions")
-        for i, annotation in enumerate(annotations):
+        for i, given in enumerate(annotations):
             for flag in ("was_cancelled", "ground_truth"):
-                if annotation.get(flag) is not None and not isinstance(annotation[flag], bool):
+                if given.get(flag) is not None and not isinstance(given[flag], bool):
                     raise self.checks.error(f"annotations[{i}].{flag}",
-                                            f"expected true or false, got {show(annotation[flag])}")
+                                            f"expected true or false, got {show(given[flag])}")
         self.stats["cancelled"] += sum(1 for a in annotations if a.get("was_cancelled"))
         annotation = chosen_annotation(annotations)
         prediction = chosen_prediction(predictions, None if annotation is None else annotation[1])
@@ -590,6 +590,7 @@ class _Task:
         """The review log's rows of this task: one per predicted entity, what the reviewer left in its place."""
         from rpa_sim.evaluate.metrics.kieval import CORRECT, evaluate_document  # noqa: PLC0415
 
+        assert record.ground_truth is not None and record.prediction is not None, "a task with truth and prediction"
         outcome = evaluate_document(record.ground_truth, record.prediction)
         rows = []
         for entity, label, correction in zip(record.prediction.entities, outcome.labels.tolist(),

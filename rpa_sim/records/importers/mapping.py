@@ -2,7 +2,7 @@
 
 An in-house service or an LLM extractor writes its own JSON. A small YAML file
 (:class:`Mapping`, checked by pydantic, unknown settings refused) names, with
-the paths of :mod:`rpa_sim.records.importers._jsonpath` (``$.a.b``, ``a[*]``,
+the paths of :mod:`rpa_sim.records.importers.jsonpath` (``$.a.b``, ``a[*]``,
 ``a[0]``, ``*`` over an object's keys binding them), where each record is,
 its id, its predicted fields and, per field, the key, value, confidence, box
 and page; optionally where its ground truth is (``docs/importers/mapping.md``).
@@ -48,7 +48,7 @@ from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
-from rpa_sim.records.importers._jsonpath import JsonPath, Match, parse_path
+from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 
@@ -208,7 +208,8 @@ class _Place:
     """Where a record is: file, line and id, for errors."""
 
     def __init__(self, path: Path, line: int | None) -> None:
-        self.path, self.line, self.record_id = str(path), line, None
+        self.path, self.line = str(path), line
+        self.record_id: str | None = None
 
     def error(self, where: str | None, problem: str) -> InputError:
         return InputError(problem, path=self.path, line=self.line, record_id=self.record_id, field=where)
@@ -303,9 +304,10 @@ class _Importer:
         key = self._key(record, field, place, settings, side)
         found = self._read(f"{side}value", settings, record, field)
         if predicted:
-            key = self.field_map.key(key)
-            if key is None:
+            renamed = self.field_map.key(key)
+            if renamed is None:
                 return None
+            key = renamed
         if not found:
             self.stats[f"{side}no_value"] += 1
             return None
@@ -368,10 +370,11 @@ class _Importer:
         box_match = self._one(found, place, "box")
         raw = box_match.value
         numbers = [_number(v, strings=False) for v in raw] if isinstance(raw, list) else []
-        if len(numbers) != 4 or None in numbers:
+        known = [number for number in numbers if number is not None]
+        if len(numbers) != 4 or len(known) != 4:
             raise place.error(box_match.where, f"expected a box, four numbers ({self.settings.box_format}), "
                                                f"got {shown(raw)}")
-        x0, y0, a, b = numbers
+        x0, y0, a, b = known
         box = (x0, y0, x0 + a, y0 + b) if self.settings.box_format == "xywh" else (x0, y0, a, b)
         if box[2] < box[0] or box[3] < box[1]:
             raise place.error(box_match.where, f"{shown(raw)} is not a box ({self.settings.box_format}): it ends "
@@ -421,7 +424,8 @@ class _Importer:
         for name, text in per_field.items():
             if text is not None and name not in self.matched:
                 path = parse_path(text)
-                fields = settings.ground_truth.fields if name.startswith("ground_truth.") else settings.fields
+                truth = settings.ground_truth
+                fields = truth.fields if truth is not None and name.startswith("ground_truth.") else settings.fields
                 node = parse_path(fields).matches(record.value)[0].value if path.root == "@" else record.value
                 raise self._nothing(place, name, path, node, record.where)
 

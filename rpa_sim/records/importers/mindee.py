@@ -207,7 +207,7 @@ class _Response(FieldChecks):
         if group_name is None:
             return None
         confidence, evidence = self.number_confidence(item, where), self.v1_evidence(item, where)
-        entities = []
+        entities: list[PredictedEntity] = []
         for member, value in item.items():
             if member in _V1_METADATA:
                 continue
@@ -265,7 +265,7 @@ class _Response(FieldChecks):
         group_name = self.fields.key(name)
         if group_name is None:
             return None
-        entities = []
+        entities: list[PredictedEntity] = []
         for member, raw_field in members.items():
             member_where = f"{where}.{member}"
             field = self.as_object(raw_field, member_where)
@@ -348,7 +348,8 @@ class _Response(FieldChecks):
             pair = self.as_list(point, f"{where}[{index}]")
             if len(pair) != 2:
                 raise self.error(f"{where}[{index}]", f"expected a point [x, y], got {show(pair)}")
-            points.append(tuple(self.as_number(v, f"{where}[{index}][{axis}]") for axis, v in enumerate(pair)))
+            x, y = (self.as_number(v, f"{where}[{index}][{axis}]") for axis, v in enumerate(pair))
+            points.append((x, y))
         if not points:
             raise self.error(where, "empty: a polygon needs points")
         x0, y0, x1, y1 = bounding_box(points)

@@ -182,7 +182,7 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
 
 
 def _records(files: list[Path], report: ImportReport) -> Iterator[KIERecord]:
-    stats = Counter()
+    stats: Counter[str] = Counter()
     for path in files:
         response = load_json(path)
         for record in _Response(str(path), path.stem, response, report.unmapped, stats).records():
