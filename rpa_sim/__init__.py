@@ -42,7 +42,14 @@ _HOMES = {
     "write_report": "rpa_sim.report.page",
 }
 
-__all__ = ["__version__", *_HOMES]
+__all__ = [
+    "__version__",
+    "read_records", "write_records", "KIERecord", "VQARecord",
+    "evaluate_kie", "evaluate_vqa", "OutcomeTable", "KIEOutcomes", "VQAOutcomes", "read_table", "write_table",
+    "Policy", "load_policy", "Reviewer", "CostModel", "CostBreakdown", "Sweeper", "Curve", "certify_threshold",
+    "Scenario", "load_scenario", "run_scenario", "run_study", "ScenarioResult", "StudySummary", "Decision",
+    "write_report",
+]
 
 if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import KIEOutcomes, OutcomeTable, VQAOutcomes, evaluate_kie, evaluate_vqa
