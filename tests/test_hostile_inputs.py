@@ -835,6 +835,10 @@ class _Builder:
         dest, draw = action.dest, self.draw
         if dest in ("out", "out_dir", "png_dir", "review_log") or (dest == "log" and flag is not None):
             return self.output()
+        if dest == "n" and self.command == "generate":
+            # a valid count is legitimate work (a minute for a few million records): only small ones are run
+            candidate = draw(st.one_of(texts, numbers, plausible_numbers))
+            return "20" if _accepts(action, candidate) and int(candidate) > 10_000 else candidate
         # anything at all, one time in seven: more often, and hardly an example would get past the parser
         if draw(_one_in(7)):
             return draw(st.one_of(texts, numbers))

@@ -602,12 +602,12 @@ def test_dashboard_model_shows_rejections_and_calibration_per_group():
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "0.5"})
     model = DashboardModel.from_table("m", TYPED_TABLE, policies,
-                                      summary=run_study(scenario, TYPED_TABLE, policies).summary)
+                                      summary=run_study(scenario, TYPED_TABLE, policies).typed_summary)
     assert "rejected" not in model.figures(0, 0.5)
     assert model.figures(1, 0.5)["rejected"] == np.count_nonzero(TYPED_TABLE.confidence < 0.2)
     groups = dict(model.calibration_groups())
-    assert [row["name"] for row in groups["document type"]] == list(TYPED_TABLE.document_types)
-    assert [row["name"] for row in groups["field"]] == list(TYPED_TABLE.keys)
+    assert [row.name for row in groups["document type"]] == list(TYPED_TABLE.document_types)
+    assert [row.name for row in groups["field"]] == list(TYPED_TABLE.keys)
 
 
 def test_a_scenario_says_what_rejected_items_hold_unless_a_policy_does():
