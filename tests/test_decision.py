@@ -103,7 +103,10 @@ def _brute_force(scenario: Scenario):
     if alone:
         return None, alone[0], names
     relaxed = [(found[0], name) for name in names if (found := best([n for n in names if n != name])) is not None]
-    return None, min(relaxed)[1] if relaxed else names[0], names
+    if relaxed:
+        return None, min(relaxed)[1], names
+    cheapest = best([])  # no relaxation alone helps: the first constraint the cheapest point misses
+    return None, next(name for name in names if not cheapest[1][name]), names
 
 
 @st.composite

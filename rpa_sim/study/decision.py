@@ -526,7 +526,10 @@ class _Search:
             return self._decision(chosen, True, self._binding(chosen), (), "")
         binding, reason = self._infeasible()
         # the point the decision would take but for the binding constraint, to show what it misses
-        nearest = self.search(self.active - {binding}, self.objective) or self.search(frozenset(), self.objective)
+        nearest = ((binding is not None and self.search(self.active - {binding}, self.objective))
+                   or self.search(frozenset(), self.objective))
+        if binding is None:  # no single relaxation helps: the first constraint the cheapest point misses binds
+            binding = next(c.name for c in self.constraints(nearest) if not c.met)
         return self._decision(nearest, False, binding, self._alternatives(nearest), reason)
 
     def _decision(self, point: _Point, feasible: bool, binding: str | None, alternatives: tuple[Alternative, ...],
@@ -557,9 +560,9 @@ class _Search:
                 best = (relaxed.key, name)
         return None if best is None else best[1]
 
-    def _infeasible(self) -> tuple[str, str]:
+    def _infeasible(self) -> tuple[str | None, str]:
         """The binding constraint when nothing is feasible, and why in words: one no point meets on its own,
-        else the one whose relaxation alone gives the best point."""
+        else the one whose relaxation alone gives the best point; None when no relaxation alone gives any."""
         names = [name for name in CONSTRAINTS if name in self.active]
         for name in names:
             if self.search(frozenset({name}), self.objective) is None:
@@ -574,7 +577,7 @@ class _Search:
             if relaxed is not None and (best is None or relaxed.key < best[0]):
                 best = (relaxed.key, name)
         if best is None:
-            return names[0], "no point meets every constraint together, nor all but any one of them"
+            return None, "no point meets every constraint together, nor all but any one of them"
         return best[1], f"no point meets every constraint together; without {self._words(best[1])} some would"
 
     def _words(self, name: str) -> str:
