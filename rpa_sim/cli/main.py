@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rpa_sim import __version__
-from rpa_sim.cli.data import evaluate_data, evaluate_each_shard, report_skipped, shows_progress
+from rpa_sim.cli.data import evaluate_data, evaluate_each_shard, shows_progress
 from rpa_sim.cli.output import MESSAGE_LIMIT, one_line
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError, UsageError
@@ -626,7 +626,7 @@ def _evaluate_to_file(args: argparse.Namespace) -> int:
     if table_shard is not None:
         raise UsageError(f"evaluate: {table_shard} is an outcome table already; evaluate reads records")
     if folder:
-        return _evaluate_to_folder(args, shards)
+        return _evaluate_to_folder(args)
     table = evaluate_data(args)
     sources = [*shards] if args.predictions is None else [*shards, args.predictions]
     with stage(f"writing {args.out.name}"):
@@ -635,16 +635,15 @@ def _evaluate_to_file(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_to_folder(args: argparse.Namespace, shards: Sequence[Path]) -> int:
+def _evaluate_to_folder(args: argparse.Namespace) -> int:
     """``evaluate DATA --out TABLES/``: an outcome table per shard of DATA (``part-00000.parquet``, ...)."""
-    from rpa_sim.evaluate.sources import check_partitions_folder, merge_shards, write_partitions  # noqa: PLC0415
+    from rpa_sim.evaluate.sources import check_partitions_folder, write_partitions  # noqa: PLC0415
 
     check_partitions_folder(args.out)
-    results = evaluate_each_shard(args, shards)
-    merged = merge_shards(shards, results, data=args.data)  # what reading the folder back will check
-    report_skipped(merged.skipped, merged.skipped_summary)
+    loaded = evaluate_each_shard(args)  # merged too: what reading the folder back will check
+    shards = loaded.shards
     with stage(f"writing {len(shards)} tables into {args.out}"):
-        write_partitions(results, shards, args.out, predictions=args.predictions)
+        write_partitions(loaded.parts, shards, args.out, predictions=args.predictions)
     print(f"wrote {len(shards)} outcome table{'' if len(shards) == 1 else 's'} into {args.out}", file=sys.stderr)
     return 0
 
@@ -668,13 +667,12 @@ def _sweep(args: argparse.Namespace) -> int:
 
     _check_output(args.out)
     policies = [load_policy(p) for p in args.policy]
-    args.missing_confidence = all(policy.missing_confidence is not None for policy in policies)
     try:
         grid = parse_thresholds(args.thresholds)
     except InputError as problem:  # the grid is part of the command line: a usage error
         raise UsageError(str(problem)) from None
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
-    table = evaluate_data(args)
+    table = evaluate_data(args, policies=policies)
     curves = []
     with stage("sweeping", total=len(policies)) as advance:
         for policy in policies:
@@ -1259,8 +1257,7 @@ def _export_policy(args: argparse.Namespace) -> int:
         at = policy_at(load_policy(args.policy), args.threshold, source="--threshold")
     table = None
     if args.data is not None:
-        args.missing_confidence = at.policy.missing_confidence is not None
-        table = evaluate_data(args)
+        table = evaluate_data(args, policies=[at.policy])
     with stage(f"exporting {args.format}"):
         if not rules:
             from rpa_sim.route.export.label_studio import export_label_studio  # noqa: PLC0415
