@@ -41,7 +41,7 @@ from itertools import islice
 from typing import Any, Literal, TypeVar
 
 from rpa_sim.common.progress import stage
-from rpa_sim.common.workers import available_cores, signals_held, without_gc, worker_signals
+from rpa_sim.common.workers import available_cores, requested_workers, signals_held, without_gc, worker_signals
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
 from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
@@ -84,7 +84,8 @@ def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0
 
 
 def resolve_workers(workers: int | None) -> int:
-    """``workers`` checked, or every available core for ``None``.
+    """``workers`` checked; for ``None``, the workers the command asked for
+    (:func:`rpa_sim.common.workers.using_workers`), else every available core.
 
     More than the cores is accepted: :func:`map_in_order` starts no more
     processes than the available cores and the items to compute.
@@ -97,7 +98,7 @@ def resolve_workers(workers: int | None) -> int:
     ValueError: workers must be a positive integer or None (every core), got 0
     """
     if workers is None:
-        return available_cores()
+        return requested_workers() or available_cores()
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers must be a positive integer or None (every core), got {workers!r}")
     return workers

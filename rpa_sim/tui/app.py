@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import gc
 import threading
 import time
@@ -210,8 +211,10 @@ class DashboardApp(App[int]):
         self.sub_title = f"opening {name}"
         self.query_one(LoadingPanel).start(name)
         self._progress_timer = self.set_interval(SHOW_PROGRESS_EVERY, self._show_progress)
-        # a daemon thread of its own, not a Textual worker: quitting must not wait for a load to finish
-        threading.Thread(target=self._load, name="rpa-sim dashboard loader", daemon=True).start()
+        # a daemon thread of its own, not a Textual worker: quitting must not wait for a load to finish; it runs in
+        # a copy of this context, which holds the command's --workers and --scheduler (a thread starts without it)
+        threading.Thread(target=contextvars.copy_context().run, args=(self._load,), name="rpa-sim dashboard loader",
+                         daemon=True).start()
 
     def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
         self._quitting.set()  # the loader stops at its next report
