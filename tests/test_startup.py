@@ -46,7 +46,7 @@ def test_version_help_and_usage_errors_import_nothing_heavy(argv):
 
 def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp_path):
     # issue 10: from a table, score's time is reading the file; the records' models and the worker pools stay out
-    from rpa_sim.evaluate.load import evaluate_records
+    from rpa_sim.evaluate.local import evaluate_records, evaluation
     from rpa_sim.evaluate.tablefile import write_table
     from rpa_sim.records.models import KIERecord
 
@@ -54,7 +54,7 @@ def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp
                                        "prediction": {"entities": [{"key": "total", "value": "9.50",
                                                                     "confidence": 0.9}]}})
     table_file = tmp_path / "table.parquet"
-    write_table(evaluate_records([record], task="kie", workers=1), table_file)
+    write_table(evaluate_records([record], evaluation("kie"), workers=1), table_file)
     code = (f"import json, sys\nimport rpa_sim.cli.main\n"
             f"status = rpa_sim.cli.main.main(['score', {str(table_file)!r}, '--json'])\n"
             "assert status == 0\nprint(json.dumps(sorted(sys.modules)))")
