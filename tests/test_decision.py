@@ -18,7 +18,8 @@ from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.queue.summary import Workload, operation_model, with_releases
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.sweep import Sweeper, parse_thresholds
-from rpa_sim.study.decision import CONSTRAINTS, Constraint, Cost, Decision, decide, decision_text
+from rpa_sim.study.decision import CONSTRAINTS, Constraint, Cost, Decision, decide
+from rpa_sim.study.decision_text import decision_text
 from rpa_sim.study.recommend import recommend
 from rpa_sim.study.run import certify_policy, run_scenario, scenario_policies
 from rpa_sim.study.scenario import Scenario, load_scenario
