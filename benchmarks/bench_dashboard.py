@@ -52,8 +52,8 @@ from rpa_sim.study.run import run_study
 from rpa_sim.study.scenario import DataSpec, Scenario
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import DashboardModel
-from rpa_sim.tui.plot import MarkedPlot
-from rpa_sim.tui.views import FiguresPanel
+from rpa_sim.tui.widgets.figures import FiguresPanel
+from rpa_sim.tui.widgets.plot import MarkedPlot
 
 TARGET_MS = 50.0
 OPEN_TARGET_S = 3.0
@@ -64,7 +64,8 @@ VIEWS = [("trade-off", "t"), ("fields", "f"), ("costs", "dollar_sign")]
 
 
 def tiled(table: KIEOutcomes, entities: int) -> KIEOutcomes:
-    """``table`` repeated until it holds at least ``entities`` predictions (:func:`~rpa_sim.evaluate.outcomes.concat_tables`)."""
+    """``table`` repeated until it holds at least ``entities`` predictions
+    (:func:`~rpa_sim.evaluate.outcomes.concat_tables`)."""
     return concat_tables([table] * -(-entities // len(table)))
 
 

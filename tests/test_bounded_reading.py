@@ -312,7 +312,7 @@ def refusal_cases(tmp: Path) -> dict[str, Callable[[Path], list]]:
         "policy": lambda bad: ["sweep", data, "--policy", bad, "--thresholds", "0.5"],
         "scenario": lambda bad: ["run", bad],
         "audit plan": lambda bad: ["replay", data, "--policy", "confidence", "--threshold", "0.9", "--seed", "1",
-                                   "--log", log, "--audit-plan", bad],
+                                   "--out", log, "--audit-plan", bad],
         "dude": lambda bad: ["import", "dude", bad, "--out", out],
         "dude predictions": lambda bad: ["import", "dude", gt, "--predictions", bad, "--out", out],
         "docile predictions": lambda bad: ["import", "docile", docile_sample(), "--predictions", bad, "--out", out],
@@ -467,7 +467,7 @@ def test_a_log_yaml_files_and_records_accept_a_byte_order_mark(capsys, tmp_path)
         this_policy = with_marks(policy, folder / "policy.yaml") if marked else policy
         log = folder / "day.jsonl"
         status, _, err = run_cli(capsys, "replay", data, "--policy", this_policy, "--threshold", "0.9", "--seed", "1",
-                                 "--log", log, "--audit-plan", this_plan)
+                                 "--out", log, "--audit-plan", this_plan)
         assert status == 0, err
         read_from = with_marks(log, folder / "marked-day.jsonl") if marked else log
         status, estimated, err = run_cli(capsys, "estimate", "--method", "classical", read_from, "--json")

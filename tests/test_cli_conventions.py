@@ -3,7 +3,6 @@ CSV quoting, how counts and thresholds print, progress bars, the dashboard entry
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
@@ -14,7 +13,7 @@ import sys
 
 import pytest
 
-import rpa_sim.cli.main
+import rpa_sim.cli.scenarios
 import rpa_sim.tui
 from tests.conftest import run_cli as run
 from tests.conftest import write_lines
@@ -229,25 +228,42 @@ def test_sweep_out_writes_the_file_and_prints_nothing(capsys, tmp_path, kie):
 # --------------------------------------------------------------------------- help
 
 
-def every_parser(parser: argparse.ArgumentParser):
-    yield parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for child in action.choices.values():
-                yield from every_parser(child)
+#: Every command line with options of its own, by its words: the list a reader of docs/cli.md would write.
+COMMANDS = ("demo", "run", "report", "dashboard", "evaluate", "score", "sweep", "certify", "generate",
+            *(f"import {name}" for name in ("kieval-csv", "cord", "docile", "textract-expense", "dude", "azure-di",
+                                            "google-docai", "mindee", "label-studio", "mapping")),
+            *(f"export-policy {name}" for name in ("a2i", "rossum", "label-studio", "thresholds")),
+            "staff", "replay", "estimate", "plan-audit")
 
 
-def test_every_option_says_its_default_or_that_it_is_required():
+def options_in_help(text: str) -> dict[str, str]:
+    """The options a help text lists, each with its explanation on one line."""
+    entries: dict[str, str] = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("  -"):
+            spelling, _, explanation = line.strip().partition("  ")
+            current = spelling.split()[0].rstrip(",")
+            entries[current] = explanation.strip()
+        elif current is not None and line.startswith("    ") and line.strip():
+            entries[current] += " " + line.strip()
+        else:
+            current = None
+    return entries
+
+
+def test_every_option_says_its_default_or_that_it_is_required(capsys):
     vague = []
-    for parser in every_parser(rpa_sim.cli.main._parser()):
-        for action in parser._actions:
-            if not action.option_strings or action.help == argparse.SUPPRESS:
+    for command in COMMANDS:
+        status, out, _ = run(capsys, *command.split(), "--help")
+        assert status == 0
+        options = options_in_help(out)
+        assert "--format" in options or command not in ("score", "sweep", "certify", "run", "staff", "estimate")
+        for option, explanation in options.items():
+            if option in ("-h", "--help"):
                 continue
-            if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
-                continue
-            text = action.help or ""
-            if not (action.required or "default" in text or text.startswith("same as --")):
-                vague.append(f"{parser.prog} {action.option_strings[0]}")
+            if not ("default" in explanation or "required)" in explanation or explanation.startswith("same as --")):
+                vague.append(f"{command} {option}: {explanation}")
     assert vague == []
 
 
@@ -313,7 +329,7 @@ def test_a_terminal_gets_progress_bars(tmp_path, kie):
 
 
 def test_dashboard_refuses_without_a_terminal(capsys, monkeypatch):
-    monkeypatch.setattr(rpa_sim.cli.main, "_interactive", lambda: False)
+    monkeypatch.setattr(rpa_sim.cli.scenarios, "interactive", lambda: False)
     called = []
     monkeypatch.setattr(rpa_sim.tui, "run_dashboard", lambda *a, **k: called.append((a, k)) or 0)
     status, out, err = run(capsys, "dashboard", "receipts-demo")
@@ -323,7 +339,7 @@ def test_dashboard_refuses_without_a_terminal(capsys, monkeypatch):
 
 
 def test_dashboard_in_a_terminal_runs_the_app_with_the_source_and_folder(capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(rpa_sim.cli.main, "_interactive", lambda: True)
+    monkeypatch.setattr(rpa_sim.cli.scenarios, "interactive", lambda: True)
     called = []
     monkeypatch.setattr(rpa_sim.tui, "run_dashboard", lambda *a, **k: called.append((a, k)) or 7)
     assert run(capsys, "dashboard", "docvqa-demo", "--out-dir", tmp_path / "exports") == (7, "", "")
@@ -335,3 +351,19 @@ def test_dashboard_in_a_terminal_runs_the_app_with_the_source_and_folder(capsys,
     status, _, err = run(capsys, "dashboard", "--out-dir", tmp_path / "file")
     assert status == 1 and err == f"rpa-sim: error: {tmp_path / 'file'}: is a file, not a folder\n"
     assert len(called) == 2
+
+
+def test_the_dashboard_evaluates_with_the_workers_and_scheduler_given(capsys, monkeypatch):
+    from rpa_sim.common.workers import requested_workers
+    from rpa_sim.evaluate.cluster import current_scheduler
+
+    monkeypatch.setattr(rpa_sim.cli.scenarios, "interactive", lambda: True)
+    seen = []
+    monkeypatch.setattr(rpa_sim.tui, "run_dashboard",
+                        lambda *a, **k: seen.append((requested_workers(), current_scheduler())) or 0)
+    assert run(capsys, "dashboard", "--workers", "3", "--scheduler", "local:2") == (0, "", "")
+    assert run(capsys, "dashboard") == (0, "", "")
+    assert seen == [(3, "local:2"), (None, None)]
+    status, _, err = run(capsys, "dashboard", "--scheduler", "udp://x")
+    assert status == 2 and err.startswith("rpa-sim: error: dashboard: argument --scheduler: ")
+    assert err.endswith(" (see 'rpa-sim dashboard --help')\n") and len(seen) == 2

@@ -272,6 +272,8 @@ def test_one_validation_problem_is_located_like_a_record_problem(capsys, tmp_pat
 
 
 @pytest.mark.parametrize(("spec", "message"), [
+    ("abc", "thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, got 'abc'"),
+    ("linspace:0:1:x", "thresholds must be 'exact', 'linspace:START:STOP:NUM' or a comma list, got 'linspace:0:1:x'"),
     ("linspace:nan:1:3", "thresholds must be finite numbers, got 'linspace:nan:1:3'"),
     ("linspace:0:inf:3", "thresholds must be finite numbers, got 'linspace:0:inf:3'"),
     ("0.5,nan", "thresholds must be finite numbers, got '0.5,nan'"),
@@ -279,7 +281,8 @@ def test_one_validation_problem_is_located_like_a_record_problem(capsys, tmp_pat
 ])
 def test_bad_threshold_grids(capsys, kie, spec, message):
     status, out, err = run(capsys, "sweep", kie, "--policy", "confidence", f"--thresholds={spec}")
-    assert (status, out, one_error(err)) == (2, "", message)
+    assert (status, out, one_error(err)) == (2, "", f"sweep: argument --thresholds: {message} "
+                                                    f"(see 'rpa-sim sweep --help')")
 
 
 def test_the_largest_grid_is_accepted(capsys, kie):

@@ -3,8 +3,8 @@ byte, what it prints for the records the table came from, or refuses in one line
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import os
 import subprocess
 import sys
 
@@ -16,7 +16,7 @@ import rpa_sim.cli.main
 from rpa_sim.evaluate.tablefile import METADATA_KEY, read_info
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
-from rpa_sim.tui.model import load_model
+from rpa_sim.tui.loading import load_model
 from tests.conftest import run_cli as run
 from tests.conftest import write_lines
 
@@ -122,7 +122,7 @@ def test_a_scenario_on_the_table_runs_as_on_the_records(capsys, files, tmp_path,
 def test_the_dashboard_opens_a_table_as_its_records(files):
     for task in ("kie", "vqa"):
         models = [load_model(str(files[source])) for source in (task, f"{task}-table")]
-        summaries = [{key: value for key, value in m.summary.items() if key != "scenario"} for m in models]
+        summaries = [dataclasses.replace(m.summary, scenario="") for m in models]  # named after the file opened
         assert summaries[0] == summaries[1]
         for policy in range(len(models[0].policies)):
             assert models[0].figures(policy, 0.7) == models[1].figures(policy, 0.7)
@@ -173,14 +173,24 @@ def test_evaluate_checks_its_output_before_reading_the_records(capsys, tmp_path)
     assert (status, err) == (1, f"rpa-sim: error: {tmp_path}: is a folder, not a file\n")
 
 
-def test_workers_default_to_the_usable_cores_and_are_in_every_data_command():
-    parser = rpa_sim.cli.main._parser()
-    for argv in (["evaluate", "x.jsonl", "--out", "t.parquet"], ["score", "x.jsonl"],
-                 ["sweep", "x.jsonl", "--policy", "p"], ["certify", "x.jsonl", "--max-error", "0.1", "--delta", "0.1"]):
-        assert parser.parse_args(argv).workers == len(os.sched_getaffinity(0))
-        assert parser.parse_args([*argv, "--workers", "3"]).workers == 3
-    help_text = " ".join(parser._subparsers._group_actions[0].choices["score"].format_help().split())
-    assert "results are identical for any N" in help_text
+@pytest.mark.parametrize("command", ["evaluate", "score", "sweep", "certify", "replay", "plan-audit",
+                                     "export-policy label-studio", "run", "report", "dashboard", "staff"])
+def test_every_command_that_evaluates_records_takes_workers_and_a_scheduler(capsys, command):
+    status, out, _ = run(capsys, *command.split(), "--help")
+    help_text = " ".join(out.split())
+    assert status == 0 and "--workers N" in help_text and "--scheduler ADDRESS" in help_text
+    assert "results are identical for any N (default: every core this process may use)" in help_text
+    status, _, err = run(capsys, *command.split(), "--workers", "0")
+    assert status == 2
+    assert err == (f"rpa-sim: error: {command}: argument --workers: expected an integer >= 1, got '0' "
+                   f"(see 'rpa-sim {command} --help')\n")
+
+
+def test_the_workers_give_the_same_results(capsys, files, tmp_path):
+    for argv in (["score", files["kie"], "--json"], ["sweep", files["vqa"], "--policy", "confidence", "--json"],
+                 ["certify", files["kie"], "--max-error", "0.3", "--delta", "0.2", "--json"]):
+        outputs = {run(capsys, *argv, "--workers", workers)[1] for workers in ("1", "3")}
+        assert len(outputs) == 1 and outputs != {""}
 
 
 def test_reading_records_and_the_help_never_import_pyarrow(files):
@@ -270,4 +280,5 @@ def test_files_that_are_not_tables_of_this_rpa_sim_are_one_line_errors(capsys, f
     missing = tmp_path / "missing.parquet"
     pq.write_table(data.drop_columns(["outcome"]), missing)
     assert refused(capsys, "score", missing) == (1, f"{missing}: not an rpa-sim outcome table: no column 'outcome'")
-    assert refused(capsys, "score", tmp_path / "nowhere.parquet") == (1, f"{tmp_path / 'nowhere.parquet'}: no such file")
+    nowhere = tmp_path / "nowhere.parquet"
+    assert refused(capsys, "score", nowhere) == (1, f"{nowhere}: no such file")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import json
 import re
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from rpa_sim.cli.main import main
 from rpa_sim.evaluate.grounding import locatability, locate
 from rpa_sim.evaluate.metrics.calibration import ece, is_correct, reliability_table
 from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES
@@ -29,7 +31,7 @@ from rpa_sim.records.synthetic import (
 )
 from rpa_sim.records.synthetic._draws import BLOCK
 from rpa_sim.records.synthetic.errors import FIELD_CLASSES, KIE_KINDS, VQA_KINDS, KIEErrorRates
-from rpa_sim.records.synthetic.receipts import EXTRA_KEYS, RECEIPT_KEYS
+from rpa_sim.records.synthetic.receipt_settings import EXTRA_KEYS, RECEIPT_KEYS
 
 CORRECT, SUBSTITUTION, DELETION = (OUTCOME_NAMES.index(name) for name in ("correct", "substitution", "deletion"))
 # Calibration tolerances, on the sample sizes used below (about 21,000 predictions): the construction
@@ -102,6 +104,42 @@ def test_write_dataset_gives_the_same_bytes_with_workers(tmp_path, kind, dicts):
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+# --------------------------------------------------------------------------- ids: unique per seed
+
+
+@pytest.mark.parametrize(("dicts", "kind"), [(receipt_dicts, "receipt"), (docvqa_dicts, "question")])
+def test_ids_name_the_seed_and_the_record(dicts, kind):
+    ids = [record["id"] for record in dicts(BLOCK + 2, seed=4)]
+    assert ids == [f"{kind}-s4-{index:06d}" for index in range(BLOCK + 2)]  # the rule of docs/formats.md
+
+
+@pytest.mark.parametrize(("kind", "count"), [("receipts", "documents"), ("docvqa", "questions")])
+def test_files_of_two_seeds_are_shards_of_one_data_set(tmp_path, capsys, kind, count):
+    shards = tmp_path / "shards"
+    for seed in (1, 2):
+        assert main(["generate", kind, "--n", "50", "--seed", str(seed), "--out", str(shards / f"seed-{seed}.jsonl"),
+                     "--workers", "1"]) == 0
+    ids = [[json.loads(line)["id"] for line in (shards / f"seed-{seed}.jsonl").read_text().splitlines()]
+           for seed in (1, 2)]
+    assert len(set(ids[0])) == len(set(ids[1])) == 50
+    assert not set(ids[0]) & set(ids[1])
+    capsys.readouterr()
+    assert main(["score", str(shards), "--json"]) == 0  # read as one data set: no id is in two shards
+    assert json.loads(capsys.readouterr().out)[count] == 100
+
+
+@pytest.mark.parametrize("kind", ["receipts", "docvqa"])
+def test_one_seed_gives_the_same_bytes_run_to_run_and_with_workers(tmp_path, kind):
+    n = BLOCK * 4 + 7  # several blocks and a cut one
+    written = []
+    for run, workers in enumerate((1, 1, 2)):
+        path = tmp_path / f"run-{run}.jsonl.gz"
+        assert main(["generate", kind, "--n", str(n), "--seed", "8", "--out", str(path),
+                     "--workers", str(workers)]) == 0
+        written.append(path.read_bytes())
+    assert written[0] == written[1] == written[2]
+
+
 @pytest.mark.parametrize(("dicts", "task"), [(receipt_dicts, "kie"), (docvqa_dicts, "vqa")])
 def test_written_records_are_all_valid(tmp_path, dicts, task):
     path = tmp_path / "data.jsonl.gz"
@@ -115,7 +153,7 @@ def test_written_records_are_all_valid(tmp_path, dicts, task):
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="n must be a non-negative integer, got -1"):
         next(generate_receipts(-1, seed=0))
-    with pytest.raises(ValueError, match="seed must be a non-negative integer, got 1.5"):
+    with pytest.raises(ValueError, match=r"seed must be a non-negative integer, got 1\.5"):
         next(generate_docvqa(1, seed=1.5))
 
 
@@ -208,13 +246,13 @@ def test_settings_load_from_yaml_and_quote_bad_values():
     assert not next(generate_receipts(1, seed=0, settings=settings)).ground_truth.entities
     with pytest.raises(ValidationError, match=r"error rates add up to 1.24 > 1 \(ocr=0.6, .*missed=0.6"):
         ReceiptSettings(errors={"menu.nm": {"ocr": 0.6, "missed": 0.6}})
-    with pytest.raises(ValidationError, match="input_value=-0.5"):
+    with pytest.raises(ValidationError, match=r"input_value=-0\.5"):
         ReceiptSettings(error_scale=-0.5)
     with pytest.raises(ValidationError, match="error rates add up to"):
         ReceiptSettings(error_scale=5)
-    with pytest.raises(ValidationError, match="tax=0.9 exceeds subtotal=0.65"):
+    with pytest.raises(ValidationError, match=r"tax=0\.9 exceeds subtotal=0\.65"):
         ReceiptSettings(presence={"tax": 0.9})
-    with pytest.raises(ValidationError, match="a count format is .* got 'n'"):
+    with pytest.raises(ValidationError, match=r"a count format is .* got 'n'"):
         ReceiptSettings(count_formats={"n": 1})
     with pytest.raises(ValidationError, match="unknown error kind 'typo'"):
         ReceiptSettings(confidence={"plausibility": {"typo": 0.5}})

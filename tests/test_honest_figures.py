@@ -128,8 +128,8 @@ def test_receipts_with_enough_audits_are_reliable():
 def test_the_monitoring_view_warns_with_the_reason(tmp_path):
     pytest.importorskip("textual_plotext")
     from rpa_sim.tui.app import DashboardApp
-    from rpa_sim.tui.monitoring_view import MonitoringView
-    from rpa_sim.tui.views import TextTable
+    from rpa_sim.tui.views.monitoring import MonitoringView
+    from rpa_sim.tui.widgets.text_table import TextTable
 
     async def run() -> None:
         app = DashboardApp(scenario_file(tmp_path, MONITORED, "monitored.yaml"))
@@ -238,7 +238,8 @@ def test_the_costs_view_flags_the_edge(tmp_path):
 
 def test_the_figures_panel_formats():
     pytest.importorskip("textual")
-    from rpa_sim.tui.views import FiguresPanel, cell
+    from rpa_sim.tui.texts import cell
+    from rpa_sim.tui.widgets.figures import FiguresPanel
 
     assert [FiguresPanel.value_text(key, value) for key, value in (
         ("reviewed", 31952.0), ("reviewed", 8467.28), ("cost", 4724.2533), ("auto_rate", 0.41362), ("cost", math.nan))

@@ -113,12 +113,13 @@ def test_estimate_escapes_the_ids_and_values_of_a_production_log(tmp_path, capsy
 
 def test_the_last_guard_makes_any_message_one_bounded_line(tmp_path, capsys, monkeypatch):
     from rpa_sim.cli import main as cli
+    from rpa_sim.cli.output import MESSAGE_LIMIT
 
     def hostile(args):
         raise InputError("a library said:\n\x1b[2J" + "y" * 10_000)
 
-    monkeypatch.setitem(cli._COMMANDS, "score", hostile)
-    message = one_error_line(capsys, "score", tmp_path / "data.jsonl", limit=cli.MESSAGE_LIMIT + 50)
+    monkeypatch.setitem(cli.COMMANDS, "score", hostile)
+    message = one_error_line(capsys, "score", tmp_path / "data.jsonl", limit=MESSAGE_LIMIT + 50)
     assert message.startswith("a library said:\\n\\x1b[2J" + "y" * 100)
     assert message.endswith("y...(10,027 characters)")
 
@@ -332,7 +333,7 @@ async def test_the_dashboard_shows_hostile_ids_and_names_as_plain_escaped_text(t
     from textual.widgets import Static
 
     from rpa_sim.tui.app import DashboardApp
-    from rpa_sim.tui.views import TextTable
+    from rpa_sim.tui.widgets.text_table import TextTable
     from tests.tui_support import loaded, notifications
 
     key = "k\x1b[2J[bold red]x[/]\n[/oops]"

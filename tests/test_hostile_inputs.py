@@ -450,7 +450,7 @@ def make_material(folder: Path) -> Material:
                       folder, "q.jsonl")
     table = _made(["evaluate", "r.jsonl", "--out", "t.parquet", "--workers", "1"], folder, "t.parquet")
     log = _made(["replay", "r.jsonl", "--policy", "audited-budget", "--threshold", "0.9", "--audit-rate", "0.5",
-                 "--seed", "1", "--log", "log.jsonl", "--workers", "1"], folder, "log.jsonl")
+                 "--seed", "1", "--out", "log.jsonl", "--workers", "1"], folder, "log.jsonl")
     plan = _made(["plan-audit", "r.jsonl", "--policy", "confidence", "--threshold", "0.9", "--budget", "5",
                   "--out", "plan.yaml", "--workers", "1"], folder, "plan.yaml")
     bundled_folder = Path(bundled).parent
@@ -683,14 +683,14 @@ def command_parsers() -> dict[str, Any]:
     """Every command's argparse parser, by its words (``score``, ``import cord``, ...)."""
     import argparse
 
-    from rpa_sim.cli.main import _parser
+    from rpa_sim.cli.parser import build_parser
 
     def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
         actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         return dict(actions[0].choices) if actions else {}
 
     found = {}
-    for name, parser in subcommands(_parser()).items():
+    for name, parser in subcommands(build_parser()).items():
         inner = subcommands(parser)
         found.update({f"{name} {sub}": subparser for sub, subparser in inner.items()} if inner else {name: parser})
     return found

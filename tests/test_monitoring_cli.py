@@ -37,7 +37,7 @@ def predicted_entities(record: dict) -> list[dict]:
 def test_the_log_has_a_row_per_predicted_entity_and_routes_by_the_threshold(receipts, tmp_path, capsys):
     log = tmp_path / "day.jsonl"
     status, out, err = run_cli(capsys, "replay", receipts, "--policy", "confidence", "--threshold", THRESHOLD,
-                               "--audit-rate", "1", "--seed", "3", "--log", log, "--workers", "1")
+                               "--audit-rate", "1", "--seed", "3", "--out", log, "--workers", "1")
     assert status == 0 and out == ""
     records = [json.loads(line) for line in receipts.read_text().splitlines()]
     expected_ids = Counter({record["id"]: len(predicted_entities(record)) for record in records})
@@ -57,7 +57,7 @@ def test_the_same_seed_gives_the_same_bytes(receipts, tmp_path, capsys):
     paths = [tmp_path / name for name in ("a.jsonl.gz", "b.jsonl.gz", "c.jsonl.gz")]
     for path, seed in zip(paths, ("5", "5", "6")):
         status, _, _ = run_cli(capsys, "replay", receipts, "--policy", "audited-budget", "--threshold", "0.95",
-                               "--miss-rate", "0.2", "--false-correction-rate", "0.05", "--seed", seed, "--log", path)
+                               "--miss-rate", "0.2", "--false-correction-rate", "0.05", "--seed", seed, "--out", path)
         assert status == 0
     assert paths[0].read_bytes() == paths[1].read_bytes()
     assert gzip.decompress(paths[0].read_bytes()) != gzip.decompress(paths[2].read_bytes())
@@ -66,7 +66,7 @@ def test_the_same_seed_gives_the_same_bytes(receipts, tmp_path, capsys):
 def test_estimate_prints_what_the_library_computes(receipts, tmp_path, capsys):
     log = tmp_path / "day.jsonl"
     run_cli(capsys, "replay", receipts, "--policy", "confidence", "--threshold", THRESHOLD, "--audit-rate", "0.2",
-            "--seed", "1", "--log", log)
+            "--seed", "1", "--out", log)
     for method in ("classical", "stratified", "ppi"):
         status, out, err = run_cli(capsys, "estimate", log, "--method", method, "--json")
         assert status == 0 and err == ""
@@ -133,12 +133,14 @@ def test_a_missing_log_is_a_one_line_error(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--seed", "1", "--log", "L", "--audit-rate",
+    (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--seed", "1", "--out", "L", "--audit-rate",
       "0.1", "--audit-plan", "p.yaml"], "argument --audit-plan: not allowed with argument --audit-rate"),
-    (["replay", "D", "--policy", "confidence", "--threshold", "-1", "--seed", "1", "--log", "L"],
+    (["replay", "D", "--policy", "confidence", "--threshold", "-1", "--seed", "1", "--out", "L"],
      "argument --threshold: expected a number in [0, inf), got '-1'"),
-    (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--log", "L"],
-     "the following arguments are required: --seed"),
+    (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--seed", "1"],
+     "replay: the following arguments are required: --out (see 'rpa-sim replay --help')"),
+    (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--out", "L", "--log", "M"],
+     "replay: argument --log: not allowed with argument --out (see 'rpa-sim replay --help')"),
     (["estimate", "L"], "the following arguments are required: --method"),
     (["estimate", "L", "--method", "ppi", "--confidence-level", "1"],
      "argument --confidence-level: expected a number in (0, 1), got '1'"),
@@ -165,7 +167,7 @@ def test_a_plan_written_by_plan_audit_drives_replay(receipts, tmp_path, capsys):
     assert [stratum["rate"] for stratum in strata] == [band["rate"] for band in payload["bands"]]
     log = tmp_path / "day.jsonl"
     status, _, _ = run_cli(capsys, "replay", receipts, "--policy", "confidence", "--threshold", THRESHOLD,
-                           "--audit-plan", plan, "--seed", "2", "--log", log)
+                           "--audit-plan", plan, "--seed", "2", "--out", log)
     assert status == 0
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     rate_of = {f"confidence {band['band']}": band["rate"] for band in payload["bands"]}
@@ -192,7 +194,7 @@ def test_input_errors_of_replay_and_plan_audit_are_one_line(receipts, tmp_path, 
     plan = tmp_path / "plan.yaml"
     plan.write_text("strata:\n- fields: [totl]\n  rate: 0.5\n")
     status, _, err = run_cli(capsys, "replay", receipts, "--policy", "confidence", "--threshold", "0.9",
-                             "--audit-plan", plan, "--seed", "1", "--log", tmp_path / "day.jsonl")
+                             "--audit-plan", plan, "--seed", "1", "--out", tmp_path / "day.jsonl")
     assert status == 1 and "audit plan stratum 'fields totl' names 'totl', which no item has" in err
     assert err.count("\n") == 1 and not (tmp_path / "day.jsonl").exists()
     status, _, err = run_cli(capsys, "plan-audit", receipts, "--policy", "confidence", "--threshold", "1.5",
@@ -200,7 +202,7 @@ def test_input_errors_of_replay_and_plan_audit_are_one_line(receipts, tmp_path, 
     assert status == 1 and err == ("rpa-sim: error: policy 'confidence' auto-accepts nothing at threshold 1.5: "
                                    "there is nothing to audit\n")
     status, _, err = run_cli(capsys, "replay", receipts, "--policy", "confidence", "--threshold", "0.9", "--seed", "1",
-                             "--log", tmp_path)
+                             "--out", tmp_path)
     assert status == 1 and err == f"rpa-sim: error: {tmp_path}: is a folder, not a file\n"
 
 
@@ -209,10 +211,33 @@ def test_vqa_data_replays_and_refuses_document_escalation(tmp_path, capsys):
     write_generated(docvqa_dicts(80, seed=2), questions)
     log = tmp_path / "day.jsonl"
     status, _, _ = run_cli(capsys, "replay", questions, "--policy", "confidence", "--threshold", "0.8",
-                           "--audit-rate", "0.5", "--seed", "1", "--log", log)
+                           "--audit-rate", "0.5", "--seed", "1", "--out", log)
     assert status == 0
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(rows) == 80 and len({row["id"] for row in rows}) == 80
     status, _, err = run_cli(capsys, "replay", questions, "--policy", "document-escalation", "--threshold", "0.8",
-                             "--seed", "1", "--log", log)
+                             "--seed", "1", "--out", log)
     assert status == 1 and "escalates documents, but these items have no documents" in err
+
+
+def test_log_is_a_deprecated_spelling_of_out(receipts, tmp_path, capsys):
+    day = ["replay", receipts, "--policy", "confidence", "--threshold", THRESHOLD, "--audit-rate", "0.3", "--seed", "2"]
+    status, out, err = run_cli(capsys, *day, "--out", tmp_path / "new.jsonl")
+    assert (status, out, err.count("\n")) == (0, "", 1) and err.startswith(f"wrote {tmp_path / 'new.jsonl'}: ")
+    status, out, old_err = run_cli(capsys, *day, "--log", tmp_path / "old.jsonl")
+    assert (status, out) == (0, "")
+    assert old_err.splitlines() == [err.removesuffix("\n").replace("new.jsonl", "old.jsonl"),
+                                    "rpa-sim: warning: --log is deprecated and will be removed in the next release; "
+                                    "use --out"]
+    assert (tmp_path / "old.jsonl").read_bytes() == (tmp_path / "new.jsonl").read_bytes()
+    status, _, err = run_cli(capsys, *day, "--log", receipts)
+    assert (status, err) == (2, f"rpa-sim: error: --log {receipts} is DATA {receipts}: an output never replaces an "
+                                f"input\n")
+
+
+def test_the_seed_is_0_unless_given(receipts, tmp_path, capsys):
+    day = ["replay", receipts, "--policy", "confidence", "--threshold", THRESHOLD, "--audit-rate", "0.5"]
+    for name, seed in (("default.jsonl", []), ("zero.jsonl", ["--seed", "0"]), ("one.jsonl", ["--seed", "1"])):
+        assert run_cli(capsys, *day, *seed, "--out", tmp_path / name)[0] == 0
+    assert (tmp_path / "default.jsonl").read_bytes() == (tmp_path / "zero.jsonl").read_bytes()
+    assert (tmp_path / "default.jsonl").read_bytes() != (tmp_path / "one.jsonl").read_bytes()

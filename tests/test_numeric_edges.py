@@ -24,7 +24,7 @@ from tests.conftest import run_cli, write_lines
 
 THRESHOLD = "0.9"
 COST_OVERFLOW = ("rpa-sim: error: plan-audit: a cost per audit of 1e+308 makes 3 audits cost more than the largest "
-                 "number (about 1.8e+308)\n")
+                 "number (about 1.8e+308) (see 'rpa-sim plan-audit --help')\n")
 
 
 def _refuse_constant(name: str) -> float:
@@ -249,8 +249,8 @@ def test_estimate_json_never_holds_a_number_that_is_not_finite_nor_a_rate_outsid
 def test_a_grid_below_0_is_a_usage_error(table, capsys, spec, shown, form):
     status, out, err = run_cli(capsys, "sweep", table, "--policy", "confidence", f"--thresholds={spec}", form)
     assert (status, out) == (2, "")
-    assert err == (f"rpa-sim: error: thresholds must be at least 0 (every swept score is in [0, 1]; above 1 reviews "
-                   f"everything), got {shown!r} in {spec!r}\n")
+    assert err == (f"rpa-sim: error: sweep: argument --thresholds: thresholds must be at least 0 (every swept score "
+                   f"is in [0, 1]; above 1 reviews everything), got {shown!r} in {spec!r} (see 'rpa-sim sweep --help')\n")
 
 
 def test_a_grid_up_to_the_largest_number_sweeps_finite_thresholds(table, capsys):

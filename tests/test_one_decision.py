@@ -15,13 +15,14 @@ pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
 from rpa_sim.common.formatting import money, number
-from rpa_sim.report.page import num, render_report
+from rpa_sim.common.formatting import number as num
+from rpa_sim.report.page import render_report
 from rpa_sim.study.decision import Decision
 from rpa_sim.study.run import run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario
 from rpa_sim.tui.app import DashboardApp
-from rpa_sim.tui.operations_view import OperationsView
-from rpa_sim.tui.views import FiguresPanel
+from rpa_sim.tui.views.operations import OperationsView
+from rpa_sim.tui.widgets.figures import FiguresPanel
 from tests.conftest import run_cli
 from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, notifications, ready, scenario_file
 

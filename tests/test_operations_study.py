@@ -221,7 +221,7 @@ def test_received_at_error_names_file_line_id_and_field(tmp_path, capsys):
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(raw) + "\n" for raw in raws))
     status, out, err = run_cli(capsys, "score", str(tmp_path / "r.jsonl"))
     assert (status, out) == (1, "")
-    assert err == (f"rpa-sim: error: {tmp_path / 'r.jsonl'}: line 2 (id receipt-000001): received_at: "
+    assert err == (f"rpa-sim: error: {tmp_path / 'r.jsonl'}: line 2 (id receipt-s2-000001): received_at: "
                    f"'2024-03-04 09:15' has no UTC offset: write it as 2024-03-04T09:15:00+01:00 or "
                    f"2024-03-04T08:15:00Z\n")
 
@@ -250,7 +250,7 @@ def test_arrivals_and_handling_from_records(tmp_path):
 
 @pytest.mark.parametrize(("drop", "operations", "message"), [
     ("received_at", {"arrivals": {"from_records": True}},
-     "arrivals from_records needs received_at on every record; 40 of 40 have none (first: 'receipt-000000')"),
+     "arrivals from_records needs received_at on every record; 40 of 40 have none (first: 'receipt-s2-000000')"),
     ("review_seconds", {"handling": {"from_records": True}},
      "handling from_records needs review_seconds in the records; none of the 40 has one"),
 ])

@@ -13,7 +13,8 @@ pytest.importorskip("textual_plotext")
 
 from rpa_sim.operate.queue.summary import Workload, with_releases
 from rpa_sim.tui.app import DashboardApp
-from rpa_sim.tui.operations_view import OperationsView, operation_of
+from rpa_sim.tui.model import operation_of
+from rpa_sim.tui.views.operations import OperationsView
 from tests.tui_support import OPERATIONS, ready, scenario_file, shown
 from tests.tui_support import STAFFED_SCENARIO as SCENARIO
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import rpa_sim.route.per_field.solver as optimize
-from rpa_sim.route.per_field.solver import field_curves, frontier, optimize_thresholds
+from rpa_sim.route.per_field.curves import field_curves
+from rpa_sim.route.per_field.solver import frontier, optimize_thresholds
 
 TOL = 1e-12
 
@@ -278,12 +278,7 @@ def test_work_cap_fallback_keeps_its_weaker_guarantees(case):
     best, _ = brute_force(front.curves, budget)
     assume(best is not None)
     hull = front.at_budget(budget, refine=False)
-    saved = optimize._MAX_CELLS
-    try:
-        optimize._MAX_CELLS = 3
-        capped = front.at_budget(budget)
-    finally:
-        optimize._MAX_CELLS = saved
+    capped = front.at_budget(budget, max_cells=3)
     assert capped.cost <= budget + 1e-12
     assert hull.accepted <= capped.accepted <= best <= capped.upper_bound <= hull.upper_bound
     assert capped.accepted >= (best_common_threshold(keys, confidence, accept, review, budget) or 0)
@@ -403,6 +398,8 @@ def test_bad_budget_and_tolerance():
         optimize_thresholds(["a"], [0.5], 1.0, 0.0, budget=np.nan)
     with pytest.raises(ValueError, match="tolerance"):
         optimize_thresholds(["a"], [0.5], 1.0, 0.0, budget=1.0, tolerance=-1.0)
+    with pytest.raises(ValueError, match=r"max_cells must be a non-negative integer, got -1"):
+        optimize_thresholds(["a"], [0.5], 1.0, 0.0, budget=1.0, max_cells=-1)
 
 
 # --- the frontier ----------------------------------------------------------------------------

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
 
 from rpa_sim.evaluate.metrics.anls import anls_question
 from rpa_sim.evaluate.metrics.kieval import kieval
-from rpa_sim.evaluate.outcomes import ANSWER_TYPES, OUTCOME_TABLES, OutcomeTable, evaluate_kie, evaluate_vqa, table_type
+from rpa_sim.evaluate.outcomes import (
+    ANSWER_TYPES,
+    OUTCOME_TABLES,
+    OutcomeTable,
+    evaluate_kie,
+    evaluate_vqa,
+    table_type,
+    task_of_option,
+)
 from rpa_sim.records.importers.kieval_csv import import_kieval_csv
 from rpa_sim.records.models import KIERecord, VQARecord
 from rpa_sim.records.readers import write_records
@@ -232,3 +241,107 @@ def test_the_answer_types_are_smudges():
     from rpa_sim.evaluate.metrics.smudge import AnswerType
 
     assert get_args(AnswerType) == ANSWER_TYPES
+
+
+# -- the task's facts are members of the table types --------------------------------------------------------
+
+@pytest.mark.parametrize(("task", "noun", "has_units", "options"), [("kie", "document", True, ("value_match",)),
+                                                                     ("vqa", "question", False, ("alpha",))])
+def test_each_task_states_its_units_options_and_columns(task, noun, has_units, options):
+    table = table_type(task)
+    assert (table.unit_noun, table.has_review_units, table.options) == (noun, has_units, options)
+    assert [task_of_option(option) for option in options] == [task]
+    # the column facts describe the task's own sweep columns, the metric among the fractions
+    assert table.fraction_columns | table.count_columns <= set(table.sweep_columns)
+    assert not table.fraction_columns & table.count_columns and table.metric_name in table.fraction_columns
+    with pytest.raises(ValueError, match="'workers'"):
+        task_of_option("workers")
+
+
+def test_the_units_are_the_records_with_their_ids_and_times():
+    # r2's only entity was missed: a unit without rows
+    missed = kie_record(id="r2", prediction={"entities": []},
+                        ground_truth={"entities": [{"key": "total", "value": "9"}]},
+                        received_at="2024-01-01T00:00:10Z", review_seconds=30)
+    kie = evaluate_kie([kie_record(), missed])
+    assert kie.unit_ids().tolist() == ["r1", "r2"] and kie.unit_count == 2 and kie.review_units is not None
+    assert np.isnan(kie.received_at[0]) and kie.received_at[1] == datetime(2024, 1, 1, 0, 0, 10, tzinfo=timezone.utc
+                                                                           ).timestamp()
+    assert np.isnan(kie.review_seconds[0]) and kie.review_seconds[1] == 30
+    vqa = evaluate_vqa([vqa_record("q1", ["12"], "12"), vqa_record("q2", ["a"], "b", review_seconds=4)])
+    assert vqa.unit_ids().tolist() == ["q1", "q2"] and vqa.unit_count == 2 and vqa.review_units is None
+    assert np.isnan(vqa.review_seconds[0]) and vqa.review_seconds[1] == 4
+    # tables of parts: the units of each, in order
+    assert type(vqa).concat([vqa, evaluate_vqa([vqa_record("q3", ["c"], "c")])]).unit_ids().tolist() == [
+        "q1", "q2", "q3"]
+
+
+def test_the_table_type_evaluates_with_its_options():
+    latte = kie_record(prediction={"entities": [{"key": "total", "value": "12", "confidence": 0.9}],
+                                   "groups": [[{"key": "menu.nm", "value": "latte", "confidence": 0.8}]]})
+    # "latte" against "LATTE": a substitution compared exactly, correct with case folded
+    assert table_type("kie").evaluate([latte]).outcome.tolist() == [0, 1]
+    normalized = table_type("kie").evaluate([latte], value_match="normalized")
+    assert normalized.outcome.tolist() == [0, 0] and normalized.evaluation_settings() == {"value_match": "normalized"}
+    questions = [vqa_record("q1", ["12"], "12", document={"pages": [PAGE]}), vqa_record("q2", ["LATTE"], "LATE")]
+    at_half = table_type("vqa").evaluate(questions, alpha=0.5)
+    assert at_half.evaluation_settings() == {"alpha": 0.5, "weight": 10.0, "threshold": 0.5}
+    assert at_half.anls.tolist() == [1.0, pytest.approx(0.8)]
+
+
+def test_smudge_is_a_member_that_only_questions_fill():
+    records = [vqa_record("q1", ["12"], "12", document={"pages": [PAGE]}),
+               vqa_record("q2", ["LATTE"], "LATE", document={"pages": [PAGE]}),
+               vqa_record("q3", ["x"], "x")]  # no OCR: no grounding, left out of SMuDGE's means
+    table = evaluate_vqa(records)
+    match, grounding = table.match[:2], table.smudge_grounding[:2]
+    assert table.has_smudge and table.mean_smudge(alpha=0.4) == pytest.approx(np.mean(0.4 * match + 0.6 * grounding))
+    alphas, means = table.smudge_by_alpha(step=0.5)
+    assert alphas.tolist() == [0.0, 0.5, 1.0]
+    assert means.tolist() == pytest.approx([grounding.mean(), np.mean((match + grounding) / 2), match.mean()])
+    without_ocr = evaluate_vqa(records[2:])
+    assert without_ocr.smudge_by_alpha(step=0.5) is None and without_ocr.mean_smudge(alpha=0.25) is None
+    kie = evaluate_kie([kie_record()])
+    assert not kie.has_smudge and kie.smudge_by_alpha(step=0.5) is None and kie.mean_smudge(alpha=0.25) is None
+
+
+def test_a_table_names_its_file_rows_counts_and_settings():
+    missed = kie_record(id="r2", prediction={"entities": []},
+                        ground_truth={"entities": [{"key": "total", "value": "9"}]})
+    kie = evaluate_kie([kie_record(), missed], grounding="given")
+    # r1: four predicted entities, nothing missed; r2: one missed entity
+    assert kie.row_counts() == {"document": 2, "predicted": 4, "missed": 1}
+    counts = kie.corpus_counts()
+    assert set(counts) == set(kie.file_layout.counts)
+    # ground truth: r1's total, menu.nm, menu.price and r2's total; predicted: r1's four entities
+    assert {name: counts[name] for name in ("documents", "entities_gt", "entities_pred", "tp", "substitutions",
+                                            "deletions", "additions")} == {
+        "documents": 2, "entities_gt": 4, "entities_pred": 4, "tp": 2, "substitutions": 1, "deletions": 1,
+        "additions": 1}
+    arrays = kie.to_arrow()
+    assert list(arrays) == [column.name for column in kie.file_layout.columns]
+    assert arrays["kind"].to_pylist() == ["document"] * 2 + ["predicted"] * 4 + ["missed"]
+    assert arrays["outcome"].to_pylist() == [None, None, "correct", "correct", "substitution", "deletion", "addition"]
+    assert arrays["grounding"].to_pylist() == [None, None, None, 0.7, None, None, None]  # NaN is written as null
+    vqa = evaluate_vqa([vqa_record("q1", ["12"], "12"), vqa_record("q2", ["a"], "b")])
+    assert vqa.row_counts() == {"question": 2} and vqa.corpus_counts() == {"questions": 2}
+    assert set(vqa.to_arrow()) == {column.name for column in vqa.file_layout.columns}
+    assert vqa.to_arrow()["anls"].to_pylist() == [1.0, 0.0]
+
+
+def test_the_settings_a_file_may_hold():
+    table_type("kie").check_settings({"value_match": "normalized"})
+    table_type("vqa").check_settings({"alpha": 0.25, "weight": 10.0, "threshold": 0.5})
+    with pytest.raises(ValueError, match="value_match must be 'exact' or 'normalized', got 'fuzzy'"):
+        table_type("kie").check_settings({"value_match": "fuzzy"})
+    with pytest.raises(ValueError, match="must be finite numbers"):
+        table_type("vqa").check_settings({"alpha": math.inf, "weight": 10.0, "threshold": 0.5})
+
+
+@pytest.mark.parametrize("task", ["kie", "vqa"])
+def test_the_reader_labels_name_figures_the_data_summary_has(task):
+    records = list(generate_receipts(5, seed=1) if task == "kie" else generate_docvqa(5, seed=1))
+    table = table_type(task).evaluate(records)
+    labelled = [name for name, _ in table.summary_labels]
+    assert set(labelled) <= {"predictions", *table.summary()} and len(set(labelled)) == len(labelled)
+    assert f"{table.unit_noun}s" in labelled and table.metric_name in labelled

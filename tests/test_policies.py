@@ -21,7 +21,8 @@ def test_bundled_policies_load_and_sweep_one_knob():
 @pytest.mark.parametrize(("yaml_text", "message"), [
     ("name: p\nreview_if: {confidence: 0.5}\n", "exactly one threshold (written `sweep`), this one has 0"),
     ("name: p\nreview_if: {any_of: [{confidence: sweep}, {grounding: sweep}]}\n", "this one has 2"),
-    ("name: p\nreview_if: {confidence: 1.5}\n", "review_if.confidence: expected a number at most 1 or 'sweep', got 1.5"),
+    ("name: p\nreview_if: {confidence: 1.5}\n",
+     "review_if.confidence: expected a number at most 1 or 'sweep', got 1.5"),
     ("name: p\nreview_if: {confidence: sweep, grounding: 0.5}\n", "exactly one of confidence, grounding"),
     ("name: p\nreview_if: {confidence: sweep}\nfix_additions: true\n", "fix_additions needs escalate: document"),
     ("name: p\nreview_if: {confidence: sweep}\nbudget: {share: 0.2, count: 3}\n", "exactly one of share or count"),
@@ -32,7 +33,7 @@ def test_bundled_policies_load_and_sweep_one_knob():
 def test_bad_policy_files(tmp_path, yaml_text, message):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml_text)
-    with pytest.raises(InputError, match="bad.yaml") as error:
+    with pytest.raises(InputError, match=r"bad\.yaml") as error:
         load_policy(path)
     assert message in str(error.value)
 

@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import random
+import sqlite3
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,6 @@ from typing import Any
 import pytest
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.records import readers
 from rpa_sim.records.models import KIERecord, VQARecord
 from rpa_sim.records.readers import read_records, write_records
 
@@ -160,7 +160,8 @@ def test_a_group_given_as_an_object_keeps_its_entities_step(tmp_path: Path) -> N
            "prediction": {"groups": [{"name": "menu", "entities": [{"key": "k", "value": "v",
                                                                    "confidence": float("nan")}]}]}}
     path = write(tmp_path / "data.jsonl", json.dumps(bad))
-    assert error_of(path) == f"{path}: line 1 (id r-1): prediction.groups[0].entities[0].confidence: nan is not in [0, 1]"
+    assert error_of(path) == (f"{path}: line 1 (id r-1): prediction.groups[0].entities[0].confidence: "
+                              "nan is not in [0, 1]")
 
 
 def document(bbox: Any, **word: Any) -> dict[str, Any]:
@@ -199,7 +200,8 @@ def test_vqa_problems(tmp_path: Path, record: dict[str, Any], problem: str) -> N
 
 def test_a_group_that_is_neither_list_nor_object(tmp_path: Path) -> None:
     path = write(tmp_path / "data.jsonl", {"id": "r-1", "ground_truth": {"groups": [5]}, "prediction": {}})
-    assert error_of(path) == f"{path}: line 1 (id r-1): ground_truth.groups[0]: expected a list of entities or an object, got 5"
+    assert error_of(path) == (f"{path}: line 1 (id r-1): ground_truth.groups[0]: "
+                              "expected a list of entities or an object, got 5")
 
 
 def test_long_bad_values_are_cut(tmp_path: Path) -> None:
@@ -325,7 +327,8 @@ def test_a_bad_first_line_is_raised_while_inferring(tmp_path: Path) -> None:
     path = write(tmp_path / "data.jsonl", "{oops", vqa("q-2"))
     with pytest.raises(InputError) as info:
         read_records(path)
-    assert str(info.value) == f"{path}: line 1: invalid JSON: Expecting property name enclosed in double quotes at column 2"
+    assert str(info.value) == (f"{path}: line 1: invalid JSON: "
+                               "Expecting property name enclosed in double quotes at column 2")
     assert read_records(path, skip_invalid=True).task == "vqa"
 
 
@@ -338,7 +341,8 @@ def test_no_record_tells_the_task(tmp_path: Path) -> None:
 
 def test_an_explicit_task_that_contradicts_the_records(tmp_path: Path) -> None:
     path = write(tmp_path / "data.jsonl", kie("r-1"), kie("r-2"))
-    assert error_of(path, task="vqa") == f"{path}: line 1 (id r-1): a kie record, but the task is vqa (given explicitly)"
+    assert error_of(path, task="vqa") == (f"{path}: line 1 (id r-1): "
+                                          "a kie record, but the task is vqa (given explicitly)")
     stream = read_records(path, task="vqa", skip_invalid=True)
     with pytest.raises(InputError):
         list(stream)
@@ -386,7 +390,7 @@ def two_files(tmp_path: Path, truths: list[Any], preds: list[Any]) -> tuple[Path
 def no_index(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("files in the same order need no index")
-    monkeypatch.setattr(readers.sqlite3, "connect", refuse)
+    monkeypatch.setattr(sqlite3, "connect", refuse)
 
 
 def test_files_in_the_same_order_are_joined_in_lockstep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

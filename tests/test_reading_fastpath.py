@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from rpa_sim.records import readers
+from rpa_sim.common.errors import InputError
+from rpa_sim.records import lines as record_lines
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 from rpa_sim.records.readers import Problem, read_records
 from tests.conftest import run_cli
@@ -279,11 +280,12 @@ def test_a_line_is_read_as_pythons_json_reads_it(text: str) -> None:
     assume(text.strip())
     # an integer beyond Python's digits limit inside a field is left to validation by the fast path (below)
     assume("1" * 4301 not in text)
-    assert outcome(readers._parse_text("f.jsonl", 3, text)) == outcome(readers._parse_slowly("f.jsonl", 3, text))
+    fast, slow = record_lines.parse_text("f.jsonl", 3, text), record_lines.parse_slowly("f.jsonl", 3, text)
+    assert outcome(fast) == outcome(slow)
 
 
 def test_a_line_with_an_integer_beyond_pythons_digits_limit_is_invalid_json() -> None:
-    problem = readers._parse_slowly("f.jsonl", 1, '{"id": ' + "1" * 5000 + "}")
+    problem = record_lines.parse_slowly("f.jsonl", 1, '{"id": ' + "1" * 5000 + "}")
     assert outcome(problem) == ("f.jsonl: line 1: invalid JSON: Exceeds the limit (4300 digits) for integer string "
                                 "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase "
                                 "the limit", "invalid JSON")
@@ -295,7 +297,7 @@ def test_an_integer_beyond_the_digits_limit_inside_a_field_is_refused_when_valid
               + "1" * 5000 + "]}")
     path = tmp_path / "big.jsonl"
     path.write_text(record + "\n", encoding="utf-8")
-    assert isinstance(readers._parse_text(str(path), 1, record), readers._Line)
+    assert isinstance(record_lines.parse_text(str(path), 1, record), record_lines.Line)
     status, out, err = run_cli(capsys, "score", path)
     assert (status, out) == (1, "")
     assert err.startswith(f"rpa-sim: error: {path}: line 1 (id q0): invalid JSON: number out of range at column ")
@@ -315,7 +317,7 @@ def test_batches_read_what_iterating_reads(tmp_path_factory: pytest.TempPathFact
     path.write_bytes("".join(text.replace("\n", " ") + "\n" for text in texts_).encode("utf-8", "surrogatepass"))
     try:
         stream = read_records(path, task=task, skip_invalid=True)
-    except readers.InputError as exc:
+    except InputError as exc:
         assume(False)  # no record at all: nothing to compare
         raise AssertionError from exc
     iterated = [as_json(record) for record in _all(stream)]
@@ -335,7 +337,7 @@ def _all(stream: Any) -> list[Any]:
     try:
         for record in stream:
             records_read.append(record)
-    except readers.InputError:
+    except InputError:
         pass  # no valid records: the problems are still compared
     return records_read
 

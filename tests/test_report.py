@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import html
 import json
 import re
-from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,11 @@ from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.report.page import render_report, write_report
 from rpa_sim.study.recommend import recommend
-from rpa_sim.study.run import run_scenario, write_outputs
+from rpa_sim.study.run import comparison_table, run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario
+from tests.support_report import formatted as _f
+from tests.support_report import parse_report as _parse
+from tests.support_report import run_yaml as _run
 
 KIE = """
 name: small-kie
@@ -52,77 +54,6 @@ targets: [0.9]
 """
 
 
-class _Cells(HTMLParser):
-    """Every table's header and body cells (and the classes of body cells) by table id, the ids of the
-    elements, and the text of the paragraphs and list items that have an id."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tables: dict[str, dict[str, list]] = {}
-        self.ids: list[str] = []
-        self.texts: dict[str, str] = {}
-        self._table: str | None = None
-        self._row: list[str] | None = None
-        self._row_classes: list[set[str]] | None = None
-        self._cell: list[str] | None = None
-        self._text: tuple[str, str, list[str]] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if "id" in attributes:
-            self.ids.append(attributes["id"])
-            if tag in ("p", "li") and self._text is None:
-                self._text = (tag, attributes["id"], [])
-        if tag == "table":
-            self._table = attributes["id"]
-            self.tables[self._table] = {"header": [], "rows": [], "classes": []}
-        elif tag == "tr":
-            self._row, self._row_classes = [], []
-        elif tag in ("td", "th"):
-            self._cell = []
-            self._row_classes.append(set((attributes.get("class") or "").split()))
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self._row.append("".join(self._cell))
-            self._cell = None
-        elif tag == "tr":
-            table = self.tables[self._table]
-            if table["header"] or self._table == "provenance":  # the provenance table has no header row
-                table["rows"].append(self._row)
-                table["classes"].append(self._row_classes)
-            else:
-                table["header"] = self._row
-        elif tag == "table":
-            self._table = None
-        elif self._text is not None and tag == self._text[0]:
-            self.texts[self._text[1]] = "".join(self._text[2])
-            self._text = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-        if self._text is not None:
-            self._text[2].append(data)
-
-
-def _f(value, digits=4):
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def _run(tmp_path: Path, text: str):
-    path = tmp_path / "scenario.yaml"
-    path.write_text(text)
-    scenario, base = load_scenario(path)
-    return run_scenario(scenario, base)
-
-
-def _parse(path: Path) -> _Cells:
-    parser = _Cells()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return parser
-
-
 @pytest.fixture(scope="module")
 def kie(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("kie")
@@ -139,10 +70,15 @@ def vqa(tmp_path_factory):
     return result, write_report(result, tmp / "report.html", png_dir=tmp / "png"), tmp
 
 
-def _auc_cell(policy):
-    low, high = policy["auto_rate_range"]
-    full = low is not None and low <= 1e-9 and high >= 1 - 1e-9
-    return _f(policy["auc"]) if full else f"partial ({_f(low)}–{_f(high)})"
+def _auc_cells(result):
+    """The comparison's AUC column as the curves say it should read: the summary's AUC for a curve whose points
+    run from auto-rate 0 to 1, else the range its points cover."""
+    cells = []
+    for curve, policy in zip(result.curves, result.summary["policies"]):
+        rates = curve.auto_rate[~np.isnan(curve.auto_rate)]
+        low, high = float(rates.min()), float(rates.max())
+        cells.append(_f(policy["auc"]) if (low, high) == (0.0, 1.0) else f"partial ({_f(low)}–{_f(high)})")
+    return cells
 
 
 def test_kie_report_holds_every_plot_and_table(kie):
@@ -163,15 +99,18 @@ def test_kie_report_holds_every_plot_and_table(kie):
 
 
 def test_kie_comparison_equals_summary_json(kie):
-    _, report, tmp = kie
+    result, report, tmp = kie
     summary = json.loads((tmp / "out" / "summary.json").read_text())
     table = _parse(report).tables["comparison"]
     assert table["header"] == ["policy", "AUC", "auto-rate at 0.9", "τ at 0.9", "auto-rate at 0.95", "τ at 0.95",
-                               "best cost (EUR)", "τ at best cost", "saves vs review-all (EUR)",
+                               "least cost (EUR)", "τ of least cost", "saves vs review-all (EUR)",
                                "saves vs review-none (EUR)", "certified τ", "dominated by"]
     expected = []
-    for p in summary["policies"]:
-        row = [p["policy"], _auc_cell(p)]
+    aucs = _auc_cells(result)
+    # a review budget caps the reviews: the only curve that cannot reach auto-rate 0
+    assert [cell.startswith("partial (") for cell in aucs] == [False, False, True]
+    for p, auc in zip(summary["policies"], aucs):
+        row = [p["policy"], auc]
         for target in ("0.9", "0.95"):
             point = p["operating_points"][target]
             row += [_f(point and point["auto_rate"]), _f(point and point["threshold"])]
@@ -196,7 +135,7 @@ def test_comparison_marks_the_best_of_each_column_and_flags_losses(kie):
         return [p["policy"] for p, row in zip(policies, classes) if mark in row[header.index(column)]]
 
     costs = [p["cost_optimum"]["cost"] for p in policies]
-    assert marked("best cost (EUR)", "best") == [policies[int(np.argmin(costs))]["policy"]]
+    assert marked("least cost (EUR)", "best") == [policies[int(np.argmin(costs))]["policy"]]
     rates = [(p["operating_points"]["0.9"] or {}).get("auto_rate", -1.0) for p in policies]
     assert marked("auto-rate at 0.9", "best") == [policies[int(np.argmax(rates))]["policy"]]
     saving = [p["cost_optimum"]["savings_vs_review_all"] for p in policies]
@@ -207,9 +146,22 @@ def test_comparison_marks_the_best_of_each_column_and_flags_losses(kie):
     assert marked("AUC", "best") == [max(aucs, key=aucs.get)]
     assert not marked("τ at 0.9", "best") and not marked("dominated by", "best")
     legend = report.read_text(encoding="utf-8").split('id="comparison-legend"')[1].split("</dl>")[0]
-    for term in ("AUC", "auto-rate at 0.9 / 0.95", "τ at 0.9 / 0.95", "best cost", "saves vs review-all / review-none",
-                 "certified τ", "dominated by", "★"):
+    for term in ("AUC", "auto-rate at 0.9 / 0.95", "τ at 0.9 / 0.95", "least cost",
+                 "saves vs review-all / review-none", "certified τ", "dominated by", "★"):
         assert f"<dt>{term}</dt>" in legend
+
+
+def test_the_least_cost_is_worded_as_the_run_table_words_it(kie):
+    # the comparison's least cost is for the whole data and under no constraint, the decision's kept to the
+    # scenario's constraints: the report says so in the words of `rpa-sim run`'s table (and the dashboard's)
+    result, report, _ = kie
+    legend = html.unescape(report.read_text(encoding="utf-8").split('id="comparison-legend"')[1].split("</dl>")[0])
+    least = "each policy's cheapest τ swept, for the whole data (80 documents), under no constraint"
+    decided = "keeps to the scenario's constraints, its cost for the same data"
+    assert (f'<dt>least cost</dt><dd>the total of review and error costs at {least}; "τ of least cost" is that τ. '
+            f"The decision, at the top of the page, {decided}.</dd>") in legend
+    run_table = comparison_table(result)
+    assert f"least cost = {least}; " in run_table and f"the decision below {decided}" in run_table
 
 
 def test_certification_is_a_table_with_its_assumptions_stated_once(kie):
@@ -352,7 +304,7 @@ def test_report_is_byte_identical_and_self_contained(kie, tmp_path):
 
 
 def test_provenance_of_a_generated_scenario(kie):
-    result, report, _ = kie
+    _, report, _ = kie
     rows = dict(_parse(report).tables["provenance"]["rows"])
     assert rows["rpa-sim version"] == __version__
     assert rows["data"] == "generated: receipts, n = 80, seed = 5, settings the defaults"
@@ -402,7 +354,8 @@ def test_vqa_report_has_the_alpha_plot(vqa, tmp_path):
     text = report.read_text(encoding="utf-8")
     assert text.count("<svg") == 5
     parsed = _parse(report)
-    expected = {"plot-decision", "plot-tradeoff", "plot-cost", "plot-calibration", "plot-smudge-alpha", "svg-smudge-alpha"}
+    expected = {"plot-decision", "plot-tradeoff", "plot-cost", "plot-calibration", "plot-smudge-alpha",
+                "svg-smudge-alpha"}
     assert expected <= set(parsed.ids)
     assert "scenario alpha 0.3" in text  # the marker's legend (SVG text is kept as text)
     assert "SMuDGE against alpha" in text
@@ -410,7 +363,9 @@ def test_vqa_report_has_the_alpha_plot(vqa, tmp_path):
     assert data["ANLS before review"] == _f(result.summary["data"]["anls"])
     rows = parsed.tables["comparison"]["rows"]
     assert [row[0] for row in rows] == ["confidence", "grounding-gate"]
-    assert [row[1] for row in rows] == [_auc_cell(p) for p in result.summary["policies"]]
+    # grounding-gate reviews whatever is not found on the page, at every τ: 2 of the 60 answers here
+    assert [row[1] for row in rows] == _auc_cells(result) == [
+        _f(result.summary["policies"][0]["auc"]), f"partial (0.0000–{_f(58 / 60)})"]
     assert "http" not in text
     assert write_report(result, tmp_path / "again.html").read_bytes() == report.read_bytes()
 
@@ -424,7 +379,7 @@ def test_report_without_costs_says_so(tmp_path):
     assert "plot-cost" not in parsed.ids and "costs" not in parsed.tables
     assert text.count("<svg") == 3
     header = parsed.tables["comparison"]["header"]
-    assert "best cost" not in header and "certified τ" in header
+    assert "least cost" not in header and "certified τ" in header
     assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["calibration.png", "decision.png", "tradeoff.png"]
 
 
@@ -432,7 +387,7 @@ def test_costs_without_a_currency_are_plain_numbers(vqa):
     result, report, _ = vqa
     text = report.read_text(encoding="utf-8")
     parsed = _parse(report)
-    assert "best cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
+    assert "least cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
     cost = result.summary["decision"]["point"]["cost"]  # the decision's point, which the recommendation follows
     assert f"{cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
     assert "one currency (not named in the scenario)" in parsed.texts["cost-basis"]
@@ -457,12 +412,16 @@ def test_costs_per_day_when_the_volume_is_known(tmp_path):
 def test_without_costs_the_recommendation_meets_the_first_target(tmp_path):
     result = _run(tmp_path, NO_COSTS.replace("policies: [confidence]", "policies: [confidence, document-escalation]"))
     parsed = _parse(write_report(result, tmp_path / "r.html"))
-    points = [p["operating_points"]["0.9"] for p in result.summary["policies"]]
-    chosen = max(range(len(points)), key=lambda i: points[i]["auto_rate"])
+    # per policy, the curve's point with the most automation whose quality reaches 0.9, and its threshold
+    reaching = []
+    for curve in result.curves:
+        rates = np.where(curve.metric >= 0.9, curve.auto_rate, -1.0)
+        reaching.append((float(rates.max()), float(curve.threshold[int(np.argmax(rates))]), curve.policy))
+    assert [policy for _, _, policy in sorted(reaching)] == ["document-escalation", "confidence"]
+    _, threshold, policy = max(reaching)
     assert parsed.texts["recommendation-text"] == (
-        f"We recommend {result.summary['policies'][chosen]['policy']} at threshold τ = "
-        f"{_f(points[chosen]['threshold'])} (on confidence), the policy that leaves the most predictions unreviewed "
-        "while the KIEval_Aligned^τ after review reaches the first target, 0.9.")
+        f"We recommend {policy} at threshold τ = {_f(threshold)} (on confidence), the policy that leaves the most "
+        "predictions unreviewed while the KIEval_Aligned^τ after review reaches the first target, 0.9.")
     assert [row[0] for row in parsed.tables["recommendation"]["rows"]] == [
         "KIEval_Aligned^τ after review", "auto-rate (share not reviewed)", "items reviewed"]
 

@@ -14,6 +14,7 @@ Skipped when no Chromium is installed.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -52,9 +53,9 @@ certify: {max_error: 0.1, delta: 0.1}
 """
 
 #: The smallest rendered size of any text in a plot, in CSS px. Figures are 5 in (360 pt) wide with no text below
-#: 10 pt (rpa_sim.report.page.FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS); at 390 px the narrowest box a figure gets, the
-#: decision's, is about 348 px, so 10 pt render at 9.7 px. 9 px leaves room for a browser's rounding and is about
-#: the smallest text that stays legible on a phone held at reading distance (the plots were 4-5 px before).
+#: 10 pt (rpa_sim.report.style.FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS); at 390 px the narrowest box a figure
+#: gets, the decision's, is about 348 px, so 10 pt render at 9.7 px. 9 px leaves room for a browser's rounding and
+#: is about the smallest text that stays legible on a phone held at reading distance (the plots were 4-5 px before).
 SMALLEST_FIGURE_TEXT_PX = 9.0
 #: The decision's budget of words, its figure's drawing left out (its caption counted).
 DECISION_WORDS = 250
@@ -128,10 +129,8 @@ def _browse(arguments: list[str], folder: Path, width: int) -> str:
     try:
         out, _ = browser.communicate(timeout=90)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # already gone with its group
             os.killpg(browser.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         browser.wait()
     return out
 

@@ -10,13 +10,13 @@ import re
 import numpy as np
 import pytest
 
-from rpa_sim.report.decision import DAYS_PER_MONTH, decision_section, starred
+from rpa_sim.report.decided import starred
 from rpa_sim.report.page import render_report
+from rpa_sim.report.sections.decision import DAYS_PER_MONTH, decision_section
 from rpa_sim.study.recommend import main_risk, recommend
 from rpa_sim.study.run import run_scenario
 from rpa_sim.study.scenario import bundled_scenarios, load_scenario
-
-from .test_report import _Cells
+from tests.support_report import parse_html as _parsed
 
 SCENARIO = """
 name: decision-check
@@ -89,12 +89,6 @@ def _without_decision(result):
     return dataclasses.replace(result, summary={k: v for k, v in result.summary.items() if k != "decision"})
 
 
-def _parsed(text: str) -> _Cells:
-    cells = _Cells()
-    cells.feed(text)
-    return cells
-
-
 def test_a_feasible_decision_with_its_team_costs_and_targets(result, tau):
     decided = _with(result, _decision(tau))
     text = _section(decided)
@@ -142,7 +136,8 @@ def test_an_infeasible_decision_names_the_binding_target_and_the_alternatives(re
         "shift than planned).")
     assert parsed.tables["decision-targets"]["rows"][1] == ["service level", "≥ 90.0%", "11.5%", "✗ not met"]
     assert "unmet" in parsed.tables["decision-targets"]["classes"][1][3]
-    assert parsed.texts["decision-risk"] == "Main risk: service level reaches 11.5% against 90.0%: the target is not met."
+    assert parsed.texts["decision-risk"] == ("Main risk: service level reaches 11.5% against 90.0%: the target is not "
+                                             "met.")
     assert parsed.texts["decision-next"] == "Next step: choose one of these or relax the service level target:"
     items = text.split('id="decision-alternatives">')[1].split("</ul>")[0]
     assert items == ("<li>add 3 reviewers a shift to meet the service level at this τ (2,100.00 EUR a day)</li>"
@@ -240,7 +235,8 @@ def test_every_bundled_scenario_decides_in_at_most_250_words(name):
     assert 'id="decision-text"' in text and _words(text) <= 250, _words(text)
 
 
-MONITORED = SCENARIO.replace("targets: [0.95]", "targets: [0.95]\nmonitoring: {threshold: 0.9, days: 12, days_shown: 10, "
+MONITORED = SCENARIO.replace("targets: [0.95]", "targets: [0.95]\nmonitoring: {threshold: 0.9, days: 12, "
+                                                 "days_shown: 10, "
                                                  "width_days: 4, audit_rates: [0.05, 0.2]}")
 
 
@@ -248,13 +244,14 @@ def test_every_figure_is_sized_for_a_phone_and_no_text_is_cut(tmp_path):
     """5 in wide, no text below 10 pt, and every title, label, legend entry and annotation inside the figure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from rpa_sim.report.page import FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS, _figures
+    from rpa_sim.report.figures import report_figures
+    from rpa_sim.report.style import FIGURE_WIDTH_INCHES, SMALLEST_FONT_POINTS
 
     (tmp_path / "monitored.yaml").write_text(MONITORED)
     operations, base = load_scenario("operations-day")
     operations = operations.model_copy(update={"data": operations.data.model_copy(update={"n": 120})})
-    figures = {**_figures(run_scenario(*load_scenario(tmp_path / "monitored.yaml"))),
-               **_figures(run_scenario(operations, base))}
+    figures = {**report_figures(run_scenario(*load_scenario(tmp_path / "monitored.yaml"))),
+               **report_figures(run_scenario(operations, base))}
     assert {"decision", "monitoring-intervals", "monitoring-widths", "operations-reviewers"} <= set(figures)
     for name, figure in figures.items():
         assert figure.get_size_inches()[0] <= FIGURE_WIDTH_INCHES, name

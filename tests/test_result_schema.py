@@ -1,4 +1,4 @@
-"""The typed result (``rpa_sim/study/result.py``): ``summary.json`` read and written back byte for byte, every problem
+"""The typed result (``rpa_sim/study/result/``): ``summary.json`` read and written back byte for byte, every problem
 named by its key path, and ``docs/summary.md`` in step with the dataclasses (issue 21)."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 # imported here, so that the time a refusal takes is the command's, not the first import of these modules
-from rpa_sim.cli.main import _parser
+from rpa_sim.cli.parser import build_parser
 from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
 from rpa_sim.evaluate.outcomes import evaluate_kie
@@ -91,7 +91,7 @@ def test_an_option_too_large_is_refused_at_once(capsys, tmp_path, records, argv,
                                              ("linspace:0:1:1000001", "1,000,001")])
 def test_a_grid_of_too_many_points_is_a_usage_error(capsys, tmp_path, records, spec, count):
     got = refused(capsys, tmp_path, "sweep", records, "--policy", "confidence", f"--thresholds={spec}")
-    assert got == GRID.format(count=count, spec=spec)
+    assert got == f"sweep: argument --thresholds: {GRID.format(count=count, spec=spec)} (see 'rpa-sim sweep --help')"
 
 
 def test_a_simulation_of_too_many_tasks_is_refused(capsys, tmp_path):
@@ -111,7 +111,7 @@ def test_a_simulation_larger_than_the_memory_is_refused(capsys, tmp_path, monkey
 
 
 def test_the_options_at_their_limits_are_accepted():
-    parse = _parser().parse_args
+    parse = build_parser().parse_args
     assert parse(["generate", "receipts", "--n", "1e8", "--seed", "0", "--out", "x.jsonl"]).n == 100_000_000
     assert parse(["sweep", "d", "--policy", "p", "--replicates", "100000"]).replicates == 100_000
     assert parse(["plan-audit", "d", "--policy", "p", "--threshold", "0.5", "--budget", "1",

@@ -103,7 +103,9 @@ def test_simulation_same_seed_same_bytes(capsys):
     ([], 2, "one of the arguments --reviewers --service-level is required (see 'rpa-sim staff --help')"),
     (["--reviewers", 3, "--patience", "-5"], 2,
      "argument --patience: expected a number > 0, got '-5' (see 'rpa-sim staff --help')"),
-    (["--reviewers", 3, "--hours", 5], 2, "--hours and --seed go with --simulate"),
+    (["--reviewers", 3, "--hours", 5], 2, "--hours and --seed go with --simulate (see 'rpa-sim staff --help')"),
+    (["--reviewers", 3, "--workers", 2], 2,
+     "--workers evaluates a SCENARIO's records, and none is given (see 'rpa-sim staff --help')"),
     (["--reviewers", 3, "--simulate", "--hours", 100_000], 2,
      "argument --hours: 100000 hours is more than the 8,784 allowed (a year, as a scenario's operations: days) "
      "(see 'rpa-sim staff --help')"),

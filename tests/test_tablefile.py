@@ -18,8 +18,8 @@ from rpa_sim import __version__
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.metrics.kieval import KIEvalCounts
 from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.evaluate.outcomes.kie import DOCUMENT_COUNTS
 from rpa_sim.evaluate.tablefile import (
-    DOCUMENT_COUNTS,
     FORMAT_VERSION,
     METADATA_KEY,
     SourceFile,
@@ -58,8 +58,10 @@ VQA_RECORDS = [
     {"id": "q-1", "answers": ["12"], "question_type": "Table/List", "document": {"pages": [PAGE]},
      "evidence": [{"page": 0, "bbox": [400, 500, 460, 520]}],
      "prediction": {"answer": "12.50", "confidence": 0.41, "evidence": [{"page": 0, "bbox": [400, 495, 470, 520]}]}},
-    {"id": "q-2", "answers": ["Café ☕", "cafe"], "prediction": {"answer": "café", "confidence": 0.8, "grounding": 0.6}},
-    {"id": "q-3", "answers": ["Paris"], "question_type": "Table/List", "prediction": {"answer": "", "confidence": 0.1}},
+    {"id": "q-2", "answers": ["Café ☕", "cafe"],
+     "prediction": {"answer": "café", "confidence": 0.8, "grounding": 0.6}},
+    {"id": "q-3", "answers": ["Paris"], "question_type": "Table/List",
+     "prediction": {"answer": "", "confidence": 0.1}},
 ]
 
 

@@ -18,16 +18,19 @@ pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
 from textual.widgets import DataTable, OptionList, ProgressBar, TabbedContent
-from textual.widgets._footer import FooterKey
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.help import HELP
-from rpa_sim.tui.model import Progress
-from rpa_sim.tui.plot import MarkedPlot
 from rpa_sim.tui.scale import ThresholdScale
-from rpa_sim.tui.views import FiguresPanel, Legend, Readout, TextTable, policy_marker
-from tests.tui_support import SCENARIO, loaded, ready
+from rpa_sim.tui.stages import Progress
+from rpa_sim.tui.views.palette import policy_marker
+from rpa_sim.tui.widgets.figures import FiguresPanel
+from rpa_sim.tui.widgets.legend import Legend
+from rpa_sim.tui.widgets.plot import MarkedPlot
+from rpa_sim.tui.widgets.readout import Readout
+from rpa_sim.tui.widgets.text_table import TextTable
+from tests.tui_support import SCENARIO, loaded, notifications, ready
 
 SIZE = (120, 40)
 VQA_SCENARIO = """\
@@ -83,6 +86,20 @@ def _expected(app, threshold: float) -> dict[str, str]:
 
 def _status(app) -> str:
     return str(app.query_one("#status").render())
+
+
+def _tick_label(line: str) -> str | None:
+    """The y axis's tick label a plot's line starts with, if any (``0.850┤...``)."""
+    match = re.match(r"\s*(-?[\d.]+)[┤├]", line)
+    return match.group(1) if match else None
+
+
+def _x_axis(plot: MarkedPlot) -> tuple[float, float]:
+    """The first and the last tick label of a plot's x axis, as the screen shows them."""
+    lines = [plot.render_line(y).text for y in range(plot.size.height)]
+    frame = next(y for y, line in enumerate(lines) if "└" in line)
+    labels = [float(label) for label in lines[frame + 1].split()]
+    return labels[0], labels[-1]
 
 
 # -- the threshold: keys, steps finer near 1, slider, typed ------------------------------------------------
@@ -182,7 +199,7 @@ async def test_typed_threshold_then_the_keys_are_the_apps_again(scenario):
         await pilot.pause()
         assert not app.is_running
     app = DashboardApp(scenario)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ready(app, pilot)
         await pilot.press("equals_sign", *"0.6", "escape")
         assert app.focused.id == "threshold-slider" and app.query_one("#threshold-input").value == ""
@@ -192,7 +209,7 @@ async def test_typed_threshold_then_the_keys_are_the_apps_again(scenario):
         await pilot.press("equals_sign", *"1.5", "enter")
         await pilot.pause()
         assert app.threshold == 0.51
-        assert any("not a threshold in [0, 1]: '1.5'" in n.message for n in app._notifications)
+        assert ("error", "Threshold\nnot a threshold in [0, 1]: '1.5'") in notifications(app)
 
 
 # -- answers one key away ---------------------------------------------------------------------------------
@@ -239,15 +256,18 @@ async def test_o_and_g_are_in_the_command_palette(scenario):
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
-        for command, expected in (("Go to the least cost", ("optimum", 0)), ("Go to the first target", ("target", 0))):
+        policy = next(p for p in app.model.summary.policies if p.policy == "confidence")
+        cheapest, first_target = policy.cost_optimum, policy.operating_points["0.85"]
+        for command, threshold, note in (
+                ("Go to the least cost", cheapest.threshold, f"least cost {cheapest.cost:,.2f} EUR"),
+                ("Go to the first target", first_target.threshold, "reaches KIEval_Aligned^τ 0.85 (g: next target)")):
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*command)
             await pilot.pause(0.3)
             await pilot.press("enter")
             await pilot.pause()
-            assert app._jump is not None and (app._jump.kind, app._jump.target) == expected
-            assert app.threshold == app._jump.threshold
+            assert app.threshold == threshold and note in _status(app)
 
 
 @run_async
@@ -255,13 +275,14 @@ async def test_o_and_g_explain_when_there_is_nothing_to_go_to(tmp_path):
     path = tmp_path / "bare.yaml"
     path.write_text("name: bare\ndata: {generate: receipts, n: 20, seed: 1}\npolicies: [confidence]\n")
     app = DashboardApp(str(path))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ready(app, pilot)
         await pilot.press("o", "g")
         await pilot.pause()
         assert app.threshold == 0.5
-        messages = [n.message for n in app._notifications]
-        assert any("no cost model" in m for m in messages) and any("no targets" in m for m in messages)
+        assert notifications(app) == [
+            ("information", "Least cost\nno cost model: see the Costs view ($) for how to add one"),
+            ("information", "Target\nthe scenario has no targets (targets: in its YAML)")]
 
 
 # -- views ------------------------------------------------------------------------------------------------
@@ -280,7 +301,7 @@ async def test_switch_views_and_smudge_is_hidden_for_kie(scenario):
         assert not tabs.get_tab("smudge").display
         await pilot.press("s")
         assert tabs.active == "tradeoff"
-        assert not any("SMuDGE" in str(f.render()) for f in app.query(FooterKey))
+        assert not any("SMuDGE" in str(f.render()) for f in app.query("FooterKey"))
 
 
 @run_async
@@ -297,7 +318,8 @@ async def test_plot_marks_follow_the_threshold_and_the_policy(scenario):
             expected[plot.cell(*points[app.policy])] = policy_marker(app.policy).symbol
             assert plot.marked_cells == expected
             selected = plot.cell(*points[app.policy])
-            assert plot.render_line(selected[1]).crop(selected[0], selected[0] + 1)._segments[0].style.reverse
+            segment = next(iter(plot.render_line(selected[1]).crop(selected[0], selected[0] + 1)))
+            assert segment.style is not None and segment.style.reverse
         await pilot.press("dollar_sign")
         await pilot.pause()
         costs = app.query_one("#costs-plot", MarkedPlot)
@@ -320,11 +342,13 @@ async def test_tradeoff_plot_legend_targets_and_limits(scenario):
         assert legend == "● 1 confidence   ■ 2 document-escalation   ─ targets 0.85, 0.9"
         assert len({policy_marker(i).symbol for i in range(9)}) == 9
         assert len({policy_marker(i).color for i in range(9)}) == 9
-        # the y axis ends at 1 (KIEval_Aligned^τ never exceeds it) and holds the targets, drawn as lines
-        low, high = plot._canvas.ylim
-        assert high == 1.0 and low < 0.85
+        # the y axis ends at 1 (KIEval_Aligned^τ never exceeds it): its top tick reads 1.000, on the frame's first
+        # row; it reaches below the targets, and holds them, drawn as lines
+        ticks = {line: float(label) for line, text in enumerate(lines) if (label := _tick_label(text))}
+        assert ticks[1] == 1.0 and min(ticks) == 1 == plot.cell(0.5, 1.0)[1]
+        assert min(ticks.values()) < 0.85 and {0.85, 0.9} <= set(ticks.values())
         for target in model.target_values:
-            column, line = plot.cell(0.999, target)
+            _, line = plot.cell(0.999, target)
             assert lines[line].count("─") > plot.size.width // 3
 
 
@@ -428,7 +452,8 @@ async def test_costs_zoom_on_the_optimum_with_the_review_all_line(scenario):
         await pilot.pause()
         model, plot = app.model, app.query_one("#costs-plot", MarkedPlot)
         window = model.cost_window(0)
-        assert plot._canvas.xlim == window and window != (0.0, 1.0)
+        assert window != (0.0, 1.0) and _x_axis(plot) == pytest.approx(window, abs=5e-5)
+        assert f"τ from {window[0]:g} to {window[1]:g} (z: all)" in str(app.query_one("#costs-legend").render())
         best, review_all = model.cost_optimum(0), model.review_all_cost()
         assert window[0] < best.threshold <= window[1]
         grid = np.linspace(0, 1, 2001)
@@ -439,7 +464,8 @@ async def test_costs_zoom_on_the_optimum_with_the_review_all_line(scenario):
         assert f"review all {review_all:,.2f} EUR" in str(app.query_one("#costs-legend").render())
         await pilot.press("z")
         await pilot.pause()
-        assert plot._canvas.xlim == (0.0, 1.0)
+        assert _x_axis(plot) == (0.0, 1.0)
+        assert "τ from 0 to 1 (z: zoom)" in str(app.query_one("#costs-legend").render())
 
 
 @run_async
@@ -500,7 +526,7 @@ async def test_layout_at_every_size(scenario, size):
         assert str(panel.render()).count("\n") == (5 if narrow else 10)
         assert side.region.right <= size[0]
         # the footer keeps the keys that matter
-        shown = {key.key: key.region for key in app.query(FooterKey)}
+        shown = {key.key: key.region for key in app.query("FooterKey")}
         for key in ("q", "question_mark", "plus", "minus", "o", "g", "d"):
             assert key in shown and shown[key].right <= size[0] - 10  # left of the palette key
 
@@ -559,7 +585,7 @@ async def test_quit_at_once_while_loading(scenario, monkeypatch, key):
         if reports:
             break
         time.sleep(0.02)
-    assert reports == ["_Closed"]  # the loader stopped at its next report
+    assert len(reports) == 1  # the loader's next report raised: the load stopped there
 
 
 @run_async
@@ -600,18 +626,18 @@ async def test_loading_shows_each_stage_and_how_far(scenario, monkeypatch):
 
 @run_async
 async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeypatch):
-    from rpa_sim.tui import model as model_module
+    from rpa_sim.tui import loading
 
     release = threading.Event()
-    real_summary = model_module.Opened.summary
+    real_summary = loading.Opened.summary
 
     def slow_summary(self, model, *, report):
         release.wait(30)
         return real_summary(self, model, report=report)
 
-    monkeypatch.setattr(model_module.Opened, "summary", slow_summary)
+    monkeypatch.setattr(loading.Opened, "summary", slow_summary)
     app = DashboardApp(scenario)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         while app.model is None:
             await pilot.pause(0.02)
         await pilot.pause()
@@ -619,7 +645,9 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
         assert _expected(app, 0.51).items() <= _panel_numbers(app).items()
         await pilot.press("o", "c")
         await pilot.pause()
-        assert app.threshold == 0.51 and any("still comparing" in n.message for n in app._notifications)
+        assert app.threshold == 0.51
+        assert notifications(app) == [
+            ("information", "Least cost\nstill comparing the policies: the least cost comes with them")]
         assert "comparing them" in str(app.query_one("#compare-title").render())
         release.set()
         await ready(app, pilot)
@@ -628,19 +656,19 @@ async def test_the_dashboard_is_interactive_before_the_summary(scenario, monkeyp
 
 @run_async
 async def test_a_comparison_that_fails_leaves_the_views(scenario, monkeypatch):
-    from rpa_sim.tui import model as model_module
+    from rpa_sim.tui import loading
 
     def failing_summary(self, model, *, report):
         raise InputError("the comparison ran out of disk", path="summary.json")
 
-    monkeypatch.setattr(model_module.Opened, "summary", failing_summary)
+    monkeypatch.setattr(loading.Opened, "summary", failing_summary)
     app = DashboardApp(scenario)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await loaded(app, pilot)
         assert app.error is None and app.summary_error == "summary.json: the comparison ran out of disk"
         assert app.query_one("#views").display and not app.model.summarised
-        assert [(n.title, n.message) for n in app._notifications] == [
-            ("Cannot compare the policies", "summary.json: the comparison ran out of disk")]
+        assert notifications(app) == [
+            ("error", "Cannot compare the policies\nsummary.json: the comparison ran out of disk")]
         await pilot.press("plus")
         assert _expected(app, 0.51).items() <= _panel_numbers(app).items()  # τ still moves every figure
 
@@ -732,7 +760,7 @@ async def test_command_palette_exports_the_current_view(scenario, tmp_path):
 async def test_exports_are_named_by_view_policy_and_threshold_and_round_floats(scenario, tmp_path):
     out = tmp_path / "exports"
     app = DashboardApp(scenario, export_dir=out)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ready(app, pilot)
         await pilot.press("plus", "e", "j")
         await pilot.pause()
@@ -755,7 +783,8 @@ async def test_exports_are_named_by_view_policy_and_threshold_and_round_floats(s
         await pilot.press("c", "e", "l", "j")
         await pilot.pause()
         assert (out / "rpa-sim-compare.csv").exists() and (out / "rpa-sim-calibration.json").exists()
-        assert any("rpa-sim-fields-document-escalation-tau0.51.csv" in n.message for n in app._notifications)
+        fields_csv = out / "rpa-sim-fields-document-escalation-tau0.51.csv"
+        assert ("information", f"Exported CSV\nwrote {fields_csv}") in notifications(app)
         assert not list(out.glob(".*.tmp"))
 
 
@@ -783,7 +812,7 @@ async def test_records_without_predictions_open_in_every_view(tmp_path):
             await pilot.pause()
         await pilot.press("e", "f", "e")
         await pilot.pause()
-        assert list(csv.DictReader((out / "rpa-sim-tradeoff-tau0.51.csv").open()))[0]["auto_rate"] == ""
+        assert next(csv.DictReader((out / "rpa-sim-tradeoff-tau0.51.csv").open()))["auto_rate"] == ""
         fields = list(csv.DictReader((out / "rpa-sim-fields-document-escalation-tau0.51.csv").open()))
         assert [(r["field"], r["predictions"], r["additions"], r["additions_rate"]) for r in fields] == [
             ("total", "0", "2", "1.0"), ("date", "0", "2", "1.0")]

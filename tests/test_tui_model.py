@@ -12,7 +12,7 @@ from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.study.result import StudySummary
-from rpa_sim.tui.model import DATA_POLICIES, load_model
+from rpa_sim.tui.loading import DATA_POLICIES, load_model
 
 
 def test_records_file_opens_with_the_bundled_policies(tmp_path):
@@ -201,7 +201,8 @@ def test_the_rates_of_a_key_are_its_share_of_kievals_denominator():
 
 
 def test_staged_loading_reports_records_read_and_evaluated_then_sweeps(tmp_path):
-    from rpa_sim.tui.model import Progress, open_source
+    from rpa_sim.tui.loading import open_source
+    from rpa_sim.tui.stages import Progress
 
     path = tmp_path / "receipts.jsonl"
     write_records(generate_receipts(700, seed=4), path)  # three batches of records
@@ -227,7 +228,7 @@ def test_staged_loading_reports_records_read_and_evaluated_then_sweeps(tmp_path)
 
 def test_a_table_and_a_generated_scenario_report_their_reading(tmp_path):
     from rpa_sim.evaluate.tablefile import write_table
-    from rpa_sim.tui.model import open_source
+    from rpa_sim.tui.loading import open_source
 
     path = tmp_path / "receipts.parquet"
     write_table(evaluate_kie(generate_receipts(30, seed=4)), path)
@@ -271,7 +272,7 @@ def test_jumps_and_the_compare_columns_come_from_the_summary():
 
 
 def test_before_the_summary_the_model_answers_without_it():
-    from rpa_sim.tui.model import open_source
+    from rpa_sim.tui.loading import open_source
 
     opened = open_source("receipts-demo")
     model = opened.model()

@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.visual import Visual, visualize
 
-from rpa_sim.tui.plot import MarkedPlot, Marker
+from rpa_sim.tui.widgets.plot import MarkedPlot, Marker
 
 RED = Marker("●", "red", "each policy")
 BRIGHT_YELLOW = Marker("◆", "orange+", "selected")
@@ -182,7 +182,7 @@ async def test_a_highlighted_mark_is_in_reverse_video_and_the_plot_holds_no_lege
         styles = {}
         for x, y in ((0.3, 0.7), (0.8, 0.9)):
             column, line = plot.cell(x, y)
-            segment = plot.render_line(line).crop(column, column + 1)._segments[0]
+            segment = next(iter(plot.render_line(line).crop(column, column + 1)))
             styles[(x, y)] = (segment.text, segment.style.color, bool(segment.style.reverse), bool(segment.style.bold))
         assert styles[(0.3, 0.7)] == ("●", RED.style.color, False, False)
         assert styles[(0.8, 0.9)] == ("●", RED.style.color, True, True)

@@ -52,7 +52,7 @@ def notifications(app) -> list[tuple[str, str]]:
 
 
 async def shown(view, pilot, *, timeout: float = 60.0) -> None:
-    """Wait until a computed view (:class:`rpa_sim.tui.computed.ComputedView`) shows its current key."""
+    """Wait until a computed view (:class:`rpa_sim.tui.views.base.ComputedView`) shows its current key."""
     start = time.monotonic()
     while view.shown_key != view.key():
         assert time.monotonic() - start < timeout, "the view did not compute"

@@ -18,15 +18,19 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
-__all__ = ["available_cores", "worker_count", "signals_held", "worker_signals", "process_running", "without_gc"]
+__all__ = ["available_cores", "worker_count", "using_workers", "requested_workers", "signals_held", "worker_signals",
+           "process_running", "without_gc"]
 
 _STOPPING = {signal.SIGINT, signal.SIGTERM}
 # <linux/prctl.h>: the signal a process gets when its parent ends
 _PR_SET_PDEATHSIG = 1
 # How often a worker that the kernel cannot tie to its parent looks whether the parent is still there.
 _WATCH_SECONDS = 0.5
+# The workers a command asked for (its --workers), for the evaluations it starts without saying
+_REQUESTED: ContextVar[int | None] = ContextVar("rpa_sim_workers", default=None)
 
 
 def available_cores() -> int:
@@ -54,6 +58,29 @@ def worker_count(requested: int, work: int) -> int:
     (1, 1)
     """
     return max(1, min(requested, work, available_cores()))
+
+
+@contextlib.contextmanager
+def using_workers(count: int | None) -> Iterator[None]:
+    """Evaluate with ``count`` worker processes inside, where an evaluation is not given its own number (None:
+    every available core): how ``rpa-sim run --workers N`` reaches the evaluation of a scenario's records.
+
+    >>> with using_workers(3):
+    ...     requested_workers()
+    3
+    >>> requested_workers() is None
+    True
+    """
+    token = _REQUESTED.set(count)
+    try:
+        yield
+    finally:
+        _REQUESTED.reset(token)
+
+
+def requested_workers() -> int | None:
+    """The worker processes :func:`using_workers` asked for, if any."""
+    return _REQUESTED.get()
 
 
 @contextlib.contextmanager

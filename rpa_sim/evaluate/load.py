@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.cluster import current_scheduler
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
-from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes
+from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable
 from rpa_sim.evaluate.sources import is_one_file, load_shards, resolve_shards
 from rpa_sim.evaluate.tablefile import is_table_file, read_table
 
@@ -29,14 +29,14 @@ __all__ = ["Loaded", "load_table", "evaluate_stream", "evaluate_records"]
 class Loaded:
     """An evaluated data set and the records skipped on the way (with ``skip_invalid``)."""
 
-    table: KIEOutcomes | VQAOutcomes
+    table: OutcomeTable
     skipped: list[InputError]
     skipped_summary: str
 
 
 def evaluate_records(records: Iterable[KIERecord] | Iterable[VQARecord], *, task: Literal["kie", "vqa"],
                      value_match: ValueMatch = "exact", alpha: float = 0.25,
-                     workers: int | None = None) -> KIEOutcomes | VQAOutcomes:
+                     workers: int | None = None) -> OutcomeTable:
     """Evaluate records of ``task`` into its outcome table (``value_match`` is KIE's, ``alpha`` VQA's).
 
     ``workers`` processes evaluate batches of records (:mod:`rpa_sim.evaluate.local`):

@@ -41,9 +41,9 @@ from itertools import islice
 from typing import Any, TypeVar
 
 from rpa_sim.common.progress import stage
-from rpa_sim.common.workers import available_cores, signals_held, without_gc, worker_signals
+from rpa_sim.common.workers import available_cores, requested_workers, signals_held, without_gc, worker_signals
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
-from rpa_sim.evaluate.outcomes import GroundingMode, KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables, table_type
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
@@ -52,7 +52,7 @@ __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "ma
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-Table = KIEOutcomes | VQAOutcomes
+Table = OutcomeTable
 #: Evaluates records into an outcome table; picklable (a module-level function, or a partial of one).
 Evaluation = Callable[[list[Any]], Table]
 
@@ -75,15 +75,14 @@ def evaluation(task: str, *, value_match: ValueMatch = "exact", alpha: float = 0
     >>> evaluation("vqa", alpha=0.5).keywords
     {'alpha': 0.5, 'grounding': 'auto'}
     """
-    if task == "kie":
-        return partial(evaluate_kie, value_match=value_match, grounding=grounding)
-    if task == "vqa":
-        return partial(evaluate_vqa, alpha=alpha, grounding=grounding)
-    raise ValueError(f"task must be 'kie' or 'vqa', got {task!r}")
+    table = table_type(task)
+    chosen: dict[str, Any] = {"value_match": value_match, "alpha": alpha}
+    return partial(table.evaluate, **{option: chosen[option] for option in table.options}, grounding=grounding)
 
 
 def resolve_workers(workers: int | None) -> int:
-    """``workers`` checked, or every available core for ``None``.
+    """``workers`` checked; for ``None``, the workers the command asked for
+    (:func:`rpa_sim.common.workers.using_workers`), else every available core.
 
     More than the cores is accepted: :func:`map_in_order` starts no more
     processes than the available cores and the items to compute.
@@ -96,7 +95,7 @@ def resolve_workers(workers: int | None) -> int:
     ValueError: workers must be a positive integer or None (every core), got 0
     """
     if workers is None:
-        return available_cores()
+        return requested_workers() or available_cores()
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers must be a positive integer or None (every core), got {workers!r}")
     return workers

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables
+from rpa_sim.evaluate.outcomes import OutcomeTable, concat_tables
 from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ _GLOB_CHARACTERS = frozenset("*?[")
 # The files rpa-sim evaluate writes into an --out folder (write_partitions).
 _PARTITION = re.compile(r"part-[0-9]+\.parquet")
 
-Table = KIEOutcomes | VQAOutcomes
+Table = OutcomeTable
 
 
 def resolve_shards(data: str | os.PathLike[str]) -> tuple[Path, ...]:
@@ -183,8 +183,7 @@ def load_shard(path: str | os.PathLike[str], *, task: Literal["kie", "vqa"], val
             raise InputError("is an outcome table: skipping invalid records applies to records, when they are "
                              "evaluated", path=str(path))
         table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
-        valid = table.documents if isinstance(table, KIEOutcomes) else len(table)
-        return ShardResult(table, valid=valid, skipped_before=read_info(path).skipped)
+        return ShardResult(table, valid=table.unit_count, skipped_before=read_info(path).skipped)
     from rpa_sim.evaluate import local as parallel  # noqa: PLC0415
     from rpa_sim.records.readers import read_records  # noqa: PLC0415
 
@@ -349,16 +348,12 @@ def _summary(total: int, kinds: Counter[str]) -> str:
         f"{n} {kind}" for kind, n in kinds.most_common())
 
 
-def _ids(table: Table) -> Any:
-    return table.document_ids if isinstance(table, KIEOutcomes) else table.question_ids
-
-
 def _require_unique_ids(shards: Sequence[Path], tables: Sequence[Table]) -> None:
     if len(tables) < 2:
         return  # within a file, the reader refuses a duplicate id
     first_shard: dict[str, int] = {}
     for index, table in enumerate(tables):
-        for record_id in _ids(table).tolist():
+        for record_id in table.unit_ids().tolist():
             earlier = first_shard.setdefault(record_id, index)
             if earlier != index:
                 where = _line_of(shards[earlier], record_id)

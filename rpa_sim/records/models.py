@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -262,7 +262,7 @@ class VQARecord(_Model):
     _received_at = field_validator("received_at", mode="before")(instant)
 
 
-Record = Union[KIERecord, VQARecord]
+Record = KIERecord | VQARecord
 
 _VQA_FIELDS = frozenset({"question", "answers", "question_type", "evidence"})
 _KIE_FIELDS = frozenset({"ground_truth"})
@@ -307,7 +307,8 @@ _FastSeconds = Annotated[float, msgspec.Meta(ge=0.0)]
 
 
 class _Fast(msgspec.Struct, forbid_unknown_fields=True, frozen=True, gc=False):
-    # gc=False: records hold no reference cycles, and untracked objects keep collections short
+    # gc=False: records hold no reference cycles, and untracked objects keep collections short.
+    # Subclasses repeat frozen=True, which msgspec inherits anyway, because type checkers do not.
     pass
 
 
@@ -323,7 +324,7 @@ def _fast_box(box: Box) -> None:
         raise ValueError("a box with x1 < x0 or y1 < y0")
 
 
-class _FastWord(_Fast):
+class _FastWord(_Fast, frozen=True):
     text: str
     bbox: Box
     segment: int | str | None = None
@@ -332,22 +333,22 @@ class _FastWord(_Fast):
         _fast_box(self.bbox)
 
 
-class _FastPage(_Fast):
+class _FastPage(_Fast, frozen=True):
     width: _FastPositive
     height: _FastPositive
     words: list[_FastWord] = []
 
 
-class _FastDocument(_Fast):
+class _FastDocument(_Fast, frozen=True):
     pages: list[_FastPage] = []
 
 
-class _FastEntity(_Fast):
+class _FastEntity(_Fast, frozen=True):
     key: str
     value: str
 
 
-class _FastEvidence(_Fast):
+class _FastEvidence(_Fast, frozen=True):
     page: Annotated[int, msgspec.Meta(ge=0)]
     bbox: Box
 
@@ -355,7 +356,7 @@ class _FastEvidence(_Fast):
         _fast_box(self.bbox)
 
 
-class _FastPredictedEntity(_Fast):
+class _FastPredictedEntity(_Fast, frozen=True):
     key: str
     value: str
     confidence: _FastUnit | None
@@ -363,12 +364,12 @@ class _FastPredictedEntity(_Fast):
     evidence: list[_FastEvidence] | None = None
 
 
-class _FastGroup(_Fast):
+class _FastGroup(_Fast, frozen=True):
     name: str | None = None
     entities: list[_FastEntity] = []
 
 
-class _FastPredictedGroup(_Fast):
+class _FastPredictedGroup(_Fast, frozen=True):
     name: str | None = None
     entities: list[_FastPredictedEntity] = []
 
@@ -380,7 +381,7 @@ def _named_groups(extraction: _FastExtraction | _FastPredictedExtraction, group:
         msgspec.structs.force_setattr(extraction, "groups", groups)
 
 
-class _FastExtraction(_Fast):
+class _FastExtraction(_Fast, frozen=True):
     entities: list[_FastEntity] = []
     groups: list[list[_FastEntity] | _FastGroup] = []
 
@@ -388,7 +389,7 @@ class _FastExtraction(_Fast):
         _named_groups(self, _FastGroup)
 
 
-class _FastPredictedExtraction(_Fast):
+class _FastPredictedExtraction(_Fast, frozen=True):
     entities: list[_FastPredictedEntity] = []
     groups: list[list[_FastPredictedEntity] | _FastPredictedGroup] = []
 
@@ -396,7 +397,7 @@ class _FastPredictedExtraction(_Fast):
         _named_groups(self, _FastPredictedGroup)
 
 
-class _FastKIERecord(_Fast):
+class _FastKIERecord(_Fast, frozen=True):
     id: str
     ground_truth: _FastExtraction | None = None
     prediction: _FastPredictedExtraction | None = None
@@ -409,14 +410,14 @@ class _FastKIERecord(_Fast):
         _fast_instant(self)
 
 
-class _FastVQAPrediction(_Fast):
+class _FastVQAPrediction(_Fast, frozen=True):
     answer: str
     confidence: _FastUnit | None
     grounding: _FastUnit | None = None
     evidence: list[_FastEvidence] | None = None
 
 
-class _FastVQARecord(_Fast):
+class _FastVQARecord(_Fast, frozen=True):
     id: str
     question: str | None = None
     answers: Annotated[list[str], msgspec.Meta(min_length=1)] | None = None
@@ -432,7 +433,8 @@ class _FastVQARecord(_Fast):
         _fast_instant(self)
 
 
-_FAST_DECODERS = {"kie": msgspec.json.Decoder(_FastKIERecord), "vqa": msgspec.json.Decoder(_FastVQARecord)}
+_FAST_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {"kie": msgspec.json.Decoder(_FastKIERecord),
+                                                     "vqa": msgspec.json.Decoder(_FastVQARecord)}
 
 
 def has_missing_confidence(record: Any) -> bool:

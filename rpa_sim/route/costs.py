@@ -6,8 +6,9 @@ from dataclasses import dataclass, fields, replace
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.route.reviewer import Reviewer
 
 __all__ = ["CostModel", "CostBasis", "CostBreakdown"]
@@ -91,7 +92,7 @@ class CostBreakdown:
                                 for f in fields(self) if f.name != "currency"})
 
 
-class CostModel(BaseModel):
+class CostModel(StrictModel):
     """Costs in one currency: per review, per reviewed document, per rejected item and document, per error left.
 
     An error left in the output is a residual error as ``docs/errors.md`` defines it (KIE:
@@ -123,8 +124,6 @@ class CostModel(BaseModel):
     >>> parts.review_items, parts.errors, parts.total
     (10.0, 15.0, 25.0)
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     per_review: _Money | None = None
     per_document: _Money | None = None

@@ -19,13 +19,14 @@ all thresholds then comes from sorting the entries once (see :mod:`rpa_sim.route
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import read_yaml, validated
 
 if TYPE_CHECKING:
@@ -49,14 +50,10 @@ SWEEP = "sweep"
 _Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 _Fixed = Annotated[float, Field(ge=0.0)]
 
 
-class TypeThreshold(_Strict):
+class TypeThreshold(StrictModel):
     """The thresholds of one document type: ``below`` for its items, ``fields`` for its items of some fields.
 
     A number is short for ``{below: number}``; without ``below`` the type's other
@@ -74,7 +71,7 @@ class TypeThreshold(_Strict):
         return value
 
 
-class Threshold(_Strict):
+class Threshold(StrictModel):
     """``score < below`` routes an item; ``below: sweep`` makes it the swept knob.
 
     ``fields`` gives fixed thresholds for some keys (KIE) or question types
@@ -106,7 +103,7 @@ class Threshold(_Strict):
         return self.below == SWEEP
 
 
-class DocumentConfidence(_Strict):
+class DocumentConfidence(StrictModel):
     """``aggregate(confidences of a document) < below`` sends the whole document; ``below: sweep`` sweeps it.
 
     ``aggregate`` is ``min`` (exactly ``confidence: sweep`` with ``escalate: document``),
@@ -124,7 +121,7 @@ class DocumentConfidence(_Strict):
 _CONDITIONS = ("confidence", "grounding", "document_confidence", "any_of", "all_of")
 
 
-class Condition(_Strict):
+class Condition(StrictModel):
     """One of: ``confidence``, ``grounding`` (a :class:`Threshold`), ``document_confidence``
     (a :class:`DocumentConfidence`), ``any_of`` or ``all_of`` (conditions)."""
 
@@ -146,7 +143,7 @@ class Condition(_Strict):
         test = self.confidence or self.grounding or self.document_confidence
         if test is not None:
             return [test]
-        return [mine for child in (self.any_of or self.all_of) for mine in child._tests()]
+        return [mine for child in self.any_of or self.all_of or () for mine in child._tests()]
 
     def sweeps(self) -> int:
         """How many thresholds of this condition are swept."""
@@ -168,7 +165,7 @@ class Condition(_Strict):
         raise ValueError("no swept threshold")
 
 
-class Budget(_Strict):
+class Budget(StrictModel):
     """At most ``share`` of the items, or ``count`` items, are reviewed: the least confident first."""
 
     share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
@@ -182,10 +179,13 @@ class Budget(_Strict):
 
     def limit(self, items: int) -> int:
         """The number of reviews allowed among ``items`` predictions."""
-        return self.count if self.count is not None else int(np.floor(self.share * items + 1e-9))
+        if self.count is not None:
+            return self.count
+        # exactly one of share and count is set (validated above)
+        return int(np.floor(cast(float, self.share) * items + 1e-9))
 
 
-class Policy(_Strict):
+class Policy(StrictModel):
     """A review policy (one YAML file of ``policies/``).
 
     ``reject_if`` (optional, fixed thresholds) takes items out of the automated
@@ -226,7 +226,8 @@ class Policy(_Strict):
 
     @property
     def reviews_documents(self) -> bool:
-        """Whether review opens whole documents: ``escalate: document``, or ``review_if`` uses ``document_confidence``."""
+        """Whether review opens whole documents: ``escalate: document``, or ``review_if`` uses
+        ``document_confidence``."""
         return self.escalate == "document" or self.review_if.uses_documents()
 
     @property
@@ -315,41 +316,15 @@ class _Items:
         self.document_type_names = document_type_names
 
     def of_field(self, name: str) -> np.ndarray:
-        return self.fields == self.field_names.index(name)
+        return np.equal(self.fields, self.field_names.index(name))
 
     def of_type(self, name: str) -> np.ndarray:
-        return self.document_types == self.document_type_names.index(name)
-
-    def document_aggregate(self, aggregate: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per item, the ``aggregate`` of the known confidences of its document's items (NaN: none known),
-        and whether its document has an unknown confidence."""
-        confidence = self.scores["confidence"]
-        unknown = np.isnan(confidence)
-        units, known = self.units, self.units[~unknown]
-        documents = int(units.max(initial=-1)) + 1
-        confidence = confidence[~unknown]
-        count = np.bincount(known, minlength=documents)
-        if aggregate == "min":
-            per_document = np.full(documents, np.inf)
-            np.minimum.at(per_document, known, confidence)
-            per_document[count == 0] = np.nan
-        else:
-            values = confidence
-            if aggregate == "geometric_mean":
-                with np.errstate(divide="ignore"):
-                    values = np.log(confidence)  # log 0 = -inf: a zero confidence makes the mean 0
-            with np.errstate(invalid="ignore", divide="ignore"):
-                per_document = np.bincount(known, weights=values, minlength=documents) / count
-            if aggregate == "geometric_mean":
-                per_document = np.exp(per_document)
-        return per_document[units], np.bincount(units[unknown], minlength=documents)[units] > 0
+        # compile_policy refuses a document type when the items have none, so they have types here
+        return np.equal(cast(np.ndarray, self.document_types), self.document_type_names.index(name))
 
 
 def _threshold_entry(test: Threshold, scores: np.ndarray, items: _Items, unknown_holds: bool) -> np.ndarray:
-    if test.swept:
-        entry = scores.astype(np.float64, copy=True)
-    else:
-        entry = np.where(scores < test.below, -np.inf, np.inf)
+    entry = scores.astype(np.float64, copy=True) if test.swept else np.where(scores < test.below, -np.inf, np.inf)
 
     def fixed(mine: np.ndarray, below: float) -> None:
         entry[mine] = np.where(scores[mine] < below, -np.inf, np.inf)
@@ -367,6 +342,31 @@ def _threshold_entry(test: Threshold, scores: np.ndarray, items: _Items, unknown
     return entry
 
 
+def _document_aggregate(confidence: np.ndarray, units: np.ndarray,
+                        aggregate: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, the ``aggregate`` of the known confidences of its document's items (NaN: none known),
+    and whether its document has an unknown confidence."""
+    unknown = np.isnan(confidence)
+    known = units[~unknown]
+    documents = int(units.max(initial=-1)) + 1
+    confidence = confidence[~unknown]
+    count = np.bincount(known, minlength=documents)
+    if aggregate == "min":
+        per_document = np.full(documents, np.inf)
+        np.minimum.at(per_document, known, confidence)
+        per_document[count == 0] = np.nan
+    else:
+        values = confidence
+        if aggregate == "geometric_mean":
+            with np.errstate(divide="ignore"):
+                values = np.log(confidence)  # log 0 = -inf: a zero confidence makes the mean 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_document = np.bincount(known, weights=values, minlength=documents) / count
+        if aggregate == "geometric_mean":
+            per_document = np.exp(per_document)
+    return per_document[units], np.bincount(units[unknown], minlength=documents)[units] > 0
+
+
 def _entry(condition: Condition, items: _Items, policy: Policy, *, rejecting: bool = False) -> np.ndarray:
     # a test on an unknown score holds as its setting says when it routes to review; it never rejects
     review_unknown = {"confidence": items.missing_confidence == "review",
@@ -376,17 +376,19 @@ def _entry(condition: Condition, items: _Items, policy: Policy, *, rejecting: bo
         if test is not None:
             return _threshold_entry(test, items.scores[score], items, review_unknown[score] and not rejecting)
     if condition.document_confidence is not None:
-        if items.units is None:
+        units = items.units
+        if units is None:
             raise InputError(f"policy {policy.name!r} has a document_confidence rule, but these items have "
                              "no documents (each question is its own unit)")
         test = condition.document_confidence
-        aggregate, has_unknown = items.document_aggregate(test.aggregate)
+        aggregate, has_unknown = _document_aggregate(items.scores["confidence"], units, test.aggregate)
         entry = aggregate if test.swept else np.where(aggregate < test.below, -np.inf, np.inf)
         entry = np.where(np.isnan(aggregate), np.inf, entry)  # no known confidence: the test does not hold
         if review_unknown["confidence"] and not rejecting:
             entry[has_unknown] = -np.inf
         return entry
-    children = [_entry(child, items, policy, rejecting=rejecting) for child in (condition.any_of or condition.all_of)]
+    children = [_entry(child, items, policy, rejecting=rejecting)
+                for child in condition.any_of or condition.all_of or ()]
     # any_of: routed as soon as one child is; all_of: only once every child is
     return np.minimum.reduce(children) if condition.any_of else np.maximum.reduce(children)
 

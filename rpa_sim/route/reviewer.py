@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from rpa_sim.common.validation import StrictModel
 
 __all__ = ["Reviewer"]
 
@@ -12,7 +14,7 @@ _Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 _Seconds = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 
 
-class Reviewer(BaseModel):
+class Reviewer(StrictModel):
     """A reviewer: perfect by default.
 
     Parameters
@@ -35,8 +37,6 @@ class Reviewer(BaseModel):
     >>> Reviewer(miss_rate=0.05, seconds_per_item=6).perfect
     False
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     miss_rate: _Rate = 0.0
     false_correction_rate: _Rate = 0.0

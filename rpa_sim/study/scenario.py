@@ -11,11 +11,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from rpa_sim.bundled import bundled_files, resolve
 from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.operate.monitoring.summary import MonitoringSpec
 from rpa_sim.operate.queue.spec import OperationsSpec
@@ -31,11 +32,7 @@ __all__ = ["Scenario", "DataSpec", "CertifySpec", "DecisionSpec", "TeamRange", "
 _Open = Annotated[float, Field(gt=0.0, lt=1.0)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class DataSpec(_Strict):
+class DataSpec(StrictModel):
     """Records from a file (``file``, optionally ``predictions``) or from a generator (``generate``).
 
     ``file`` may be a folder or a glob of shards (:mod:`rpa_sim.evaluate.sources`);
@@ -74,7 +71,7 @@ class DataSpec(_Strict):
         return self
 
 
-class CertifySpec(_Strict):
+class CertifySpec(StrictModel):
     """Settings of the certified threshold (METRICS.md §7)."""
 
     max_error: _Open
@@ -87,7 +84,7 @@ class CertifySpec(_Strict):
 MOST_TEAM_SIZES = 101
 
 
-class TeamRange(_Strict):
+class TeamRange(StrictModel):
     """Reviewers added to every shift of the ``operations`` team (``count``: to the count), from ``min`` to
     ``max``; negative takes some away (a shift keeps at least one)."""
 
@@ -104,13 +101,13 @@ class TeamRange(_Strict):
         return self
 
 
-class DecisionTeam(_Strict):
+class DecisionTeam(StrictModel):
     """The teams a decision may choose from: ``extra_per_shift`` reviewers on every shift."""
 
     extra_per_shift: TeamRange
 
 
-class DecisionSpec(_Strict):
+class DecisionSpec(StrictModel):
     """A scenario's ``decision:`` section: which teams the decision may choose, and the budget (docs/decision.md).
 
     Without ``team`` the ``operations`` team is fixed, and its service level a
@@ -124,7 +121,7 @@ class DecisionSpec(_Strict):
     max_cost_per_day: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | None = None
 
 
-class Scenario(_Strict):
+class Scenario(StrictModel):
     """One study: ``rpa-sim run SCENARIO.yaml``."""
 
     name: str = Field(min_length=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import gc
 import threading
 import time
@@ -12,30 +13,31 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, OptionList, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
 
 from rpa_sim.common.errors import InputError, escaped
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
-from rpa_sim.tui.model import DashboardModel, Progress, open_source
-from rpa_sim.tui.monitoring_view import MonitoringView
-from rpa_sim.tui.operations_view import OperationsView
+from rpa_sim.tui.loading import open_source
+from rpa_sim.tui.model import DashboardModel
 from rpa_sim.tui.scale import ThresholdScale
-from rpa_sim.tui.slider import Slider
-from rpa_sim.tui.views import (
-    CalibrationView,
-    CompareView,
-    CostsView,
-    FieldsView,
-    Readout,
-    SmudgeView,
-    TradeoffView,
-    View,
-)
+from rpa_sim.tui.stages import Progress
+from rpa_sim.tui.views.base import View
+from rpa_sim.tui.views.calibration import CalibrationView
+from rpa_sim.tui.views.compare import CompareView
+from rpa_sim.tui.views.costs import CostsView
+from rpa_sim.tui.views.fields import FieldsView
+from rpa_sim.tui.views.monitoring import MonitoringView
+from rpa_sim.tui.views.operations import OperationsView
+from rpa_sim.tui.views.smudge import SmudgeView
+from rpa_sim.tui.views.tradeoff import TradeoffView
+from rpa_sim.tui.widgets.loading_panel import LoadingPanel
+from rpa_sim.tui.widgets.readout import Readout
+from rpa_sim.tui.widgets.slider import Slider
 
 if TYPE_CHECKING:
     from rpa_sim.study.decision import Decision
@@ -97,39 +99,12 @@ def decision_words(decision: Decision, model: DashboardModel) -> str:
     return words
 
 
-class LoadingPanel(Vertical):
-    """What loading is doing: each stage on a line (done, or how far), and a bar for the current one."""
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="loading-title", markup=False)
-        yield Static(id="loading-stages", markup=False)
-        yield ProgressBar(id="loading-bar", show_eta=False)
-        yield Static("q quits at any time", id="loading-hint")
-
-    def on_mount(self) -> None:
-        self.stages: dict[str, tuple[Progress, float, float | None]] = {}
-
-    def start(self, source: str) -> None:
-        self.query_one("#loading-title", Static).update(f"Opening {source}")
-
-    def show(self, progress: Progress, now: float) -> None:
-        """Show ``progress``, reported at time ``now`` (``time.monotonic``)."""
-        _, started, _ = self.stages.get(progress.stage, (progress, now, None))
-        self.stages[progress.stage] = (progress, started, now if progress.finished else None)
-        lines = []
-        for shown, began, ended in self.stages.values():
-            mark = "✓" if ended is not None else "…"
-            took = f"  {ended - began:.1f} s" if ended is not None else ""
-            lines.append(f"{mark} {shown.text}{took}")
-        self.query_one("#loading-stages", Static).update("\n".join(lines))
-        # the bar follows the innermost stage under way (evaluating, which trails reading)
-        running = [shown for shown, _, ended in self.stages.values() if ended is None]
-        if running:
-            self.query_one(ProgressBar).update(total=running[-1].total, progress=running[-1].done)
-
-
 class DashboardApp(App[int]):
-    """``rpa-sim dashboard``: policies' trade-offs around one review threshold."""
+    """``rpa-sim dashboard``: policies' trade-offs around one review threshold.
+
+    The app is the :class:`~rpa_sim.tui.state.DashboardState` its views read: it holds the model, τ, the
+    selected policy and α, and gives itself to each view it composes.
+    """
 
     CSS_PATH = "app.tcss"
     TITLE = "rpa-sim dashboard"
@@ -195,7 +170,7 @@ class DashboardApp(App[int]):
         with TabbedContent(id="views"):
             for view, title, _key, cls in VIEWS:
                 with TabPane(title, id=view):
-                    yield cls(id=f"{view}-view")
+                    yield cls(self, id=f"{view}-view")
         yield Readout(id="status")
         yield Footer()
 
@@ -210,8 +185,10 @@ class DashboardApp(App[int]):
         self.sub_title = f"opening {name}"
         self.query_one(LoadingPanel).start(name)
         self._progress_timer = self.set_interval(SHOW_PROGRESS_EVERY, self._show_progress)
-        # a daemon thread of its own, not a Textual worker: quitting must not wait for a load to finish
-        threading.Thread(target=self._load, name="rpa-sim dashboard loader", daemon=True).start()
+        # a daemon thread of its own, not a Textual worker: quitting must not wait for a load to finish; it runs in
+        # a copy of this context, which holds the command's --workers and --scheduler (a thread starts without it)
+        threading.Thread(target=contextvars.copy_context().run, args=(self._load,), name="rpa-sim dashboard loader",
+                         daemon=True).start()
 
     def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
         self._quitting.set()  # the loader stops at its next report
@@ -334,8 +311,9 @@ class DashboardApp(App[int]):
         if model is None:
             return
         parts = [f"τ = {self.threshold:.4f}", model.policy_names[self.policy]]
-        if self._jumped_to():
-            parts.append(self._jump.note)
+        jump = self._standing_jump()
+        if jump is not None:
+            parts.append(jump.note)
         else:
             fine, coarse = SCALE.step_size(self.threshold), SCALE.step_size(self.threshold, coarse=True)
             parts.append(f"step {fine:g} (+ -), {coarse:g} (] [)")
@@ -343,11 +321,12 @@ class DashboardApp(App[int]):
             parts.append(self._summarising + "…")
         self.query_one("#status", Readout).show_text(" · ".join(parts))
 
-    def _jumped_to(self, kind: str | None = None) -> bool:
-        """Whether τ and the policy are where the last jump (of ``kind``, any by default) left them."""
+    def _standing_jump(self, kind: str | None = None) -> Jump | None:
+        """The last jump (of ``kind``, any by default) when τ and the policy are still where it left them."""
         jump = self._jump
-        return jump is not None and (jump.policy, jump.threshold) == (self.policy, self.threshold) and (
+        standing = jump is not None and (jump.policy, jump.threshold) == (self.policy, self.threshold) and (
             kind is None or jump.kind == kind)
+        return jump if standing else None
 
     def set_threshold(self, value: float, *, jump: Jump | None = None) -> None:
         """Move τ (clamped to [0, 1]); ``jump`` when ``o`` or ``g`` moved it there."""
@@ -409,9 +388,9 @@ class DashboardApp(App[int]):
             return self.model.has_operations
         if action == "zoom":
             return self.model is not None and isinstance(self.active_view(), CostsView)
-        if action in ("nudge", "optimum", "target", "decision", "type_threshold", "show", "policy", "export"):
-            if self.model is None:
-                return False if self.error is not None else None  # nothing to act on: hidden, or dimmed
+        needs_model = ("nudge", "optimum", "target", "decision", "type_threshold", "show", "policy", "export")
+        if action in needs_model and self.model is None:
+            return False if self.error is not None else None  # nothing to act on: hidden, or dimmed
         return True
 
     def action_nudge(self, steps: int, coarse: bool = False) -> None:
@@ -446,7 +425,8 @@ class DashboardApp(App[int]):
         if not model.summarised:
             self.notify("still comparing the policies: the targets' τ come with them", title="Target")
             return
-        index = (self._jump.target + 1) % len(targets) if self._jumped_to("target") else 0
+        jump = self._standing_jump("target")
+        index = 0 if jump is None else (jump.target + 1) % len(targets)
         target, name = targets[index], model.policy_names[self.policy]
         threshold = model.target_threshold(self.policy, target)
         if threshold is None:  # τ stays; the next g tries the next target
@@ -466,8 +446,8 @@ class DashboardApp(App[int]):
             self.notify("still comparing the policies: the decision comes with them", title="Decision")
             return
         decision = model.decision
-        if decision is None:
-            undecided = model.summary.decision
+        if decision is None or decision.policy is None or decision.threshold is None:
+            undecided = None if model.summary is None else model.summary.decision
             reason = (None if undecided is None else undecided.reason) or "nothing to decide"
             self.notify(f"no decision: {reason}", title="Decision")
             return

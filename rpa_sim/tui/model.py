@@ -1,49 +1,37 @@
-"""The dashboard's data: a scenario run, one Sweeper per policy, and every view's numbers (no Textual here).
-
-Loading has stages (:func:`open_source`, :meth:`Opened.model`, :meth:`Opened.summarise`), each reported
-to a callback as :class:`Progress`, so that the dashboard is interactive once the sweeps are built
-and the summary (comparison, per-field optimum, calibration) follows.
+"""The dashboard's data: one Sweeper per policy over the outcome table, the study's summary once it is in,
+and every view's numbers (no Textual here). :mod:`rpa_sim.tui.loading` builds it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rpa_sim.common.errors import InputError
 from rpa_sim.common.formatting import money
-from rpa_sim.common.progress import StageEvent, listening
-from rpa_sim.evaluate.outcomes import FieldGrouping, OutcomeTable, VQAOutcomes
+from rpa_sim.evaluate.outcomes import OUTCOME_TABLES, FieldGrouping, OutcomeTable
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Curve, Sweeper
+from rpa_sim.tui.stages import Reporter, ignore_progress, stage
 
 if TYPE_CHECKING:
     from rpa_sim.operate.queue.summary import OperationModel
     from rpa_sim.study.decision import Decision
     from rpa_sim.study.result import Calibration, CostOptimum, GroupCalibration, PolicyResult, StudySummary
-    from rpa_sim.study.scenario import Scenario
 
-__all__ = ["DashboardModel", "FieldEntries", "Opened", "Progress", "load_model", "open_source", "operation_of",
-           "padded_limits", "PLOT_GRID", "DATA_TARGETS", "COST_PARTS"]
+__all__ = ["COST_PARTS", "PLOT_GRID", "DashboardModel", "FieldEntries", "operation_of", "padded_limits"]
 
 #: thresholds the plotted curves are drawn at, one per fine step of τ (the figures panel and the
 #: marked operating points are exact at any threshold)
 PLOT_GRID = np.linspace(0.0, 1.0, 101)
-#: targets and bundled policies used when the dashboard opens a records file instead of a scenario
-DATA_TARGETS = [0.9, 0.95]
-DATA_POLICIES = {"kie": ("confidence", "document-escalation", "grounding-gate"), "vqa": ("confidence", "grounding-gate")}
-_DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
 #: columns whose values are at most 1, so a plot of them ends at 1
-UNIT_COLUMNS = frozenset({"auto_rate", "kieval_aligned", "anls", "accuracy", "smudge"})
+UNIT_COLUMNS = frozenset({"auto_rate"}).union(*(table.fraction_columns for table in OUTCOME_TABLES.values()))
 #: points of the fine cost curve drawn in the Costs view's window
 COST_POINTS = 401
 #: the parts of a cost (``CostBreakdown.by_kind``) the figures panel splits it into, as it names them
@@ -51,96 +39,14 @@ COST_PARTS = (("review", "review cost"), ("staffing", "staffing cost"), ("errors
               ("rejected", "rejection cost"))
 
 
-@dataclass(frozen=True)
-class Progress:
-    """What the loader is doing: a ``stage`` and how far it is (``done`` of ``total`` ``unit``, total None
-    when unknown); ``finished`` once the stage is over.
-
-    >>> Progress("reading receipts.jsonl", 1200, 5000, "records").text
-    'reading receipts.jsonl: 1,200 of 5,000 records'
-    >>> Progress("sweeping", 2, 3, "policies", finished=True).text
-    'sweeping: 3 policies'
-    """
-
-    stage: str
-    done: int = 0
-    total: int | None = None
-    unit: str = ""
-    finished: bool = False
-
-    @property
-    def text(self) -> str:
-        if not self.unit:
-            return self.stage
-        if self.finished:
-            return f"{self.stage}: {max(self.done, self.total or 0):,} {self.unit}"
-        of = "" if self.total is None else f" of {self.total:,}"
-        return f"{self.stage}: {self.done:,}{of} {self.unit}"
-
-
-#: receives the loader's progress, from the thread that loads
-Reporter = Callable[[Progress], None]
-
-
-def _ignore(progress: Progress) -> None:
-    """The reporter of a load nobody watches."""
-
-
-@contextlib.contextmanager
-def _stage(report: Reporter, name: str, *, total: int | None = None, unit: str = "") -> Iterator[Callable[[], None]]:
-    """Report stage ``name`` started, yield ``advance()``, report it finished."""
-    done = 0
-    report(Progress(name, 0, total, unit))
-
-    def advance() -> None:
-        nonlocal done
-        done += 1
-        report(Progress(name, done, total, unit))
-
-    yield advance
-    report(Progress(name, done, total, unit, finished=True))
-
-
-def _library_stages(report: Reporter, total: int | None) -> contextlib.AbstractContextManager[None]:
-    """Pass the stages the library reports (records read, records evaluated) to the loader's reporter; stages
-    without a total get ``total``: the lines of the records file, one per record."""
-    def relay(event: StageEvent) -> None:
-        report(Progress(event.description, event.done, total if event.total is None else event.total, "records",
-                        finished=event.finished))
-
-    return listening(relay)
-
-
-def count_lines(path: Path) -> int | None:
-    """The lines of a records file (one record each), or None for a compressed file, which would have
-    to be decompressed twice to be counted.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = Path(folder) / "r.jsonl"
-    ...     _ = path.write_text('{"id": 1}\\n{"id": 2}\\n{"id": 3}')
-    ...     count_lines(path)
-    3
-    """
-    if path.suffix.lower() == ".gz":
-        return None
-    lines, last = 0, b"\n"
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 22):
-            lines += chunk.count(b"\n")
-            last = chunk[-1:]
-    return lines + (last != b"\n")
-
-
 def operation_of(summary: StudySummary, table: OutcomeTable) -> OperationModel:
     """The scenario's operation, rebuilt from the summary (its settings, reviewer and costs) on the table; the
     summary must have one (``summary.operations``)."""
     from rpa_sim.operate.queue.summary import OperationModel  # noqa: PLC0415
 
-    ids = table.document_ids if table.task == "kie" else table.question_ids
     return OperationModel(summary.operations.settings, documents=table.unit_count, reviewer=summary.reviewer,
                           costs=summary.costs, received_at=table.received_at, review_seconds=table.review_seconds,
-                          ids=ids.tolist())
+                          ids=table.unit_ids().tolist())
 
 
 def _finite(value: float | None) -> float | None:
@@ -206,13 +112,13 @@ class DashboardModel:
     def from_table(cls, name: str, table: OutcomeTable, policies: list[Policy], *, reviewer: Reviewer | None = None,
                    costs: CostModel | None = None, summary: StudySummary | None = None,
                    targets: list[float] | None = None, source: str | None = None, data_file: str | None = None,
-                   report: Reporter = _ignore) -> DashboardModel:
+                   report: Reporter = ignore_progress) -> DashboardModel:
         """Sweep each policy over ``table`` (the stage ``sweeping``, reported per policy).
 
         ``targets`` default to the summary's; ``source`` to ``name``.
         """
         sweepers = []
-        with _stage(report, "sweeping", total=len(policies), unit="policies") as advance:
+        with stage(report, "sweeping", total=len(policies), unit="policies") as advance:
             for policy in policies:
                 sweepers.append(Sweeper(table, policy, reviewer=reviewer, costs=costs))
                 advance()
@@ -259,7 +165,7 @@ class DashboardModel:
     @property
     def has_smudge(self) -> bool:
         """Whether the table has SMuDGE scores: questions do, KIE entities do not."""
-        return isinstance(self.table, VQAOutcomes)
+        return self.table.has_smudge
 
     @property
     def policy_names(self) -> list[str]:
@@ -367,7 +273,8 @@ class DashboardModel:
 
     def _grid_service_level(self, policy: int, threshold: float) -> float | None:
         """The service level of the scenario's team at τ when τ is on the Operations section's grid."""
-        entries = self.summary.operations.policies if self.has_operations else ()
+        operations = None if self.summary is None else self.summary.operations
+        entries = () if operations is None else operations.policies
         entry = next((e for e in entries if e.policy == self.policy_names[policy]), None)
         row = None if entry is None else next((r for r in entry.grid if math.isclose(r.threshold, threshold,
                                                                                      abs_tol=1e-12)), None)
@@ -384,7 +291,13 @@ class DashboardModel:
     def _policy_summary(self, policy: int) -> PolicyResult:
         """The summary's entry of the policy (the summary must be in): the study ran every policy of the model."""
         name = self.policy_names[policy]
-        return next(p for p in self.summary.policies if p.policy == name)
+        return next(p for p in self._summary_in().policies if p.policy == name)
+
+    def _summary_in(self) -> StudySummary:
+        """The summary, where the caller has made sure that it is in."""
+        if self.summary is None:
+            raise RuntimeError("the study's summary is not in yet")
+        return self.summary
 
     # -- compare ------------------------------------------------------------------------------------
 
@@ -448,8 +361,8 @@ class DashboardModel:
                 name = f"{float(target):g}"
                 row[f"auto@{name}"] = None if point is None else point.auto_rate
                 row[f"threshold@{name}"] = None if point is None else point.threshold
-            if priced:
-                best = p.cost_optimum
+            best = p.cost_optimum
+            if priced and best is not None:
                 row.update(cost_optimum=best.cost, optimum_threshold=best.threshold,
                            savings_vs_review_all=best.savings_vs_review_all)
             row["certified_threshold"] = None if p.certified is None else p.certified.threshold
@@ -463,13 +376,13 @@ class DashboardModel:
         """The target the suggested per-field thresholds are optimised for (the first), None before the summary."""
         return None if self.summary is None else next(iter(self.summary.optimized_per_field), None)
 
-    def suggested_thresholds(self) -> dict[str, float | None]:
+    def suggested_thresholds(self) -> dict[str, float | Mapping[str, float | None] | None]:
         """The per-field thresholds for :meth:`suggested_target`; none before the summary or when it is out of
         reach."""
         target = self.suggested_target()
         if target is None:
             return {}
-        return dict(self.summary.optimized_per_field[target].thresholds or {})
+        return dict(self._summary_in().optimized_per_field[target].thresholds or {})
 
     @cached_property
     def _field_columns(self) -> tuple[list[tuple[str, str]], dict[str, np.ndarray]]:
@@ -545,17 +458,24 @@ class DashboardModel:
     @property
     def operation(self) -> OperationModel | None:
         """The scenario's operation once the summary has it (:func:`operation_of`); None without one."""
-        if not self.has_operations:
+        summary = self.summary
+        if summary is None or summary.operations is None:
             return None
-        if self._operation is None or self._operation[0] is not self.summary:
-            self._operation = (self.summary, operation_of(self.summary, self.table))
+        if self._operation is None or self._operation[0] is not summary:
+            self._operation = (summary, operation_of(summary, self.table))
         return self._operation[1]
 
     @property
     def staffed(self) -> bool:
         """Whether costs price rostered reviewers (an operation with an hourly cost), as the study's curves do."""
+        return self._staffing() is not None
+
+    def _staffing(self) -> tuple[OperationModel, CostModel] | None:
+        """The operation and the costs that price its roster, when costs are :attr:`staffed`."""
         operation = self.operation
-        return self.costs is not None and operation is not None and operation.hourly_cost is not None
+        if self.costs is None or operation is None or operation.hourly_cost is None:
+            return None
+        return operation, self.costs
 
     def priced_curve(self, policy: int, thresholds: np.ndarray) -> Curve:
         """The policy's curve at ``thresholds``, priced as the study prices it: with staffing
@@ -563,11 +483,12 @@ class DashboardModel:
         that its costs are ``summary.json``'s (curves, ``cost_optimum``) at the same τ."""
         sweeper = self.sweepers[policy]
         curve = sweeper.curve(thresholds)
-        if not self.staffed:
+        staffing = self._staffing()
+        if staffing is None:
             return curve
         from rpa_sim.operate.queue.summary import staffed_curve  # noqa: PLC0415
 
-        return staffed_curve(curve, self.operation, self.costs, sweeper.reviewer)
+        return staffed_curve(curve, *staffing, sweeper.reviewer)
 
     def cost_parts(self, policy: int, threshold: float) -> dict[str, Any] | None:
         """The policy's cost at τ by kind (review, staffing, errors, rejected, total, currency), for the
@@ -622,22 +543,14 @@ class DashboardModel:
 
     def smudge_rows(self) -> list[dict[str, Any]]:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""
-        if not self.has_smudge:
+        curve = self.table.smudge_by_alpha(step=0.05)
+        if curve is None:
             return []
-        from rpa_sim.evaluate.metrics.smudge import alpha_curve  # noqa: PLC0415
-
-        keep = ~np.isnan(self.table.smudge_grounding)
-        if not keep.any():
-            return []
-        alphas, means = alpha_curve(self.table.match[keep], self.table.smudge_grounding[keep], step=0.05)
+        alphas, means = curve
         return [{"alpha": float(a), "mean_smudge": _finite(float(m))} for a, m in zip(alphas, means)]
 
     def smudge_at(self, alpha: float) -> float | None:
-        if not self.has_smudge:
-            return None
-        values = self.table.smudge(alpha=alpha)
-        values = values[~np.isnan(values)]
-        return float(values.mean()) if len(values) else None
+        return self.table.mean_smudge(alpha=alpha)
 
 
 def _ranges(sweeper: Sweeper) -> dict[str, tuple[float, float]]:
@@ -668,107 +581,3 @@ def padded_limits(values: list[float], *, pad: float = 0.03) -> tuple[float, flo
     low, high = min(finite), max(finite)
     margin = (high - low) * pad if high > low else max(abs(high) * 0.05, 0.05)
     return round(low - margin, 12), round(high + margin, 12)
-
-
-def _is_data(source: str) -> bool:
-    """Whether ``source`` names data (a records or table file, a folder of shards, a glob), not a scenario."""
-    path = Path(source)
-    if path.is_dir() or (not path.exists() and set("*?[") & set(source)):
-        return True
-    return path.suffix.lower() in _DATA_SUFFIXES or (path.is_file() and path.suffix.lower() not in (".yaml", ".yml"))
-
-
-@dataclass(frozen=True)
-class Opened:
-    """A source opened and its data evaluated: what loading does before sweeping (:func:`open_source`)."""
-
-    scenario: Scenario
-    table: OutcomeTable
-    policies: list[Policy]
-    #: what the header names: the file opened, or the bundled scenario
-    source: str
-    #: the records or outcome table file's name when that is what was opened (no scenario around it)
-    data_file: str | None = None
-
-    def model(self, *, report: Reporter = _ignore) -> DashboardModel:
-        """Sweep every policy (stage ``sweeping``): the model without its summary, enough to be interactive."""
-        scenario = self.scenario
-        return DashboardModel.from_table(scenario.name, self.table, self.policies, reviewer=scenario.reviewer,
-                                         costs=scenario.costs, targets=list(scenario.targets), source=self.source,
-                                         data_file=self.data_file, report=report)
-
-    def summary(self, model: DashboardModel, *, report: Reporter = _ignore) -> StudySummary:
-        """The study's typed result (stage ``comparing policies``): what ``rpa-sim run`` writes as
-        ``summary.json``.
-
-        ``model`` is :meth:`model`'s result, whose sweepers the summary reuses.
-        """
-        from rpa_sim.study.run import run_study  # noqa: PLC0415
-
-        with _stage(report, "comparing policies, optimising per field"):
-            return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).typed_summary
-
-
-def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:
-    """The scenario's data as an outcome table, its reading reported (records: as they are read and evaluated)."""
-    from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
-    from rpa_sim.study.run import evaluate_scenario_data  # noqa: PLC0415
-
-    data, source = scenario.data, f"scenario {scenario.name!r}"
-    if data.file is None:
-        with _stage(report, f"generating and evaluating {data.n:,} {data.generate} records"):
-            return evaluate_scenario_data(scenario, base, source)
-    path = base / data.file
-    if is_table_file(path):
-        with _stage(report, f"reading {path.name}"):
-            return evaluate_scenario_data(scenario, base, source)
-    with _library_stages(report, count_lines(path) if path.is_file() else None):
-        return evaluate_scenario_data(scenario, base, source, missing_confidence=missing_confidence)
-
-
-def _header_name(source: str, scenario: Scenario) -> str:
-    """A scenario's name or file, with its data file's: what the header shows.
-
-    >>> from rpa_sim.study.scenario import DataSpec, Scenario
-    >>> _header_name("studies/s.yaml", Scenario(name="s", data=DataSpec(file="r.jsonl"), policies=["confidence"]))
-    's.yaml (r.jsonl)'
-    """
-    name = Path(source).name if Path(source).suffix.lower() in (".yaml", ".yml") else source
-    return name if scenario.data.file is None else f"{name} ({Path(scenario.data.file).name})"
-
-
-def load_model(source: str | None, *, report: Reporter = _ignore) -> DashboardModel:
-    """Load a scenario (bundled name or YAML path), records or an outcome table, and run it. Raises InputError.
-
-    All of :func:`open_source`, :meth:`Opened.model` and :meth:`Opened.summary`, each stage reported.
-    """
-    opened = open_source(source, report=report)
-    model = opened.model(report=report)
-    model.summary = opened.summary(model, report=report)
-    return model
-
-
-def open_source(source: str | None, *, report: Reporter = _ignore) -> Opened:
-    """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
-    (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
-    from rpa_sim.evaluate.sources import data_task, resolve_shards  # noqa: PLC0415
-    from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
-    from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
-    from rpa_sim.study.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
-
-    source = source or "receipts-demo"
-    if _is_data(source):
-        path = Path(source).absolute()  # a glob stays a pattern
-        shards = resolve_shards(path)
-        if not shards[0].is_file():
-            raise InputError(f"no {'outcome table' if is_table_file(path) else 'records'} file {source!r}")
-        task = data_task(shards, task=None)
-        scenario = Scenario(name=path.name, data=DataSpec(file=path), task=task, policies=list(DATA_POLICIES[task]),
-                            targets=DATA_TARGETS)
-        base, header, data_file = path.parent, path.name, path.name
-    else:
-        scenario, base = load_scenario(source)
-        header, data_file = _header_name(source, scenario), None
-    policies = scenario_policies(scenario, base)  # before the data: a misnamed policy fails at once
-    allowed = all(policy.missing_confidence is not None for policy in policies)  # null confidences read only then
-    return Opened(scenario, _evaluated(scenario, base, report, missing_confidence=allowed), policies, header, data_file)

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import read_yaml, validated
 
 __all__ = ["ConfidenceBand", "AuditStratum", "AuditPlan", "REST", "load_audit_plan", "uniform_audit"]
@@ -36,11 +37,7 @@ REST = "rest"
 _Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ConfidenceBand(_Strict):
+class ConfidenceBand(StrictModel):
     """Confidences ``at_least <= c < below``; no ``below`` takes everything from ``at_least`` up (1 included)."""
 
     at_least: _Rate = 0.0
@@ -67,7 +64,7 @@ def _short(number: float) -> str:
     return short if float(short) == number else repr(number)
 
 
-class AuditStratum(_Strict):
+class AuditStratum(StrictModel):
     """One stratum: the items in its band and fields (each optional), audited at ``rate``.
 
     ``planned`` holds what ``plan-audit`` computed for it (sizes, prior
@@ -92,7 +89,7 @@ class AuditStratum(_Strict):
         return "; ".join(parts) or f"stratum {position + 1}"
 
 
-class AuditPlan(_Strict):
+class AuditPlan(StrictModel):
     """Per-stratum audit rates of auto-accepted items (one YAML file)."""
 
     strata: list[AuditStratum] = Field(min_length=1)

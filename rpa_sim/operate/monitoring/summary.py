@@ -24,17 +24,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 
 if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import OutcomeTable
     from rpa_sim.route.policies import Policy
     from rpa_sim.route.reviewer import Reviewer
-    from rpa_sim.study.result import Monitoring
+    from rpa_sim.study.result.monitoring import Monitoring
 
 __all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "SHORTFALL_ERRORS", "ZERO_WIDTH",
            "monitoring_summary", "policy_monitoring", "reliability", "proposed_method", "spec_of_summary"]
@@ -58,7 +59,7 @@ _Days = BeforeValidator(limits.size_check("days", most=limits.MOST_MONITORED_DAY
                                           limited_by="a fixed ceiling: each day replays every item"))
 
 
-class MonitoringSpec(BaseModel):
+class MonitoringSpec(StrictModel):
     """The ``monitoring:`` section of a scenario; every setting has a default.
 
     Attributes
@@ -87,8 +88,6 @@ class MonitoringSpec(BaseModel):
     width_days : int, default=50
         Days per audit rate of the grid.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: str | None = Field(default=None, min_length=1)
     threshold: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | Literal["cost_optimum", "target"] | None = None

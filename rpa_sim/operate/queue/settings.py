@@ -25,16 +25,10 @@ from __future__ import annotations
 import itertools
 from typing import Annotated, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    field_validator,
-    model_validator,
-)
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from rpa_sim.common import limits
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.operate.queue.staffing import reviewers_on_floor
 
 __all__ = ["Distribution", "Handling", "Shift", "Reviewers", "Arrivals", "Patience", "QueueSettings",
@@ -60,11 +54,7 @@ def _clock(hour: float) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Distribution(_Strict):
+class Distribution(StrictModel):
     """A duration's distribution, in seconds.
 
     ``deterministic`` (always ``mean_seconds``), ``exponential`` (mean
@@ -108,7 +98,7 @@ class Distribution(_Strict):
         return self.mean_seconds
 
 
-class Handling(_Strict):
+class Handling(StrictModel):
     """How long a task takes: ``per_task`` once, plus ``per_item`` for each item it holds.
 
     A document opened for review costs ``per_task`` (opening it) plus
@@ -126,7 +116,7 @@ class Handling(_Strict):
         return self
 
 
-class Shift(_Strict):
+class Shift(StrictModel):
     """``reviewers`` scheduled every day from ``start_hour`` to ``end_hour`` (hours from midnight)."""
 
     start_hour: _Hour
@@ -146,7 +136,7 @@ class Shift(_Strict):
         return f"{_clock(self.start_hour)}-{_clock(self.end_hour)}"
 
 
-class Reviewers(_Strict):
+class Reviewers(StrictModel):
     """Who reviews: a ``count`` on the floor all day, or ``shifts``; ``shrinkage`` of them away.
 
     ``shifts`` cover each stretch of the day at most once (two teams at the
@@ -191,7 +181,7 @@ def _profile(values: list[float], where: str) -> list[float]:
     return values
 
 
-class Arrivals(_Strict):
+class Arrivals(StrictModel):
     """How tasks arrive: exactly one of
 
     - ``per_hour``: a constant rate (a Poisson stream);
@@ -244,7 +234,7 @@ class Arrivals(_Strict):
         raise ValueError("arrivals given as times_seconds have no rate")
 
 
-class Patience(_Strict):
+class Patience(StrictModel):
     """How long a task may wait before its review starts, and what happens then.
 
     Each task's limit is ``seconds`` (``fixed``) or drawn with mean
@@ -259,7 +249,7 @@ class Patience(_Strict):
     on_expiry: Literal["breach", "release"] = "breach"
 
 
-class QueueSettings(_Strict):
+class QueueSettings(StrictModel):
     """One simulated review operation.
 
     ``answer_within_seconds`` is the service level's target wait (arrival to

@@ -25,9 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from rpa_sim.common import limits
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.operate.queue.settings import Arrivals, Distribution, Patience, Reviewers
 
 __all__ = ["OperationsSpec", "OperationsArrivals", "OperationsHandling", "ServiceLevel", "ArrivalProfile",
@@ -37,10 +38,6 @@ GRID_POINTS = 21
 """Thresholds of the operations grid: 0, 0.05, ..., 1."""
 
 _HOURS_IN_DAY = 24
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True)
@@ -87,7 +84,7 @@ class OperationsArrivals(Arrivals):
         return ArrivalProfile(tuple(float(self.rate_at_hour(hour)) for hour in range(hours)))
 
 
-class OperationsHandling(_Strict):
+class OperationsHandling(StrictModel):
     """How long an opened document takes: ``per_document`` (opening it) plus ``per_item`` for each
     reviewed prediction in it (VQA: a question is both the document and its one item).
 
@@ -109,7 +106,7 @@ class OperationsHandling(_Strict):
         return self
 
 
-class ServiceLevel(_Strict):
+class ServiceLevel(StrictModel):
     """A share of ALL documents completed within a time, from arrival to the end of review; a document
     the policy does not open completes at once."""
 
@@ -117,7 +114,7 @@ class ServiceLevel(_Strict):
     within_hours: Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
 
 
-class OperationsSpec(_Strict):
+class OperationsSpec(StrictModel):
     """A scenario's ``operations:`` section.
 
     ``days`` are simulated with ``seed`` at each operating point and grid

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from rpa_sim.route.costs import CostModel
     from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.route.sweep import Curve, Sweeper
-    from rpa_sim.study.result import Operations
+    from rpa_sim.study.result.operations import Operations
 
 __all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "priced",
            "operations_summary", "operations_table"]
@@ -428,11 +428,10 @@ def operation_model(scenario: Any, table: Any) -> OperationModel:
     """
     from rpa_sim.common.errors import InputError  # noqa: PLC0415
 
-    ids = table.document_ids if table.task == "kie" else table.question_ids
     try:
         return OperationModel(scenario.operations, documents=table.unit_count, reviewer=scenario.reviewer,
                               costs=scenario.costs, received_at=getattr(table, "received_at", None),
-                              review_seconds=getattr(table, "review_seconds", None), ids=ids.tolist())
+                              review_seconds=getattr(table, "review_seconds", None), ids=table.unit_ids().tolist())
     except ValueError as problem:
         raise InputError(f"scenario {scenario.name!r}: operations: {problem}") from None
 

@@ -40,10 +40,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from rpa_sim.common.errors import InputError, UsageError, shown
 from rpa_sim.common.inputs import check_input, input_lines
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
@@ -74,11 +75,7 @@ PathText = Annotated[str, AfterValidator(_path)]
 RecordPathText = Annotated[str, AfterValidator(_record_path)]
 
 
-class _Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TruthMapping(_Settings):
+class TruthMapping(StrictModel):
     """Where a record's ground truth is: its fields, and each field's key and value (as for the prediction)."""
 
     fields: RecordPathText
@@ -86,7 +83,7 @@ class TruthMapping(_Settings):
     value: PathText = "@"
 
 
-class Mapping(_Settings):
+class Mapping(StrictModel):
     """The mapping file: where the records, their ids, fields and ground truth are (``docs/importers/mapping.md``).
 
     Paths named ``records``, ``id`` and ``fields`` start at the record (``$``;

@@ -30,7 +30,7 @@ Examples
 >>> write_generated(receipt_dicts(5, seed=1), path)
 5
 >>> [record.id for record in read_records(path)][:2]
-['receipt-000000', 'receipt-000001']
+['receipt-s1-000000', 'receipt-s1-000001']
 >>> tmp.cleanup()
 """
 
@@ -47,18 +47,12 @@ from typing import Any, Literal
 
 from rpa_sim.common.files import atomic_output
 from rpa_sim.common.workers import signals_held, worker_count, worker_signals
-from rpa_sim.records.synthetic import docvqa, receipts
 from rpa_sim.records.synthetic._draws import check_n_seed
 from rpa_sim.records.synthetic.confidence import ConfidenceSettings, generated_ece
-from rpa_sim.records.synthetic.docvqa import DocVQASettings, docvqa_dicts, generate_docvqa
+from rpa_sim.records.synthetic.docvqa import DocVQAPlan, DocVQASettings, docvqa_block, docvqa_dicts, generate_docvqa
 from rpa_sim.records.synthetic.errors import KIEErrorRates, VQAErrorRates
-from rpa_sim.records.synthetic.receipts import (
-    FieldPresence,
-    PageSize,
-    ReceiptSettings,
-    generate_receipts,
-    receipt_dicts,
-)
+from rpa_sim.records.synthetic.receipt_settings import FieldPresence, PageSize, ReceiptSettings
+from rpa_sim.records.synthetic.receipts import ReceiptPlan, generate_receipts, receipt_block, receipt_dicts
 
 __all__ = [
     "ReceiptSettings",
@@ -94,8 +88,8 @@ class _Generator:
 
 
 _GENERATORS: dict[str, _Generator] = {
-    "receipts": _Generator(ReceiptSettings, receipts._Plan.of, receipts._receipt_block),
-    "docvqa": _Generator(DocVQASettings, docvqa._Plan.of, docvqa._page_block),
+    "receipts": _Generator(ReceiptSettings, ReceiptPlan.of, receipt_block),
+    "docvqa": _Generator(DocVQASettings, DocVQAPlan.of, docvqa_block),
 }
 
 

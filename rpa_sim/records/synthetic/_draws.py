@@ -10,6 +10,10 @@ calling numpy's Beta sampler cost some 60 microseconds each: per block they
 are paid once. Scalar draws from numpy cost about a microsecond each, so
 :class:`Draws` takes uniforms from the generator in bulk and hands them out
 one at a time.
+
+A generated record's id names its seed and its index (:func:`record_id`), so
+files generated with different seeds never share an id and can be the shards
+of one data set.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["BLOCK", "Draws", "block_rng", "check_n_seed", "cumulative"]
+__all__ = ["BLOCK", "Draws", "block_rng", "check_n_seed", "cumulative", "record_id"]
 
 T = TypeVar("T")
 
@@ -50,6 +54,19 @@ def check_n_seed(n: int, seed: int) -> None:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+
+def record_id(kind: str, seed: int, index: int) -> str:
+    """The id of the ``index``-th record (from 0) generated with ``seed``: ``<kind>-s<seed>-<index>``.
+
+    The index has at least six digits. Ids are unique within a seed, and two
+    seeds never give the same id, so generated files of different seeds can be
+    the shards of one data set.
+
+    >>> record_id("receipt", 7, 42), record_id("question", 12, 1_234_567)
+    ('receipt-s7-000042', 'question-s12-1234567')
+    """
+    return f"{kind}-s{seed}-{index:06d}"
 
 
 def cumulative(weights: Sequence[float]) -> list[float]:

@@ -33,8 +33,9 @@ from itertools import chain
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.evaluate.metrics.calibration import Scheme, ece, is_correct
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.records.models import KIERecord, VQARecord
@@ -81,7 +82,7 @@ _DECIMALS = 4
 Positive = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
 
 
-class ConfidenceSettings(BaseModel):
+class ConfidenceSettings(StrictModel):
     """Settings of the confidence model.
 
     Attributes
@@ -113,8 +114,6 @@ class ConfidenceSettings(BaseModel):
     plausibility
       Value error, plausibility of 'ocr' must be in (0, 1], got 0 ...
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     mode: Mode = "over_confident"
     temperature: Positive | None = None
@@ -287,11 +286,11 @@ def generated_ece(records: Iterable[KIERecord] | Iterable[VQARecord], *, n_bins:
     >>> generated_ece(generate_receipts(200, seed=1, settings=calibrated)) < 0.05
     True
     """
-    records = iter(records)
-    first = next(records, None)
+    remaining = iter(records)
+    first = next(remaining, None)
     if first is None:
         return math.nan
-    stream = chain([first], records)
+    stream: Iterable[Any] = chain([first], remaining)  # of one task, as the first record's (evaluation checks)
     table = evaluate_kie(stream) if isinstance(first, KIERecord) else evaluate_vqa(stream)
     if len(table) == 0:
         return math.nan

@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.workers import without_gc
 from rpa_sim.records.models import VQARecord
 from rpa_sim.records.synthetic._draws import (
@@ -31,9 +32,11 @@ from rpa_sim.records.synthetic._draws import (
     block_rng,
     check_n_seed,
     cumulative,
+    record_id,
 )
 from rpa_sim.records.synthetic._layout import Runs
 from rpa_sim.records.synthetic.confidence import (
+    ConfidenceClass,
     ConfidenceSettings,
     confidence_class,
     draw_confidences,
@@ -50,12 +53,13 @@ from rpa_sim.records.synthetic.errors import (
     merge_rates,
 )
 
-__all__ = ["QUESTION_TYPES", "ANSWER_TYPES", "DocVQASettings", "docvqa_dicts", "generate_docvqa"]
+__all__ = ["QUESTION_TYPES", "ANSWER_TYPES", "DocVQASettings", "DocVQAPlan", "docvqa_block", "docvqa_dicts",
+           "generate_docvqa"]
 
-QUESTION_TYPES: tuple[str, ...] = ("table", "form", "paragraph")
-ANSWER_TYPES: tuple[str, ...] = ("textual", "numeric", "hybrid")
 QuestionType = Literal["table", "form", "paragraph"]
 AnswerType = Literal["textual", "numeric", "hybrid"]
+QUESTION_TYPES: tuple[QuestionType, ...] = ("table", "form", "paragraph")
+ANSWER_TYPES: tuple[AnswerType, ...] = ("textual", "numeric", "hybrid")
 Share = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 
 _WORD_HEIGHT = 0.0155  # word height / page width: 11-point text on a letter page
@@ -65,12 +69,17 @@ _MARGIN = 0.08
 _LETTER = 11 / 8.5
 
 
+# The 11 DUDE sample questions: 5 textual (2 of them empty), 3 numeric, 3 hybrid.
+_DEFAULT_ANSWER_TYPES: dict[AnswerType, float] = {"textual": 0.45, "numeric": 0.25, "hybrid": 0.30}
+_DEFAULT_QUESTION_TYPES: dict[QuestionType, float] = {"table": 0.40, "form": 0.35, "paragraph": 0.25}
+
+
 def _docvqa_confidence() -> ConfidenceSettings:
     # Form values are short and clean, paragraph spans the hardest to delimit: sharpest to flattest.
     return ConfidenceSettings(concentration={"form": 1.0, "table": 1.5, "paragraph": 2.0})
 
 
-class DocVQASettings(BaseModel):
+class DocVQASettings(StrictModel):
     """Settings of :func:`generate_docvqa`; loadable from a YAML mapping (``model_validate``).
 
     Attributes
@@ -104,16 +113,12 @@ class DocVQASettings(BaseModel):
     question_types.chart...
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    errors: dict[QuestionType, VQAErrorRates] = Field(default_factory=lambda: dict(DEFAULT_VQA_RATES))
+    errors: dict[QuestionType, VQAErrorRates] = Field(
+        default_factory=lambda: {name: DEFAULT_VQA_RATES[name] for name in QUESTION_TYPES})
     error_scale: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1.0
     confidence: ConfidenceSettings = Field(default_factory=_docvqa_confidence)
-    # The 11 DUDE sample questions: 5 textual (2 of them empty), 3 numeric, 3 hybrid.
-    answer_types: dict[AnswerType, Share] = Field(
-        default_factory=lambda: {"textual": 0.45, "numeric": 0.25, "hybrid": 0.30})
-    question_types: dict[QuestionType, Share] = Field(
-        default_factory=lambda: {"table": 0.40, "form": 0.35, "paragraph": 0.25})
+    answer_types: dict[AnswerType, Share] = Field(default_factory=lambda: dict(_DEFAULT_ANSWER_TYPES))
+    question_types: dict[QuestionType, Share] = Field(default_factory=lambda: dict(_DEFAULT_QUESTION_TYPES))
     questions_per_page: Annotated[int, Field(ge=1, le=8)] = 4
     page_widths: tuple[Annotated[int, Field(ge=200)], Annotated[int, Field(ge=200)]] = (800, 1700)
 
@@ -156,7 +161,7 @@ class DocVQASettings(BaseModel):
             self.rates_of(name)
         return self
 
-    def rates_of(self, question_type: str) -> VQAErrorRates:
+    def rates_of(self, question_type: QuestionType) -> VQAErrorRates:
         """The error rates of a question type, times ``error_scale``."""
         rates = self.errors.get(question_type, DEFAULT_VQA_RATES[question_type])
         return rates if self.error_scale == 1.0 else rates.scaled(self.error_scale)
@@ -276,7 +281,7 @@ _SENTENCES = (
 class _Slot:
     """A value printed on the page that a question can ask for (``question`` empty: never asked)."""
 
-    question_type: str
+    question_type: QuestionType
     kind: str
     question: str
     answer: str
@@ -455,7 +460,7 @@ def _wrong_span(slot: _Slot, words: list[dict[str, Any]], d: Draws) -> tuple[int
 
 
 @dataclass(frozen=True)
-class _Plan:
+class DocVQAPlan:
     """What every page needs of the settings, precomputed once."""
 
     settings: DocVQASettings
@@ -464,13 +469,13 @@ class _Plan:
     records_per_block: int
 
     @classmethod
-    def of(cls, settings: DocVQASettings) -> _Plan:
+    def of(cls, settings: DocVQASettings) -> DocVQAPlan:
         return cls(settings=settings, rates={t: settings.rates_of(t) for t in QUESTION_TYPES},
                    answer_types=cumulative([settings.answer_types.get(t, 0.0) for t in ANSWER_TYPES]),
                    records_per_block=BLOCK * settings.questions_per_page)
 
 
-def _choose_questions(slots: list[_Slot], plan: _Plan, d: Draws) -> list[int]:
+def _choose_questions(slots: list[_Slot], plan: DocVQAPlan, d: Draws) -> list[int]:
     """Draw the answer type by its share, then the question type by its share among those that have one."""
     by_type: dict[str, list[int]] = {name: [] for name in ANSWER_TYPES}
     for i, slot in enumerate(slots):
@@ -493,7 +498,7 @@ def _choose_questions(slots: list[_Slot], plan: _Plan, d: Draws) -> list[int]:
 _ALL_KINDS = ("correct",) + VQA_KINDS
 
 
-def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans: PageSpans, plan: _Plan,
+def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans: PageSpans, plan: DocVQAPlan,
              d: Draws) -> tuple[str, str, bool, dict[str, float], list[float] | None, float]:
     """One question's fate: ``(kind, answer, right, wrong kinds' weights, evidence box, right share)``.
 
@@ -506,7 +511,7 @@ def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans
     own = _box(words, slot.start, slot.stop)
     neighbour = slots[d.pick(slot.neighbours)] if slot.neighbours else None
     span = _wrong_span(slot, words, d)
-    candidates: dict[str, tuple[str, list[float] | None] | None] = {
+    candidates: dict[str, tuple[str, list[float]] | None] = {
         "correct": (slot.answer, own),
         "ocr": (confuse(slot.answer, d), own),
         "neighbour": (neighbour.answer, _box(words, neighbour.start, neighbour.stop)) if neighbour else None,
@@ -531,19 +536,19 @@ def _predict(slot: _Slot, slots: list[_Slot], words: list[dict[str, Any]], spans
     return kind, candidate[0], right[kind], wrong, _jittered(candidate[1], d), share
 
 
-def _page_block(block: int, seed: int, plan: _Plan) -> list[dict[str, Any]]:
+def docvqa_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str, Any]]:
     """The questions of :data:`~rpa_sim.records.synthetic._draws.BLOCK` pages, from one random stream."""
     with without_gc():
         return _build_page_block(block, seed, plan)
 
 
-def _build_page_block(block: int, seed: int, plan: _Plan) -> list[dict[str, Any]]:
+def _build_page_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str, Any]]:
     d = Draws(block_rng(seed, DOCVQA_STREAM, block))
     settings = plan.settings
     per_page = settings.questions_per_page
     low, high = settings.page_widths
     pages = []
-    items = []
+    items: list[tuple[ConfidenceClass, bool, str]] = []
     for _ in range(BLOCK):
         builder = _PageBuilder(d, d.between(low, high))
         builder.build()
@@ -568,7 +573,7 @@ def _build_page_block(block: int, seed: int, plan: _Plan) -> list[dict[str, Any]
             if evidence is not None:
                 prediction["evidence"] = [{"page": 0, "bbox": evidence}]
             records.append({
-                "id": f"question-{(block * BLOCK + p) * per_page + j:06d}",
+                "id": record_id("question", seed, (block * BLOCK + p) * per_page + j),
                 "question": slot.question,
                 "answers": [slot.answer],
                 "prediction": prediction,
@@ -589,12 +594,12 @@ def docvqa_dicts(n: int, *, seed: int, settings: DocVQASettings | None = None) -
     --------
     >>> first = next(docvqa_dicts(1, seed=3))
     >>> first["id"], first["question_type"] in QUESTION_TYPES, len(first["answers"])
-    ('question-000000', True, 1)
+    ('question-s3-000000', True, 1)
     """
     check_n_seed(n, seed)
-    plan = _Plan.of(settings if settings is not None else DocVQASettings())
+    plan = DocVQAPlan.of(settings if settings is not None else DocVQASettings())
     for start in range(0, n, plan.records_per_block):
-        yield from _page_block(start // plan.records_per_block, seed, plan)[:n - start]
+        yield from docvqa_block(start // plan.records_per_block, seed, plan)[:n - start]
 
 
 def generate_docvqa(n: int, *, seed: int, settings: DocVQASettings | None = None) -> Iterator[VQARecord]:

@@ -36,12 +36,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extractOne
 
+from rpa_sim.common.validation import StrictModel
 from rpa_sim.evaluate.metrics.text import normalize
 from rpa_sim.records.synthetic._draws import Draws, cumulative
 
@@ -87,9 +88,7 @@ def field_class(key: str) -> str:
     return "text"
 
 
-class _Rates(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Rates(StrictModel):
     kinds: ClassVar[tuple[str, ...]]
     """The mutually exclusive kinds, in their canonical order."""
 
@@ -105,9 +104,12 @@ class _Rates(BaseModel):
         """The rates of the mutually exclusive kinds, in their canonical order."""
         return {kind: getattr(self, kind) for kind in self.kinds}
 
-    def scaled(self, factor: float) -> _Rates:
+    def scaled(self: _R, factor: float) -> _R:
         """Every rate times ``factor`` (validated again: the exclusive ones must still fit in 1)."""
         return type(self).model_validate({name: rate * factor for name, rate in self.model_dump().items()})
+
+
+_R = TypeVar("_R", bound=_Rates)
 
 
 class KIEErrorRates(_Rates):

@@ -103,9 +103,9 @@ def export_label_studio(at: PolicyAt, table: OutcomeTable, *, document_url: str 
     """
     from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415
 
-    if table.task != "kie":
+    if not table.has_review_units:
         raise InputError(f"export-policy label-studio writes the values of KIE documents as tasks; this data is "
-                         f"{table.task.upper()} (questions, no fields to pre-annotate): export rules instead "
+                         f"{table.task.upper()} ({table.unit_noun}s, no fields to pre-annotate): export rules instead "
                          f"(thresholds, a2i, rossum)")
     policy = at.policy
     sweeper = Sweeper(table, policy)

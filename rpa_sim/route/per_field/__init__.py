@@ -1,1 +1,2 @@
-"""Per-field thresholds: the budgeted solver and the optimized policy built with it."""
+"""Per-field thresholds: the problem as one curve per field, the budgeted solver, its answer, and the optimized
+policy built with it."""

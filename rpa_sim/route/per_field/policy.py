@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from rpa_sim.evaluate.outcomes import OutcomeTable
-from rpa_sim.route.per_field.solver import PerFieldThresholds, optimize_thresholds
+from rpa_sim.route.per_field.solver import optimize_thresholds
+from rpa_sim.route.per_field.thresholds import PerFieldThresholds
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
 

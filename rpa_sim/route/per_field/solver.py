@@ -1,275 +1,43 @@
 """Per-field thresholds that maximise the auto-accepted items under a linear cost budget.
 
-Every item ``i`` (a predicted field value, or a question) has a field ``key``, a
-``confidence``, a cost ``a_i`` when it is auto-accepted and a cost ``r_i`` when a
-person reviews it. A policy gives every field one threshold; an item is reviewed
-iff its confidence is strictly below its field's threshold, so within a field the
-accepted items are a confidence prefix and equal confidences go together. The
-problem is to maximise the number of accepted items subject to
-``sum(a_i accepted) + sum(r_i reviewed) <= budget``: a multiple-choice knapsack
-with one choice (a threshold) per field. ``docs/optimize.md`` shows how the
-KIEval_Aligned^tau and mean-ANLS targets become such budgets.
-
 The solver is the Lagrangian one: the lower convex hull of each field's
-(accepted, cost) curve, all fields' hull segments merged by marginal cost per
-accepted item, segments taken in that order while they fit (:func:`frontier`
-does it for every budget at once); then the leftover budget is spent exactly,
-by reduced-cost fixing and a small dynamic programme (:meth:`Frontier.at_budget`).
-What the answer guarantees is stated in :func:`optimize_thresholds`.
+(accepted, cost) curve (:mod:`rpa_sim.route.per_field.curves` states the
+problem), all fields' hull segments merged by marginal cost per accepted item,
+segments taken in that order while they fit (:func:`frontier` does it for every
+budget at once); then the leftover budget is spent exactly, by reduced-cost
+fixing and a small dynamic programme (:meth:`Frontier.at_budget`). What the
+answer guarantees is stated in :func:`optimize_thresholds`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-__all__ = [
-    "DEFAULT_TOLERANCE",
-    "FieldCurve",
-    "Frontier",
-    "PerFieldThresholds",
-    "field_curves",
-    "frontier",
-    "optimize_thresholds",
-]
+from rpa_sim.route.per_field.curves import FieldCurve, field_curves, read_only
+from rpa_sim.route.per_field.thresholds import PerFieldThresholds
+
+__all__ = ["DEFAULT_TOLERANCE", "MAX_CELLS", "Frontier", "frontier", "optimize_thresholds"]
 
 DEFAULT_TOLERANCE = 1e-12
 """A choice fits the budget when its cost is at most ``budget + tolerance``."""
+
+MAX_CELLS = 200_000_000
+"""The most work (table cells swept) the exact refinement spends on one dynamic programme, about a second;
+past it the refinement stops with its best answer so far."""
 
 # Slack for floor() of the Lagrangian bound, so that a bound that is an integer
 # in exact arithmetic is not lost to rounding (the bound only gets looser).
 _BOUND_SLACK = 1e-9
 
-# Relative tolerance under which three curve points count as collinear (hull vertices kept).
-_COLLINEAR = 1e-12
-
-# The most work (table cells swept) the exact refinement may spend on one dynamic programme;
-# about a second. Past it the refinement stops with its best answer so far.
-_MAX_CELLS = 200_000_000
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
-
-
-# --- input and per-field curves --------------------------------------------------------------
-
-
-def _items(keys, confidence, accept_cost, review_cost):
-    """Validated items sorted by (key, -confidence, accept cost, review cost).
-
-    The sort uses every column, so the result depends only on the multiset of
-    items, never on their input order (identical items are interchangeable).
-    """
-    confidence = np.asarray(confidence, dtype=np.float64)
-    if confidence.ndim != 1:
-        raise ValueError(f"confidence must be one-dimensional, got shape {confidence.shape}")
-    n = len(confidence)
-    keys = np.asarray(keys)
-    if keys.ndim != 1 or len(keys) != n:
-        raise ValueError(f"keys must be one-dimensional with {n} entries (one per confidence), got shape {keys.shape}")
-    costs = []
-    for name, values in (("accept_cost", accept_cost), ("review_cost", review_cost)):
-        values = np.asarray(values, dtype=np.float64)
-        try:
-            values = np.broadcast_to(values, (n,))
-        except ValueError:
-            raise ValueError(f"{name} must be a scalar or have {n} entries, got shape {values.shape}") from None
-        if not np.isfinite(values).all():
-            raise ValueError(f"{name} must be finite")
-        costs.append(values)
-    if not np.isfinite(confidence).all():
-        raise ValueError("confidence must be finite (no NaN or infinity)")
-    confidence = confidence + 0.0  # -0.0 -> 0.0, so a threshold never prints as -0.0
-    if n == 0:
-        return [], np.zeros(0, np.intp), confidence, costs[0], costs[1]
-    names, code = np.unique(keys, return_inverse=True)
-    order = np.lexsort((costs[1], costs[0], -confidence, code))
-    return names.tolist(), code[order], confidence[order], costs[0][order], costs[1][order]
-
-
-@dataclass(frozen=True, eq=False)
-class FieldCurve:
-    """The thresholds one field can take, with the accepted count and cost of each.
-
-    Point ``j`` is the threshold ``thresholds[j]``: the field's items with
-    confidence ``>= thresholds[j]`` are accepted (``accepted[j]`` of them) and the
-    rest reviewed, for a total cost of ``cost[j]`` over the field's items. Point 0
-    is "accept none" (``inf``), then one point per distinct confidence from the
-    highest down; the last point, the field's lowest confidence, accepts all.
-    """
-
-    key: Hashable
-    thresholds: np.ndarray
-    accepted: np.ndarray
-    cost: np.ndarray
-
-    @property
-    def items(self) -> int:
-        """How many items the field has."""
-        return int(self.accepted[-1])
-
-    def hull(self) -> np.ndarray:
-        """Indices of the points on the lower convex hull of (accepted, cost), cheapest first.
-
-        The chain starts at the cheapest point (the one accepting most among
-        equally cheap ones) and ends at "accept all"; points to the left of the
-        start cost more and accept less, so no budget ever wants them. Collinear
-        points (to a relative 1e-12, so that rounding of the cumulative sums
-        does not drop them) are kept as vertices: they give the merge finer
-        steps. Successive
-        slopes (extra cost per extra accepted item) are positive and non-decreasing.
-
-        Examples
-        --------
-        >>> curve = field_curves(["k"] * 3, [0.9, 0.8, 0.7], [1.0, 5.0, 1.0], 0.0)[0]
-        >>> curve.cost.tolist(), curve.hull().tolist()
-        ([0.0, 1.0, 6.0, 7.0], [0, 1, 3])
-        """
-        x, y = self.accepted.tolist(), self.cost.tolist()  # Python floats: a fast scalar loop
-        start = int(np.flatnonzero(self.cost == self.cost.min())[-1])
-        chain = [start]
-        for j in range(start + 1, len(x)):
-            while len(chain) >= 2:
-                o, a = chain[-2], chain[-1]
-                left, right = (x[a] - x[o]) * (y[j] - y[o]), (y[a] - y[o]) * (x[j] - x[o])
-                if left - right >= -_COLLINEAR * (abs(left) + abs(right)):
-                    break
-                chain.pop()
-            chain.append(j)
-        return np.asarray(chain, dtype=np.intp)
-
-
-def _curves(names, code, confidence, accept, review) -> list[FieldCurve]:
-    curves = []
-    if len(code) == 0:
-        return curves
-    bounds = np.concatenate(([0], np.flatnonzero(np.diff(code)) + 1, [len(code)]))
-    for f, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
-        c = confidence[lo:hi]
-        # the last item of each run of equal confidences closes a point
-        ends = np.append(np.flatnonzero(c[1:] != c[:-1]), hi - lo - 1)
-        reviewed_all = float(review[lo:hi].sum())
-        change = np.cumsum(accept[lo:hi] - review[lo:hi])[ends]
-        curves.append(FieldCurve(
-            key=names[f],
-            thresholds=_frozen(np.concatenate(([np.inf], c[ends]))),
-            accepted=_frozen(np.concatenate(([0], ends + 1)).astype(np.int64)),
-            cost=_frozen(reviewed_all + np.concatenate(([0.0], change))),
-        ))
-    return curves
-
-
-def field_curves(keys, confidence, accept_cost, review_cost) -> list[FieldCurve]:
-    """Every threshold each field can take, with its accepted count and total cost.
-
-    One sort of all items by (key, confidence descending) and one cumulative sum
-    of ``accept_cost - review_cost`` per field give every point at once:
-    ``cost[j] = sum(review_cost) + cumsum(accept_cost - review_cost)`` at the end
-    of the ``j``-th run of equal confidences.
-
-    Parameters
-    ----------
-    keys : array_like, shape (n,)
-        The field of each item (any sortable values, e.g. str).
-    confidence : array_like of float, shape (n,)
-        Finite confidences.
-    accept_cost, review_cost : array_like of float, shape (n,) or scalar
-        The cost of each item when auto-accepted and when reviewed. They are
-        usually ``>= 0``; nothing here relies on it.
-
-    Returns
-    -------
-    list of FieldCurve
-        One per field, in sorted key order; points ordered from "accept none"
-        (threshold ``inf``) to "accept all" (the field's lowest confidence).
-
-    Examples
-    --------
-    >>> curves = field_curves(["b", "a", "a", "a"], [0.5, 0.9, 0.4, 0.9],
-    ...                       accept_cost=[1.0, 0.0, 1.0, 2.0], review_cost=0.25)
-    >>> [(c.key, c.thresholds.tolist(), c.accepted.tolist(), c.cost.tolist()) for c in curves]
-    [('a', [inf, 0.9, 0.4], [0, 2, 3], [0.75, 2.25, 3.0]), ('b', [inf, 0.5], [0, 1], [0.25, 1.0])]
-    """
-    return _curves(*_items(keys, confidence, accept_cost, review_cost))
-
-
-# --- the answer for one budget ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PerFieldThresholds:
-    """One threshold per field and what it buys.
-
-    Attributes
-    ----------
-    thresholds : dict
-        Field key -> threshold: items of that field with confidence ``>=`` it are
-        auto-accepted, the rest reviewed. ``inf`` reviews the whole field. Every
-        value is one of the field's :attr:`FieldCurve.thresholds`.
-    accepted : int
-        Auto-accepted items.
-    cost : float
-        Total cost of all items under these thresholds.
-    budget : float
-        The budget asked for.
-    feasible : bool
-        Whether any choice of thresholds costs at most ``budget`` (plus the
-        tolerance). When not, the thresholds are the cheapest choice.
-    upper_bound : int or None
-        An upper bound on the largest achievable ``accepted``: the Lagrangian
-        (LP-relaxation) bound, tightened by the refinement; equal to
-        ``accepted`` when the answer is proved optimal (:attr:`optimal`).
-        None when infeasible.
-    items : int
-        All items, accepted or not.
-    """
-
-    thresholds: dict
-    accepted: int
-    cost: float
-    budget: float
-    feasible: bool
-    upper_bound: int | None = None
-    items: int = 0
-
-    @property
-    def auto_rate(self) -> float | None:
-        """``accepted / items``; None when there are no items."""
-        return self.accepted / self.items if self.items else None
-
-    @property
-    def optimal(self) -> bool:
-        """Whether ``accepted`` is proved the largest achievable within the budget."""
-        return self.feasible and self.accepted == self.upper_bound
-
-    def reviewed(self, keys, confidence, *, default: float = np.inf) -> np.ndarray:
-        """Which items these thresholds route to review (``confidence < threshold``).
-
-        ``default`` is the threshold of a key these thresholds do not know
-        (``inf``: review it).
-
-        Examples
-        --------
-        >>> PerFieldThresholds({"a": 0.5}, 1, 0.0, 0.0, True).reviewed(["a", "a", "b"], [0.5, 0.4, 0.9]).tolist()
-        [False, True, True]
-        """
-        confidence = np.asarray(confidence, dtype=np.float64)
-        keys = np.asarray(keys)
-        if keys.shape != confidence.shape or keys.ndim != 1:
-            raise ValueError("keys and confidence must be one-dimensional and of equal length")
-        if len(keys) == 0:
-            return np.zeros(0, dtype=bool)
-        names, code = np.unique(keys, return_inverse=True)
-        limits = np.array([self.thresholds.get(name, default) for name in names.tolist()], dtype=np.float64)
-        return confidence < limits[code]
-
-
-# --- the frontier: the hull merge for every budget -------------------------------------------
+# A field's candidate moves in the refinement: the field, its points, and per point the change in accepted
+# items, in cost and the reduced cost.
+_Option = tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True, eq=False)
@@ -320,7 +88,7 @@ class Frontier:
         return self.cost
 
     @property
-    def keys(self) -> tuple:
+    def keys(self) -> tuple[Hashable, ...]:
         """The field keys, in the order ``field`` and ``start`` index them."""
         return tuple(c.key for c in self.curves)
 
@@ -346,22 +114,22 @@ class Frontier:
         np.maximum.at(points, self.field[:k], self.to_point[:k])
         return points
 
-    def thresholds(self, k: int) -> dict:
+    def thresholds(self, k: int) -> dict[Any, float]:
         """The per-field thresholds at breakpoint ``k``."""
         return self._thresholds(self.points(k))
 
-    def _thresholds(self, points) -> dict:
+    def _thresholds(self, points: Sequence[int] | np.ndarray) -> dict[Any, float]:
         return {c.key: float(c.thresholds[j]) for c, j in zip(self.curves, points)}
 
-    def _cost(self, points) -> float:
+    def _cost(self, points: Sequence[int] | np.ndarray) -> float:
         # always summed the same way (field order), so equal choices get equal costs
         return sum(float(c.cost[j]) for c, j in zip(self.curves, points))
 
-    def _accepted(self, points) -> int:
+    def _accepted(self, points: Sequence[int] | np.ndarray) -> int:
         return sum(int(c.accepted[j]) for c, j in zip(self.curves, points))
 
-    def at_budget(self, budget: float, *, refine: bool = True,
-                  tolerance: float = DEFAULT_TOLERANCE) -> PerFieldThresholds:
+    def at_budget(self, budget: float, *, refine: bool = True, tolerance: float = DEFAULT_TOLERANCE,
+                  max_cells: int = MAX_CELLS) -> PerFieldThresholds:
         """The thresholds for one budget; :func:`optimize_thresholds` documents the result.
 
         Parameters
@@ -374,6 +142,9 @@ class Frontier:
             the breakpoint this frontier lists for ``budget``.
         tolerance : float, default=1e-12
             A choice fits when its cost is at most ``budget + tolerance``.
+        max_cells : int, default=MAX_CELLS
+            The most table cells one dynamic programme of the refinement may
+            sweep (:func:`optimize_thresholds` says what a smaller one gives up).
 
         Examples
         --------
@@ -388,10 +159,12 @@ class Frontier:
             raise ValueError("budget must be a number, got NaN")
         if not tolerance >= 0:
             raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+        if not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 0:
+            raise ValueError(f"max_cells must be a non-negative integer, got {max_cells!r}")
         limit = budget + tolerance
         items = self.items
 
-        def answer(points, feasible, upper):
+        def answer(points: np.ndarray, feasible: bool, upper: int | None) -> PerFieldThresholds:
             return PerFieldThresholds(self._thresholds(points), self._accepted(points), self._cost(points), budget,
                                       feasible, upper, items)
 
@@ -405,7 +178,7 @@ class Frontier:
         upper = self._upper_bound(k, limit - self._cost(points))
         if not refine or upper <= self._accepted(points):
             return answer(points, True, upper)
-        best, upper = self._refine(points, k, limit, upper)
+        best, upper = self._refine(points, k, limit, upper, max_cells)
         return answer(best, True, upper)
 
     def _upper_bound(self, k: int, room: float) -> int:
@@ -450,7 +223,8 @@ class Frontier:
                 blocked.add(f)
         return points
 
-    def _refine(self, points: np.ndarray, k: int, limit: float, upper: int) -> tuple[np.ndarray, int]:
+    def _refine(self, points: np.ndarray, k: int, limit: float, upper: int,
+                max_cells: int) -> tuple[np.ndarray, int]:
         """The best choice within ``limit``, and an upper bound on its accepted count.
 
         ``points`` is the hull solution, ``k`` its breakpoint, ``upper`` the LP
@@ -468,7 +242,7 @@ class Frontier:
         ``g*`` it is the optimum; otherwise nothing reaches ``g*`` and the bound
         drops to ``g* - 1``. Targets go down from the bound (1, 2, 4, ... below
         it) until the optimum is found or proved. A programme larger than
-        ``_MAX_CELLS`` cells ends the search: it is run once more on the moves of
+        ``max_cells`` cells ends the search: it is run once more on the moves of
         least reduced cost that fit the table (a heuristic), and the best
         answer so far is returned with the bound as it stands.
         """
@@ -496,7 +270,7 @@ class Frontier:
                 if len(moves):
                     options.append((f, moves, (curve.accepted[moves] - curve.accepted[j]).astype(np.intp),
                                     curve.cost[moves] - curve.cost[j], reduced[f][moves]))
-            proof = _cells(options, lower, top) <= _MAX_CELLS
+            proof = _cells(options, lower, top) <= max_cells
             if not proof:  # too big to prove anything: a last try with the moves of least reduced cost
                 every = np.sort(np.concatenate([rc for *_, rc in options]))
                 keep = len(every)
@@ -504,7 +278,7 @@ class Frontier:
                     keep //= 2
                     masks = [rc <= every[keep - 1] for *_, rc in options]
                     cut = [(f, m[w], dg[w], dc[w], rc[w]) for (f, m, dg, dc, rc), w in zip(options, masks) if w.any()]
-                    if _cells(cut, lower, top) <= _MAX_CELLS:
+                    if _cells(cut, lower, top) <= max_cells:
                         options = cut
                         break
                 else:
@@ -519,7 +293,8 @@ class Frontier:
             top = gain if gain >= target else target - 1
         return best, hull_accepted + max(top, lower)
 
-    def _search(self, points, options, lower, top, room, limit) -> np.ndarray:
+    def _search(self, points: np.ndarray, options: list[_Option], lower: int, top: int, room: float,
+                limit: float) -> np.ndarray:
         """The best choice that moves each field of ``points`` to one of its options or leaves it.
 
         A dynamic programme over the change ``g`` in accepted items, field by
@@ -564,12 +339,12 @@ class Frontier:
         return points
 
 
-def _by_span(options):
+def _by_span(options: list[_Option]) -> list[_Option]:
     """Fields with the widest range of moves first: it keeps the windows of :func:`_windows` narrow."""
     return sorted(options, key=lambda o: (-(max(0, int(o[2].max())) - min(0, int(o[2].min()))), o[0]))
 
 
-def _windows(options, lower, top):
+def _windows(options: list[_Option], lower: int, top: int) -> list[tuple[int, int]] | None:
     """After each field, the changes ``g`` from which ``lower + 1 .. top`` is still reachable.
 
     ``None`` when no window is left. The other fields can still add at most
@@ -591,7 +366,7 @@ def _windows(options, lower, top):
     return windows
 
 
-def _cells(options, lower, top) -> int:
+def _cells(options: list[_Option], lower: int, top: int) -> int:
     """The work of :meth:`Frontier._search`: moves (and staying) times the width they sweep."""
     options = _by_span(options)
     windows = _windows(options, lower, top)
@@ -601,7 +376,7 @@ def _cells(options, lower, top) -> int:
     return sum((len(o[1]) + 1) * w for o, w in zip(options, widths))
 
 
-def frontier(keys, confidence, accept_cost, review_cost) -> Frontier:
+def frontier(keys: ArrayLike, confidence: ArrayLike, accept_cost: ArrayLike, review_cost: ArrayLike) -> Frontier:
     """The hull merge for every budget at once.
 
     Each field's lower convex hull (:meth:`FieldCurve.hull`) is cut into
@@ -666,13 +441,14 @@ def frontier(keys, confidence, accept_cost, review_cost) -> Frontier:
     common_accepted = np.concatenate(([0], np.cumsum(d_acc)[ends])).astype(np.int64)
     common_cost = none_cost + np.concatenate(([0.0], np.cumsum(d_c)[ends]))
 
-    return Frontier(curves, _frozen(start), _frozen(field), _frozen(to_point), _frozen(threshold),
-                    _frozen(slope), _frozen(accepted), _frozen(cost), _frozen(common_threshold),
-                    _frozen(common_accepted), _frozen(common_cost))
+    return Frontier(curves, read_only(start), read_only(field), read_only(to_point), read_only(threshold),
+                    read_only(slope), read_only(accepted), read_only(cost), read_only(common_threshold),
+                    read_only(common_accepted), read_only(common_cost))
 
 
-def optimize_thresholds(keys, confidence, accept_cost, review_cost, *, budget: float, refine: bool = True,
-                        tolerance: float = DEFAULT_TOLERANCE) -> PerFieldThresholds:
+def optimize_thresholds(keys: ArrayLike, confidence: ArrayLike, accept_cost: ArrayLike, review_cost: ArrayLike, *,
+                        budget: float, refine: bool = True,
+                        tolerance: float = DEFAULT_TOLERANCE, max_cells: int = MAX_CELLS) -> PerFieldThresholds:
     """One threshold per field maximising the auto-accepted items within a cost budget.
 
     Algorithm (Lagrangian / convex-hull merge, then an exact use of what is left):
@@ -710,7 +486,7 @@ def optimize_thresholds(keys, confidence, accept_cost, review_cost, *, budget: f
     - Otherwise ``cost <= budget + tolerance`` and
       ``hull solution <= accepted <= OPT <= upper_bound``.
     - With ``refine``: ``accepted == OPT == upper_bound`` (``optimal``),
-      unless a dynamic programme would sweep more than ``_MAX_CELLS`` (2e8)
+      unless a dynamic programme would sweep more than ``max_cells`` (default 2e8)
       table cells, about a second of work; it is the number of candidate
       points times the range of changes in accepted items they span, tiny when
       the hull solution is close to the bound and growing with the size of the
@@ -747,6 +523,9 @@ def optimize_thresholds(keys, confidence, accept_cost, review_cost, *, budget: f
         A choice fits when its cost is at most ``budget + tolerance``. Sums of
         many costs carry rounding of about ``n * 1e-16`` times their size;
         raise it when a target met with equality must count as met.
+    max_cells : int, default=MAX_CELLS
+        The most table cells one dynamic programme of step 3 may sweep; past
+        it the search stops with the weaker guarantees above.
 
     Returns
     -------
@@ -781,5 +560,5 @@ def optimize_thresholds(keys, confidence, accept_cost, review_cost, *, budget: f
     >>> optimize_thresholds(keys, confidence, cost, 1.0, budget=1.0).feasible
     False
     """
-    return frontier(keys, confidence, accept_cost, review_cost).at_budget(budget, refine=refine,
-                                                                          tolerance=tolerance)
+    return frontier(keys, confidence, accept_cost, review_cost).at_budget(budget, refine=refine, tolerance=tolerance,
+                                                                          max_cells=max_cells)

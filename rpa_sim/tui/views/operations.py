@@ -22,11 +22,12 @@ from textual_plotext import PlotextPlot
 
 from rpa_sim.common.formatting import count, hours, money, number
 from rpa_sim.operate.queue.summary import OperationModel, Workload, with_releases
-from rpa_sim.tui.computed import ComputedView
 from rpa_sim.tui.export import export_stem
-from rpa_sim.tui.model import operation_of
-from rpa_sim.tui.plot import Marker
-from rpa_sim.tui.views import Legend, Readout, figure_columns
+from rpa_sim.tui.texts import figure_columns
+from rpa_sim.tui.views.base import ComputedView
+from rpa_sim.tui.widgets.legend import Legend
+from rpa_sim.tui.widgets.plot import Marker
+from rpa_sim.tui.widgets.readout import Readout
 
 __all__ = ["OperationsView", "SETTLE_SECONDS"]
 
@@ -40,7 +41,7 @@ class TeamFigures(Readout, can_focus=True):
     """The team's figures at τ; it takes the focus when the view is shown, so that r and R reach the view."""
 
 
-class OperationsView(ComputedView):
+class OperationsView(ComputedView[Key, dict[str, Any]]):
     """Reviewers needed, service level, turnaround and the backlog over the day, for the policy at τ."""
 
     stem = "operations"
@@ -55,7 +56,6 @@ class OperationsView(ComputedView):
     settle_seconds = SETTLE_SECONDS
     #: reviewers added to (or, negative, taken from) every shift of the scenario's team
     extra = 0
-    _operation: tuple[int, OperationModel] | None = None
 
     def compose(self) -> ComposeResult:
         yield Readout(id="operations-note")
@@ -64,16 +64,17 @@ class OperationsView(ComputedView):
         yield Legend(id="operations-legend")
 
     def operation(self) -> OperationModel:
-        version = self.dash.model_version
-        if self._operation is None or self._operation[0] != version:
-            self._operation = (version, operation_of(self.model.summary, self.model.table))
-        return self._operation[1]
+        """The scenario's operation (the view computes only once the summary has it)."""
+        operation = self.model.operation
+        if operation is None:
+            raise RuntimeError("the Operations view computes without the scenario's operations")
+        return operation
 
     def key(self) -> Key:
-        return self.dash.policy, self.dash.threshold, self.extra, self.dash.model_version
+        return self.state.policy, self.state.threshold, self.extra, self.state.model_version
 
     def redraw(self) -> None:
-        model = self.model
+        model = self.state.model
         if model is None:
             return
         if not model.has_operations:
@@ -99,7 +100,7 @@ class OperationsView(ComputedView):
 
     def action_reviewers(self, change: int) -> None:
         """One reviewer more (or fewer) on every shift; never below one on a shift."""
-        if self.model is None or not self.model.has_operations:
+        if self.state.model is None or not self.model.has_operations:
             return
         smallest = min(count for _, _, count in self.operation().plan())
         self.extra = max(self.extra + change, 1 - smallest)
@@ -171,10 +172,11 @@ class OperationsView(ComputedView):
 
     def rows(self) -> list[dict[str, Any]]:
         """Per hour of the day: arrivals, reviewers needed and scheduled, the team, and the simulated backlog."""
-        figures = self.results.get(self.shown_key) if self.shown_key is not None else None
-        if figures is None:
+        key = self.shown_key
+        figures = None if key is None else self.results.get(key)
+        if key is None or figures is None:
             return []
-        policy, threshold, extra, _ = self.shown_key
+        policy, threshold, extra, _ = key
         operation = self.operation()
         team = operation.scheduled_per_hour(extra)
         return [{"policy": self.model.policy_names[policy], "threshold": threshold, "extra_reviewers": extra,
@@ -184,4 +186,5 @@ class OperationsView(ComputedView):
                  "backlog": figures["simulated"]["backlog_by_hour"][hour]} for hour in range(24)]
 
     def export_name(self) -> str:
-        return export_stem(self.stem, policy=self.model.policy_names[self.dash.policy], threshold=self.dash.threshold)
+        return export_stem(self.stem, policy=self.model.policy_names[self.state.policy],
+                           threshold=self.state.threshold)

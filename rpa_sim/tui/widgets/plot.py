@@ -134,7 +134,8 @@ class MarkedPlot(PlotextPlot):
         width, height = self.size
         self._draw_figure()
         text = self.render()
-        monitor = self.plt.monitor
+        # plotext's figure keeps what it drew in its monitor, which textual-plotext's stub leaves out
+        monitor = self.plt.monitor  # type: ignore[attr-defined]
         columns, rows = monitor.matrix.Cols_canvas, monitor.matrix.Rows_canvas
         self._lines = Visual.to_strips(self, visualize(self, text, markup=False), width, height, self.visual_style)
         self._canvas = _Canvas(columns, rows, tuple(monitor.xlim[0]), tuple(monitor.ylim[0]), height)

@@ -6,7 +6,7 @@ any other policy or τ is computed with those settings (the defaults of
 :class:`~rpa_sim.operate.monitoring.summary.MonitoringSpec` without a section) on a
 worker thread, after τ has rested for :data:`SETTLE_SECONDS`, while the view
 says it is computing: moving τ never waits for it. The content is the report's
-(:mod:`rpa_sim.report.monitoring`): the coverage per method, the intervals of
+(:mod:`rpa_sim.report.sections.monitoring`): the coverage per method, the intervals of
 the first replayed days against the truth (``n``: the next method) and the mean
 width against the audit rate.
 """
@@ -14,7 +14,7 @@ width against the audit rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, fields
 from typing import Any
 
@@ -26,11 +26,13 @@ from textual_plotext import PlotextPlot
 from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
 from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
-from rpa_sim.study.result import MonitoredPolicy, decoded, encoded
-from rpa_sim.tui.computed import ComputedView
+from rpa_sim.study.result import MethodCoverage, MonitoredPolicy, decoded, encoded
 from rpa_sim.tui.export import export_stem
-from rpa_sim.tui.plot import Marker
-from rpa_sim.tui.views import Legend, Readout, TextTable
+from rpa_sim.tui.views.base import ComputedView
+from rpa_sim.tui.widgets.legend import Legend
+from rpa_sim.tui.widgets.plot import Marker
+from rpa_sim.tui.widgets.readout import Readout
+from rpa_sim.tui.widgets.text_table import TextTable
 
 __all__ = ["MonitoringView", "SETTLE_SECONDS"]
 
@@ -44,7 +46,7 @@ ASSUMPTION = ("audits: a second, careful check (exact); naive: reviewed items as
               "reports them")
 
 
-class MonitoringView(ComputedView):
+class MonitoringView(ComputedView[tuple[int, float, int], MonitoredPolicy]):
     """Coverage, intervals against the truth and widths against the audit rate, for the policy at τ."""
 
     stem = "monitoring"
@@ -73,21 +75,23 @@ class MonitoringView(ComputedView):
     # -- what to show ---------------------------------------------------------------------------------
 
     def spec(self) -> MonitoringSpec:
-        return spec_of_summary(self.model.summary.monitoring)
+        summary = self.model.summary
+        return spec_of_summary(None if summary is None else summary.monitoring)
 
     def key(self) -> tuple[int, float, int]:
-        return self.dash.policy, self.dash.threshold, self.dash.model_version
+        return self.state.policy, self.state.threshold, self.state.model_version
 
     def from_summary(self, policy: int, threshold: float) -> MonitoredPolicy | None:
         """The section's entry for the policy when τ is the section's threshold for it."""
-        name, monitoring = self.model.policy_names[policy], self.model.summary.monitoring
+        name, summary = self.model.policy_names[policy], self.model.summary
+        monitoring = None if summary is None else summary.monitoring
         for entry in () if monitoring is None else monitoring.policies:
             if entry.policy == name and entry.threshold == threshold:
                 return entry
         return None
 
     def redraw(self) -> None:
-        model = self.model
+        model = self.state.model
         if model is None:
             return
         if not model.summarised:
@@ -167,13 +171,15 @@ class MonitoringView(ComputedView):
         self.draw_intervals(entry)
         self.draw_widths(entry)
 
-    def method(self, entry: MonitoredPolicy) -> str:
-        names = list(entry.methods)
+    def method(self, methods: Mapping[str, MethodCoverage]) -> str:
+        names = list(methods)
         return names[self.method_index % len(names)]
 
     def draw_intervals(self, entry: MonitoredPolicy) -> None:
-        method, truth, days = self.method(entry), entry.true_auto_error, entry.first_days
-        self.shown_method = method
+        methods, truth, days = entry.methods, entry.true_auto_error, entry.first_days
+        if methods is None or truth is None or days is None:  # nothing monitored: the plots are hidden
+            return
+        method = self.shown_method = self.method(methods)
         plot = self.query_one("#monitoring-intervals", PlotextPlot)
         plt = plot.plt
         plt.clear_figure()
@@ -181,13 +187,16 @@ class MonitoringView(ComputedView):
         estimate = [math.nan if v is None else v for v in days.estimate[method]]
         missed = 0
         for day, (bottom, top, point) in enumerate(zip(low, high, estimate), start=1):
+            if bottom is None or top is None:  # no interval that day: nothing to draw
+                continue
             shown = COVERED if bottom <= truth <= top else MISSED
             missed += shown is MISSED
             plt.plot([day, day], [bottom, top], color=shown.color, marker=shown.symbol)
             if not math.isnan(point):
                 plt.scatter([day], [point], color=shown.color, marker="●")
         plt.hline(truth, TRUTH.color)
-        plt.xticks([1, *range(5, len(low) + 1, 5)])
+        ticks: list[float] = [1, *range(5, len(low) + 1, 5)]
+        plt.xticks(ticks)
         plt.title(f"{method}: {len(low)} days, {missed} miss the truth")
         plt.xlabel("replayed day")
         plot.refresh()
@@ -201,7 +210,7 @@ class MonitoringView(ComputedView):
             plt.title("no audit rates to compare")
             plot.refresh()
             return
-        positions = list(range(len(widths.audit_rates)))
+        positions: list[float] = list(range(len(widths.audit_rates)))
         for method, values in widths.mean_width.items():
             marker = METHOD_MARKERS[method]
             plt.plot(positions, list(values), color=marker.color, marker="braille")
@@ -222,7 +231,8 @@ class MonitoringView(ComputedView):
 
     def rows(self) -> list[dict[str, Any]]:
         """Per method of the shown policy and τ: coverage, its Monte Carlo error, mean width, biases."""
-        entry = self.results.get(self.shown_key) if self.shown_key is not None else None
+        key = self.shown_key
+        entry = None if key is None else self.results.get(key)
         if entry is None or entry.methods is None:
             return []
         return [{"policy": entry.policy, "threshold": entry.threshold, "method": method,
@@ -230,4 +240,5 @@ class MonitoringView(ComputedView):
                 for method, figures in entry.methods.items()]
 
     def export_name(self) -> str:
-        return export_stem(self.stem, policy=self.model.policy_names[self.dash.policy], threshold=self.dash.threshold)
+        return export_stem(self.stem, policy=self.model.policy_names[self.state.policy],
+                           threshold=self.state.threshold)

@@ -1,0 +1,172 @@
+"""``export-policy``: a policy at a threshold in the form a review platform reads (docs/export.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rpa_sim.cli.data import evaluate_data, shows_progress
+from rpa_sim.cli.options import NAMES_HELP, SHARE, data_arguments, out_argument, usage_error
+from rpa_sim.cli.output import one_line
+from rpa_sim.common.errors import InputError
+from rpa_sim.common.progress import stage
+
+__all__ = ["COMMANDS", "add_parsers"]
+
+
+def add_parsers(commands: Any) -> None:
+    """The parser of ``export-policy`` and its formats, added to ``commands``."""
+    from rpa_sim.route.export import FORMATS  # noqa: PLC0415
+
+    export = commands.add_parser("export-policy", help="a policy at a threshold in the form a review platform reads: "
+                                                       "Amazon A2I, Rossum, Label Studio tasks, plain thresholds "
+                                                       "(docs/export.md)")
+    formats = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    about = {"a2i": "Amazon A2I human loop activation conditions for Textract AnalyzeDocument (JSON)",
+             "rossum": "Rossum score thresholds: a queue's default and its schema datapoints' (JSON)",
+             "label-studio": "the values a policy routes to review on DATA, as Label Studio tasks (JSON)",
+             "thresholds": "plain thresholds per field and document type, YAML or JSON by --out's suffix"}
+    for name in FORMATS:
+        parser = formats.add_parser(name, help=about[name], epilog=NAMES_HELP)
+        if name == "label-studio":
+            data_arguments(parser)
+        else:
+            data_arguments(parser, option="the fields to state: every field of DATA, and no other")
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--policy", metavar="P", help="a policy file or bundled policy name, with --threshold "
+                                                          "(default: none; this or --from is required)")
+        source.add_argument("--from", dest="from_summary", type=Path, metavar="SUMMARY",
+                            help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold, "
+                                 "with --scenario (default: none; this or --policy is required)")
+        parser.add_argument("--threshold", type=SHARE, metavar="T",
+                            help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
+        parser.add_argument("--scenario", metavar="SCENARIO",
+                            help="with --from: the scenario the study ran (file or bundled name), whose policies: "
+                                 "hold the decision's policy by name (default: none)")
+        out_argument(parser, help="the file to write, atomically; missing folders are created")
+        if name == "label-studio":
+            parser.add_argument("--document-url", default="{id}", metavar="TEMPLATE",
+                                help="each task's data.image, {id} replaced by the record id (default: {id})")
+            parser.add_argument("--model-version", metavar="NAME",
+                                help="the predictions' model_version (default: DATA's file name)")
+            continue
+        parser.add_argument("--field", action="append", default=[], metavar="KEY",
+                            help="a field to state, under its rpa-sim key (repeat for several) (default: DATA's "
+                                 "fields, else those the policy names)")
+        parser.add_argument("--fields", type=Path, metavar="MAP",
+                            help="YAML map of the platform's field names to rpa-sim keys, as import reads it (null "
+                                 "drops a name); a key's further names are its aliases (default: none)")
+        parser.add_argument("--document-type", metavar="TYPE",
+                            help="the thresholds of this document type (default: the policy-wide ones)")
+        if name == "a2i":
+            parser.add_argument("--textract-confidence", choices=("key-value", "word"), default="key-value",
+                                help="the Textract confidence the policy's confidence stands for: the key-value "
+                                     "pair's or its words' (default: key-value)")
+
+
+@shows_progress
+def export_policy(args: argparse.Namespace) -> int:
+    """``export-policy FORMAT``: a policy at a threshold in the form a review platform reads."""
+    from rpa_sim.common.files import atomic_write_text, check_output  # noqa: PLC0415
+    from rpa_sim.route.export.rules import exported_fields, policy_at  # noqa: PLC0415
+
+    check_output(args.out)
+    rules = args.format != "label-studio"
+    command = f"export-policy {args.format}"
+    if args.policy is not None and args.threshold is None:
+        raise usage_error(command, "--policy needs --threshold T (or give --from SUMMARY --scenario SCENARIO)")
+    if args.from_summary is not None and args.scenario is None:
+        raise usage_error(command, "--from needs --scenario SCENARIO: summary.json names its policy only, and the "
+                                   "policy's rules are in the scenario's policies:")
+    if args.threshold is not None and args.policy is None:
+        raise usage_error(command, "--threshold goes with --policy (a decision brings its own threshold)")
+    if args.scenario is not None and args.from_summary is None:
+        raise usage_error(command, "--scenario goes with --from")
+    if args.data is None and (args.predictions is not None or args.task is not None or args.skip_invalid):
+        raise usage_error(command, "--predictions, --task and --skip-invalid go with --data")
+    infeasible: str | None = None  # why the decision exported is not feasible, said once the export is written
+    if args.from_summary is not None:
+        from rpa_sim.common.inputs import read_input  # noqa: PLC0415
+        from rpa_sim.study.result import StudySummary  # noqa: PLC0415
+        from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
+        from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
+
+        where = str(args.from_summary)
+        text = read_input(args.from_summary)
+        try:
+            summary = StudySummary.from_json(text)
+        except InputError as problem:  # it names the key, not the file
+            raise InputError(str(problem), path=where) from None
+        ran, decision = summary.scenario, summary.decision
+        if decision is None:
+            raise InputError("holds no decision (it was written before rpa-sim decided): give --policy and "
+                             "--threshold", path=where)
+        if decision.policy is None or decision.threshold is None:
+            raise InputError(f"its decision chose no policy ({decision.reason}): give --policy and --threshold",
+                             path=where)
+        scenario, base = load_scenario(args.scenario)
+        if scenario.name != ran:
+            raise InputError(f"is the result of scenario {ran!r}, and --scenario {args.scenario} is scenario "
+                             f"{scenario.name!r}", path=where)
+        policies = {policy.name: policy for policy in scenario_policies(scenario, base)}
+        if decision.policy not in policies:
+            raise InputError(f"its decision's policy {decision.policy!r} is not among the policies of scenario "
+                             f"{scenario.name!r} ({', '.join(policies)})", path=where)
+        infeasible = None if decision.feasible else decision.reason
+        source = f"the decision of {where}" + ("" if infeasible is None else f" (not feasible: {infeasible})")
+        at = policy_at(policies[decision.policy], decision.threshold, source=source)
+    else:
+        from rpa_sim.route.policies import load_policy  # noqa: PLC0415
+
+        at = policy_at(load_policy(args.policy), args.threshold, source="--threshold")
+    table = None
+    if args.data is not None:
+        args.missing_confidence = at.policy.missing_confidence is not None
+        table = evaluate_data(args)
+    with stage(f"exporting {args.format}"):
+        if table is not None and not rules:  # label-studio's parser requires DATA: its tasks are DATA's values
+            from rpa_sim.route.export.label_studio import export_label_studio  # noqa: PLC0415
+
+            export = export_label_studio(at, table, document_url=args.document_url,
+                                         model_version=args.model_version or args.data.name.split(".")[0])
+        else:
+            field_map = None
+            if args.fields is not None:
+                from rpa_sim.records.importers.service import FieldMap  # noqa: PLC0415
+
+                field_map = FieldMap.load(args.fields).names
+            if table is not None:  # the policy must fit the data, as a sweep on it would check
+                from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415
+
+                Sweeper(table, at.policy)
+                if args.document_type is not None and args.document_type not in table.document_types:
+                    raise InputError(f"--document-type {args.document_type!r}: no record of {args.data} is of it "
+                                     f"(document types: {', '.join(repr(n) for n in table.document_types if n)})")
+            fields = exported_fields(at, fields=args.field, field_map=field_map, map_source=str(args.fields),
+                                     known=None if table is None else [name for name in table.field_names if name])
+            if args.format == "a2i":
+                from rpa_sim.route.export.a2i import export_a2i  # noqa: PLC0415
+
+                export = export_a2i(at, fields, every_field=table is not None or bool(args.field or args.fields),
+                                    document_type=args.document_type, confidence=args.textract_confidence)
+            elif args.format == "rossum":
+                from rpa_sim.route.export.rossum import export_rossum  # noqa: PLC0415
+
+                export = export_rossum(at, fields, document_type=args.document_type)
+            else:
+                from rpa_sim.route.export.thresholds import export_thresholds  # noqa: PLC0415
+
+                export = export_thresholds(at, fields, out=args.out, document_type=args.document_type)
+    if infeasible is not None:
+        print(f"note: the decision of {args.from_summary} is not feasible: {infeasible}", file=sys.stderr)
+    for note in export.notes:
+        print(f"note: {one_line(note)}", file=sys.stderr)
+    atomic_write_text(args.out, export.text)
+    print(f"wrote {args.out}: {export.summary}", file=sys.stderr)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"export-policy": export_policy}

@@ -1,0 +1,184 @@
+"""What the command line prints: tables for reading, CSV and JSON for programs, and text made safe for a terminal.
+
+The ``table`` format rounds for reading (``docs/cli.md``, "Formats"); CSV and JSON keep every number exactly.
+Results go to standard output, messages to standard error.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rpa_sim.route.sweep import Curve
+
+__all__ = ["MESSAGE_LIMIT", "SWEEP_SUMMARY_ROWS", "counts", "csv_text", "curve_table", "json_text", "named_lines",
+           "number", "one_line", "print_text", "summary_rows", "table", "threshold_label", "write_or_print"]
+
+#: The longest message printed; a longer one (a YAML file with dozens of mistakes) is cut, its length given.
+MESSAGE_LIMIT = 2_000
+
+#: The rows a sweep's table shows per policy unless asked for every row: the ends and the auto-rates 5% apart.
+SWEEP_SUMMARY_ROWS = 21
+
+# Sweep columns that count things: expectations under an imperfect reviewer, printed as integers when whole (the
+# task's own are its table type's count_columns).
+_COUNT_COLUMNS = frozenset({"reviewed", "rejected", "documents_straight_through"})
+
+
+def one_line(message: str) -> str:
+    """``message`` as one line of bounded length, whatever it holds: the last guard before the terminal.
+
+    What a message quotes is escaped and shortened where it is quoted
+    (:func:`rpa_sim.common.errors.shown`); this catches what was not, such as a
+    library's own text about a corrupt file.
+
+    >>> print(one_line("x.jsonl: bad \\x1b[2J\\nvalue"))
+    x.jsonl: bad \\x1b[2J\\nvalue
+    """
+    from rpa_sim.common.errors import escaped  # noqa: PLC0415
+
+    return escaped(message, MESSAGE_LIMIT)
+
+
+def threshold_label(thresholds: Sequence[float], index: int) -> str:
+    """A threshold for the table; the point one step above the previous one (the top of an exact grid,
+    which routes everything the policy can route) reads ``>1 (all)`` rather than ``1.0000``.
+
+    >>> threshold_label([0.5, 1.0, math.nextafter(1.0, 2.0)], 2), threshold_label([0.5, 0.75], 1)
+    ('>1 (all)', '0.7500')
+    """
+    value = thresholds[index]
+    if index and value == math.nextafter(thresholds[index - 1], math.inf):
+        below = f"{thresholds[index - 1]:.4f}".rstrip("0").rstrip(".")
+        return f">{below} (all)" if index == len(thresholds) - 1 else f">{below}"
+    return f"{value:.4f}"
+
+
+def table(rows: Sequence[tuple[str, float | int | None]]) -> str:
+    """Named figures, one a line, the names aligned."""
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"  {name:<{width}}  {number(value):>10}" for name, value in rows)
+
+
+def named_lines(rows: Sequence[tuple[str, str]]) -> str:
+    """Named texts, one a line, the names aligned."""
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"  {name:<{width}}  {value}" for name, value in rows)
+
+
+def number(value: float | int | None) -> str:
+    """A figure of a table: an int is a count, a float a measure (:mod:`rpa_sim.common.formatting`);
+    ``n/a`` when absent."""
+    from rpa_sim.common import formatting  # noqa: PLC0415
+
+    return (formatting.count(value, missing="n/a") if isinstance(value, int)
+            else formatting.number(value, missing="n/a"))
+
+
+def counts(values: list[float]) -> list[str]:
+    """Expected counts as a table shows them; a column of whole numbers (the usual case) in one pass."""
+    from rpa_sim.common.formatting import expected_count  # noqa: PLC0415
+
+    if all(value.is_integer() for value in values):
+        return [f"{int(value):,}" for value in values]
+    return [expected_count(value, missing="n/a") for value in values]
+
+
+def summary_rows(auto_rate: Sequence[float]) -> list[int]:
+    """The rows of a curve that its summary shows: the first and the last, and the row nearest each auto-rate
+    of 0%, 5%, ..., 100% (the earlier on a tie); fewer where the curve jumps over some.
+
+    Spread over the auto-rate rather than over the rows, since an exact grid crowds its rows where the
+    confidences crowd (near 1), and the auto-rate is what a reader of a sweep looks along.
+
+    >>> summary_rows([1.0, 0.9, 0.8, 0.5, 0.0])
+    [0, 1, 2, 3, 4]
+    >>> summary_rows([1.0 - i / 1000 for i in range(1001)])[:4]
+    [0, 50, 100, 150]
+    >>> len(summary_rows([1.0 - i / 1000 for i in range(1001)]))
+    21
+    """
+    import numpy as np  # noqa: PLC0415
+
+    rates = np.asarray(auto_rate, dtype=float)
+    if len(rates) <= SWEEP_SUMMARY_ROWS:
+        return list(range(len(rates)))
+    defined = np.where(np.isnan(rates), np.inf, rates)
+    chosen = {0, len(rates) - 1}
+    for target in np.linspace(0.0, 1.0, SWEEP_SUMMARY_ROWS):
+        chosen.add(int(np.argmin(np.abs(defined - target))))
+    return sorted(chosen)
+
+
+def curve_table(curves: list[Curve], *, every_row: bool = False) -> str:
+    """The sweep's rows aligned; unless ``every_row``, each policy's :func:`summary_rows` and a line that says
+    how many rows there are."""
+    from rpa_sim.evaluate.outcomes import table_type  # noqa: PLC0415
+    from rpa_sim.route.sweep import aligned_curves  # noqa: PLC0415
+
+    # cells are made a column at a time: an exact curve has a row per distinct confidence, often tens of thousands
+    curves = aligned_curves(curves)
+    names = curves[0].column_names()
+    count_columns = _COUNT_COLUMNS | table_type(curves[0].task).count_columns
+    columns: list[list[str]] = [[name] for name in names]
+    shown = total = 0
+    for curve in curves:
+        rows = list(range(len(curve))) if every_row else summary_rows(curve.auto_rate.tolist())
+        shown, total = shown + len(rows), total + len(curve)
+        thresholds = curve.threshold.tolist()
+        for cells, name in zip(columns, names):
+            if name == "policy":
+                cells.extend([curve.policy] * len(rows))
+            elif name == "threshold":
+                cells.extend(threshold_label(thresholds, index) for index in rows)
+            else:
+                values = curve.columns[name][rows]
+                cells.extend(counts(values.astype(float).tolist()) if name in count_columns
+                             else map(number, values.tolist()))
+    widths = [max(map(len, cells)) for cells in columns]
+    padded = [[cell.rjust(width) for cell in cells] for cells, width in zip(columns, widths)]
+    text = "\n".join(map("  ".join, zip(*padded)))
+    if shown == total:
+        return text
+    return (f"{text}\n{shown:,} of {total:,} rows, spread evenly over the auto-rate; every row: --all-rows, "
+            f"--format csv or --format json")
+
+
+def json_text(payload: Any) -> str:
+    from rpa_sim.common.jsontext import dumps  # noqa: PLC0415
+
+    return dumps(payload, indent=2)
+
+
+def csv_text(rows: list[dict[str, Any]]) -> str:
+    """Rows of one shape as CSV: a header line, then a line per row; ``None`` (and NaN, infinity) is an empty cell."""
+    import csv  # noqa: PLC0415
+    import io  # noqa: PLC0415
+
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(rows[0])
+    for row in rows:
+        writer.writerow(["" if value is None or (isinstance(value, float) and not math.isfinite(value))
+                         else repr(value) if isinstance(value, float) else value for value in row.values()])
+    return text.getvalue()
+
+
+def print_text(text: str) -> None:
+    """A result on standard output, ending with one line end."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def write_or_print(text: str, out: Path | None) -> None:
+    """A result into the file ``out`` (atomically; ``wrote`` on standard error), or printed without one."""
+    if out is None:
+        print_text(text)
+        return
+    from rpa_sim.common.files import atomic_write_text  # noqa: PLC0415
+
+    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
+    print(f"wrote {out}", file=sys.stderr)

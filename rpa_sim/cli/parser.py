@@ -1,0 +1,58 @@
+"""The ``rpa-sim`` parser: the commands, grouped by what they work on, each group's options in its own module.
+
+Built from the standard library alone (with the light parts of rpa_sim), so that ``rpa-sim --help`` starts
+fast: each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+from rpa_sim import __version__
+from rpa_sim.cli import evaluation, export, monitoring, records, scenarios, staffing
+from rpa_sim.cli.options import NAMES_HELP, usage_message
+from rpa_sim.cli.output import one_line
+
+__all__ = ["EXIT_USAGE", "CommandParser", "build_parser"]
+
+#: The exit status of bad usage (docs/cli.md, "Exit status").
+EXIT_USAGE = 2
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line, naming the command and its help:
+    ``rpa-sim: error: COMMAND: problem (see 'rpa-sim COMMAND --help')``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, one_line(f"rpa-sim: error: {usage_message(self.prog, message)}") + "\n")
+
+    # Any: the base class's overloads type the result by the namespace given, and this returns what it returns
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        # a command's words left over are its own mistake: said by the command's parser, which names it, rather
+        # than handed up to the top parser, which would point at 'rpa-sim --help'
+        if extras and self.prog != "rpa-sim":
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # argparse before Python 3.12 drops the value '--' of --out=-- as if it ended the options, and hands the
+        # action an empty list, neither converted nor checked: a traceback later; '--' is taken as written
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command, in the order of ``rpa-sim --help``: a scenario's study, the commands on
+    DATA, records in and policies out, then operations and monitoring."""
+    parser = CommandParser(prog="rpa-sim", description="Replay document-AI predictions through human-review "
+                                                       "policies.", epilog=NAMES_HELP)
+    parser.add_argument("--version", action="version", version=f"rpa-sim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for group in (scenarios, evaluation, records, export, staffing, monitoring):
+        group.add_parsers(commands)
+    return parser

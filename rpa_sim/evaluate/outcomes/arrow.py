@@ -1,0 +1,322 @@
+"""An outcome table's columns in Arrow: the column specifications, numpy to Arrow, and Arrow back, checked.
+
+Each table type says how it lies in a file (its :class:`FileLayout`: columns
+in order, kinds of rows, settings and counts of the metadata) and turns
+itself into Arrow arrays and back (``to_arrow``, ``from_arrow``) with the
+helpers here; :mod:`rpa_sim.evaluate.tablefile` writes and reads the Parquet
+file around them and knows no task. ``docs/formats.md`` ("Outcome tables
+(Parquet)") describes every column.
+
+pyarrow is imported by the functions that use it: a table evaluated from
+records and never written needs none of it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, NoReturn, Protocol
+
+import numpy as np
+
+from rpa_sim.common.errors import InputError, shown
+from rpa_sim.evaluate.outcomes.columns import STRINGS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["FileColumn", "FileLayout", "FileFacts", "FileRows", "DeferredText", "UNIT", "AT_LEAST_0",
+           "FINITE_AT_LEAST_0", "QUOTE", "arrow_type", "strings", "named", "numbers", "spread"]
+
+ArrowType = Literal["string", "int32", "int64", "double"]
+#: A number column's bounds: in [0, 1]; at least 0 (infinity included); finite and at least 0.
+UNIT = (0.0, 1.0)
+AT_LEAST_0 = (0.0, math.inf)
+FINITE_AT_LEAST_0 = (0.0, sys.float_info.max)
+#: values in messages are quoted as Python writes its strings, as the rest of the messages are
+QUOTE = "'"
+# each Arrow type's pyarrow factory and numpy dtype
+_ARROW_FACTORIES = {"string": "string", "int32": "int32", "int64": "int64", "double": "float64"}
+_NUMPY_TYPES = {"int32": np.int32, "int64": np.int64, "double": np.float64}
+
+
+@dataclass(frozen=True)
+class FileColumn:
+    """A column of the file: its Arrow type, the row kinds that have a value, and whether those may be null."""
+
+    name: str
+    # as Arrow prints it; :func:`arrow_type` makes it
+    type: ArrowType
+    kinds: tuple[str, ...]
+    nullable: bool = False
+    # repeated strings (keys, kinds, labels) are dictionary-encoded in the file
+    dictionary: bool = False
+    # read as indices into a list of names (the fields, the kinds, the labels), not as strings
+    coded: bool = False
+    # absent from files written before the column was added: such files still read, with its default
+    optional: bool = False
+    # the values a number column may hold where it has one (NaN never: "no value" is null)
+    bounds: tuple[float, float] = (-sys.float_info.max, sys.float_info.max)
+
+    def expected(self) -> str:
+        """What the column's values must be, for a message: ``a number in [0, 1]``, ``a finite number``, ...
+
+        >>> FileColumn("anls", "double", ("question",), nullable=True, bounds=UNIT).expected()
+        'a number in [0, 1] or null'
+        """
+        low, high = self.bounds
+        number = "a whole number" if self.type.startswith("int") else "a number"
+        if high == 1.0:
+            text = f"{number} in [{low:g}, {high:g}]"
+        elif high == math.inf:
+            text = f"{number} at least {low:g}"
+        else:
+            text = f"a finite number{'' if low < 0 else f' at least {low:g}'}"
+        return text + (" or null" if self.nullable else "")
+
+
+@dataclass(frozen=True)
+class FileLayout:
+    """How a task's table lies in a file.
+
+    Attributes
+    ----------
+    columns : tuple of FileColumn
+        The columns, in the file's order.
+    row_kinds : tuple of str
+        The kinds of rows, in the order they come in the file.
+    settings : tuple of str
+        The evaluation settings the metadata names.
+    counts : tuple of str
+        The corpus counts the metadata names.
+    """
+
+    columns: tuple[FileColumn, ...]
+    row_kinds: tuple[str, ...]
+    settings: tuple[str, ...]
+    counts: tuple[str, ...]
+
+
+class FileFacts(Protocol):
+    """What a file's metadata says of its table (:class:`rpa_sim.evaluate.tablefile.TableMetadata`)."""
+
+    @property
+    def settings(self) -> Mapping[str, str | float]: ...
+
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+
+    @property
+    def rows(self) -> Mapping[str, int]: ...
+
+    @property
+    def counts(self) -> Mapping[str, int]: ...
+
+
+def arrow_type(name: ArrowType) -> pa.DataType:
+    """The Arrow type a column specification names (``"double"`` is float64)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return getattr(pa, _ARROW_FACTORIES[name])()
+
+
+# --------------------------------------------------------------------------- numpy to Arrow
+
+
+def strings(values: np.ndarray) -> pa.Array:
+    """A text column."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.array(values.astype(object), type=pa.string())
+
+
+def named(codes: np.ndarray, names: Sequence[str]) -> pa.Array:
+    """Each code's name as a string column."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()),
+                                          pa.array(list(names), type=pa.string())).dictionary_decode()
+
+
+def numbers(values: np.ndarray) -> pa.Array:
+    """A float column; NaN (unknown, undefined) is written as null, so that SQL aggregates skip it."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.array(values, type=pa.float64(), from_pandas=True)
+
+
+def spread(type_name: ArrowType, *parts: pa.Array | int) -> pa.Array:
+    """One column from its part in each kind of row: values, or a count of null rows."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    type_ = arrow_type(type_name)
+    return pa.concat_arrays([pa.nulls(part, type_) if isinstance(part, int) else part for part in parts])
+
+
+# --------------------------------------------------------------------------- Arrow to numpy, checked
+
+
+class FileRows:
+    """The columns of a file, checked against its metadata, sliced by row kind.
+
+    Made by :func:`rpa_sim.evaluate.tablefile.read_table`, read by a table
+    type's ``from_arrow``. Every check refuses the file with an
+    :class:`~rpa_sim.common.errors.InputError` naming it.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file, for messages.
+    data : pyarrow.Table
+        Its columns, those read as codes as dictionary arrays.
+    layout : FileLayout
+        Its task's layout.
+    facts : FileFacts
+        What its metadata says: settings, fields, rows per kind, counts.
+    """
+
+    def __init__(self, path: Path, data: pa.Table, layout: FileLayout, facts: FileFacts) -> None:
+        self.path, self.data, self.facts = path, data, facts
+        present = [column for column in layout.columns if column.name in data.column_names]
+        self.spec = {column.name: column for column in present}
+        self.types = {column.name: column.type for column in present}
+        counts = [facts.rows[kind] for kind in layout.row_kinds]
+        if data.num_rows != sum(counts):
+            self.refuse(f"has {data.num_rows} rows, and its metadata says {sum(counts)}")
+        bounds = np.cumsum([0, *counts])
+        self.ranges = {kind: (int(bounds[i]), int(bounds[i + 1])) for i, kind in enumerate(layout.row_kinds)}
+        for column in present:
+            for kind, (start, stop) in self.ranges.items():
+                nulls = data.column(column.name).slice(start, stop - start).null_count
+                if kind in column.kinds and nulls and not column.nullable:
+                    self.refuse(f"column {column.name!r} has nulls in {kind} rows")
+                if kind not in column.kinds and nulls != stop - start:
+                    self.refuse(f"column {column.name!r} has values in {kind} rows, which have none")
+
+    def refuse(self, problem: str, *, record_id: str | None = None) -> NoReturn:
+        raise InputError(f"not a valid rpa-sim outcome table: {problem}", path=str(self.path), record_id=record_id)
+
+    def unique_ids(self, name: str, kind: str) -> np.ndarray:
+        """The ids of column ``name`` in the rows of ``kind``, refused when one is given twice."""
+        ids = _text_values(self.column(name, kind))
+        if len(set(ids)) != len(ids):
+            first: dict[str | None, int] = {}
+            for row, unit_id in enumerate(ids):
+                if first.setdefault(unit_id, row) != row:
+                    start = self.ranges[kind][0]
+                    self.refuse(f"column {name!r} repeats this id in rows {start + first[unit_id]} and {start + row} "
+                                f"(counting from 0): ids are unique", record_id=unit_id)
+        return np.array(ids, dtype=STRINGS)
+
+    def column(self, name: str, *kinds: str) -> pa.ChunkedArray:
+        """The rows of ``kinds`` (consecutive) of column ``name``."""
+        start, stop = self.ranges[kinds[0]][0], self.ranges[kinds[-1]][1]
+        return self.data.column(name).slice(start, stop - start)
+
+    def numbers(self, name: str, *kinds: str, dtype: type = np.float64) -> np.ndarray:
+        """A numeric column's rows of ``kinds`` as a (writable) numpy array of ``dtype``; null is NaN.
+
+        Values outside the column's bounds, infinities and NaN (which the
+        file writes as null) are refused, naming the first such row.
+        """
+        stored = _NUMPY_TYPES[self.types[name]]
+        column = self.column(name, *kinds)
+        values = np.concatenate([np.zeros(0, stored), *(_values(chunk, stored) for chunk in column.chunks)])
+        if column.null_count < len(values):
+            self._check_bounds(name, kinds[0], column, values)
+        return values.astype(dtype)
+
+    def _check_bounds(self, name: str, kind: str, column: pa.ChunkedArray, values: np.ndarray) -> None:
+        """Refuse the first value outside the column's bounds (NaN among them); nulls, read as NaN, pass."""
+        spec = self.spec[name]
+        low, high = spec.bounds
+        if column.null_count:
+            # a NaN beyond the nulls was written as a value; fmin and fmax skip the nulls' NaN
+            fits = np.count_nonzero(np.isnan(values)) == column.null_count
+            lowest, highest = np.fmin.reduce(values), np.fmax.reduce(values)
+        else:
+            fits, lowest, highest = True, values.min(), values.max()
+        if fits and low <= lowest and highest <= high:  # NaN fails both comparisons
+            return
+        valid = np.array([value is not None for value in column.to_pylist()], dtype=bool)
+        with np.errstate(invalid="ignore"):
+            row = int(np.flatnonzero(valid & ~((values >= low) & (values <= high)))[0])
+        self.refuse(f"column {name!r} holds {shown(values[row].item())} in row {self.ranges[kind][0] + row} "
+                    f"(counting from 0); expected {spec.expected()}")
+
+    def codes(self, name: str, names: Sequence[str], *kinds: str) -> np.ndarray:
+        """A dictionary column's rows of ``kinds`` (every row without), free of nulls, as indices into ``names``."""
+        column = self.column(name, *kinds) if kinds else self.data.column(name)
+        position = {value: code for code, value in enumerate(names)}
+        parts = [np.zeros(0, dtype=np.int32)]
+        for chunk in column.chunks:
+            # the chunk's few distinct values mapped to ``names``, then each row's index into them
+            distinct = chunk.dictionary.to_pylist()
+            unknown = [value for value in distinct if value not in position]
+            if unknown:
+                self.refuse(f"column {name!r} holds {shown(unknown[0], quote=QUOTE)}, which is not one of "
+                            f"{shown(list(names), quote=QUOTE)}")
+            lookup = np.array([position[value] for value in distinct], dtype=np.int32)
+            parts.append(lookup[_values(chunk.indices, np.int32)])
+        return np.concatenate(parts)
+
+    def strings(self, name: str, *kinds: str) -> np.ndarray:
+        return DeferredText(self.column(name, *kinds))()
+
+    def deferred_strings(self, name: str, *kinds: str) -> DeferredText:
+        """A text column to convert when first read (:class:`~rpa_sim.evaluate.outcomes.columns.DeferredColumn`)."""
+        return DeferredText(self.column(name, *kinds))
+
+    def optional_numbers(self, name: str, kind: str) -> np.ndarray:
+        """:meth:`numbers` of one kind of rows; all NaN for an optional column the file lacks (an older file)."""
+        if name not in self.types:
+            return np.full(self.facts.rows[kind], np.nan)
+        return self.numbers(name, kind)
+
+    def document_types(self, kind: str) -> tuple[tuple[str, ...], np.ndarray]:
+        """The ``document_type`` names in order of first appearance, and each row's code (all ``""`` in older files)."""
+        rows = self.facts.rows[kind]
+        if "document_type" not in self.types:
+            return ("",) if rows else (), np.zeros(rows, dtype=np.int32)
+        names, first, codes = np.unique(self.strings("document_type", kind), return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        return tuple(names[order].tolist()), rank[codes]
+
+
+@dataclass(frozen=True)
+class DeferredText:
+    """A text column's Arrow data, as numpy strings when called; picklable, so a table read on a Dask worker
+    ships its text unconverted."""
+
+    column: pa.ChunkedArray
+
+    def __call__(self) -> np.ndarray:
+        return np.array(_text_values(self.column), dtype=STRINGS)
+
+
+def _text_values(column: pa.ChunkedArray) -> list[str | None]:
+    """A text column's values; a column read as codes is decoded first (``to_pylist`` of codes is 40 times slower)."""
+    return [value for chunk in column.chunks
+            for value in (chunk.dictionary_decode() if hasattr(chunk, "dictionary") else chunk).to_pylist()]
+
+
+def _values(chunk: pa.Array, dtype: type) -> np.ndarray:
+    """A numeric Arrow array as numpy, NaN where null: a view of its buffers.
+
+    Not ``to_numpy``, whose conversion imports pandas when it is installed (a
+    few tenths of a second, more than reading the table).
+    """
+    if len(chunk) == 0:
+        return np.zeros(0, dtype)
+    start, stop = chunk.offset, chunk.offset + len(chunk)
+    validity, data = chunk.buffers()[:2]
+    values: np.ndarray = np.frombuffer(data, dtype=dtype)[start:stop]
+    if chunk.null_count:
+        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=stop, bitorder="little")[start:]
+        values = np.where(valid.astype(bool), values, np.nan)
+    return values

@@ -1,0 +1,196 @@
+"""Quality after review against automation, one line per policy: the report's trade-off figure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from rpa_sim.report.decided import starred
+from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
+from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
+from rpa_sim.report.style import PALETTE, figure_legend, figure_of, label, label_point, stacked_panels, style
+from rpa_sim.study.recommend import recommend, spans_all_auto_rates
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+
+    from rpa_sim.study.run import ScenarioResult
+
+__all__ = ["TradeoffDisplay"]
+
+
+class TradeoffDisplay:
+    """Quality after review against auto-rate, one line per policy as its threshold moves.
+
+    Build it with :meth:`from_result`, then draw it with :meth:`plot`: the figure of the report's "Trade-off
+    curves", or one panel of a figure of your own.
+
+    Parameters
+    ----------
+    lines : sequence of PolicyLine
+        Per policy, in the scenario's order (which gives its style): auto-rate (x) against quality (y), and its
+        operating points (the most automation that still meets each target).
+    targets : sequence of float
+        The quality targets, drawn dashed.
+    review_all, review_none : float or None
+        The quality of reviewing everything (drawn at auto-rate 0) and nothing (at 1); None: not drawn.
+    star : tuple of float, optional
+        The decided point (auto-rate, quality), starred.
+    metric_label : str
+        The quality's name, e.g. ``KIEval_Aligned^τ``.
+    window : tuple of float, optional
+        The zoom panel's range ``(x0, x1, y0, y1)``.
+
+    Attributes
+    ----------
+    figure_ : Figure
+        The figure drawn on.
+    ax_ : Axes
+        The full panel.
+    zoom_ax_ : Axes or None
+        The zoom panel, when one was drawn.
+    lines_ : list of Line2D
+        The policies' lines on the full panel, labelled.
+    """
+
+    def __init__(self, *, lines: Sequence[PolicyLine], targets: Sequence[float], review_all: float | None,
+                 review_none: float | None, star: tuple[float, float] | None = None, metric_label: str,
+                 window: Window | None = None) -> None:
+        self.lines = tuple(lines)
+        self.targets = tuple(targets)
+        self.review_all, self.review_none = review_all, review_none
+        self.star = star
+        self.metric_label = metric_label
+        self.window = window
+
+    @classmethod
+    def from_result(cls, result: ScenarioResult) -> TradeoffDisplay:
+        """The trade-off of a scenario run: every policy's curve and operating points, the baselines, the
+        targets, the decided point starred, and the zoom: around each target's best operating point (the most
+        automation reaching it, over all policies), else around the decided point, else none.
+
+        Parameters
+        ----------
+        result : ScenarioResult
+            What :func:`rpa_sim.study.run.run_scenario` returned.
+
+        Returns
+        -------
+        TradeoffDisplay
+        """
+        summary = result.typed_summary
+        found = starred(result, recommend(summary))
+        star = (None if found.basis is None or found.auto_rate is None or found.metric is None
+                else (found.auto_rate, found.metric))
+        lines = []
+        for curve, policy in zip(result.curves, summary.policies, strict=True):
+            order = np.argsort(curve.auto_rate, kind="stable")
+            points = tuple(MarkedPoint(p.threshold, p.auto_rate, p.metric) for p in policy.operating_points.values()
+                           if p is not None and p.auto_rate is not None and p.metric is not None)
+            partial = "" if spans_all_auto_rates(policy.auto_rate_range) else " (partial)"
+            lines.append(PolicyLine(curve.policy + partial, curve.auto_rate[order], curve.metric[order], points))
+        xs = []
+        for target in summary.targets:
+            rates = [point.auto_rate for point in (p.operating_points[f"{target:g}"] for p in summary.policies)
+                     if point is not None and point.auto_rate is not None]
+            xs += [max(rates)] if rates else []
+        if not xs and star is not None:
+            xs = [star[0]]
+        window = None
+        if xs:
+            start, end = padded(min(xs), max(xs), lowest=0.0, highest=1.0, minimum=0.1)
+            marked = [p.y for line in lines for p in line.points if start <= p.x <= end]
+            window = window_of([(c.auto_rate, c.metric) for c in result.curves], start, end, marked)
+        baselines = summary.baselines
+        return cls(lines=lines, targets=summary.targets, review_all=baselines.review_all.metric,
+                   review_none=baselines.review_none.metric, star=star, metric_label=result.table.metric_label,
+                   window=window)
+
+    def plot(self, ax: Axes | None = None, *, zoom_ax: Axes | None = None) -> TradeoffDisplay:
+        """Draw the display.
+
+        Parameters
+        ----------
+        ax : Axes, optional
+            The panel for the whole range of auto-rates. Without it a figure is made: the full panel, the zoom
+            panel below it when the display has a window, and one legend under both (the policies, then what
+            the marks mean).
+        zoom_ax : Axes, optional
+            With ``ax``: a panel for the zoom window, whose range ``ax`` then outlines. Without it the
+            operating points are labelled with their τ on ``ax``.
+
+        Returns
+        -------
+        TradeoffDisplay
+            ``self``, with ``figure_``, ``ax_``, ``zoom_ax_`` and ``lines_`` set.
+
+        Raises
+        ------
+        ValueError
+            When ``zoom_ax`` is given but the display has no window, or without ``ax``.
+        """
+        if ax is None:
+            if zoom_ax is not None:
+                raise ValueError("zoom_ax needs ax: give both panels, or neither to make a figure")
+            figure, panels = stacked_panels(self.window is not None)
+        else:
+            if zoom_ax is not None and self.window is None:
+                raise ValueError("zoom_ax needs a zoom window: the display has none (no target reached and no "
+                                 "decided point)")
+            figure = figure_of(ax)
+            panels = [ax] if zoom_ax is None else [ax, zoom_ax]
+        window = self.window if len(panels) == 2 else None
+        self.lines_: list[Line2D] = []
+        for panel_index, axes in enumerate(panels):
+            self._draw(axes, window, zoomed=panel_index == 1)
+        if ax is None:
+            figure_legend(figure, self.lines_, points="operating point (policy's marker)", targets=bool(self.targets),
+                          baselines=True, starred=None if self.star is None else "recommended")
+        self.figure_: Figure = figure
+        self.ax_: Axes = panels[0]
+        self.zoom_ax_: Axes | None = panels[1] if len(panels) == 2 else None
+        return self
+
+    def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:
+        """One panel: the full range, with the zoom's range outlined when there is a zoom panel, or the zoom."""
+        metric = self.metric_label
+        for index, line in enumerate(self.lines):
+            line_style = style(index)
+            drawn, = axes.plot(line.x, line.y, label=line.label, markevery=0.12, markersize=5, linewidth=1.6,
+                               **line_style)
+            if not zoomed:
+                self.lines_.append(drawn)
+            axes.scatter([p.x for p in line.points], [p.y for p in line.points], color=line_style["color"],
+                         marker=line_style["marker"], s=60, edgecolor="black", zorder=3)
+            if zoomed or window is None:
+                for point in line.points:
+                    label_point(axes, f"τ {point.threshold:.4f}", point.x, point.y, index=index,
+                                between=(0.0, 1.0) if window is None else window[:2])
+        for target in self.targets:
+            axes.axhline(target, color="grey", linestyle="--", linewidth=1)
+            axes.annotate(f"target {target:g}", (1.0, target), xycoords=("axes fraction", "data"), xytext=(-3, 2),
+                          textcoords="offset points", fontsize=8, color="dimgrey", ha="right")
+        for value, at, marker, text in ((self.review_all, 0.0, "s", "review everything"),
+                                        (self.review_none, 1.0, "^", "review nothing")):
+            if value is not None:
+                axes.scatter([at], [value], marker=marker, s=70, color="black", zorder=4)
+                axes.annotate(text, (at, value), xytext=(6 if at == 0.0 else -6, -12), textcoords="offset points",
+                              fontsize=8, ha="left" if at == 0.0 else "right")
+        if self.star is not None:
+            axes.scatter([self.star[0]], [self.star[1]], marker="*", s=260, color=PALETTE[-1], edgecolor="black",
+                         zorder=5)
+        if zoomed and window is not None:
+            x0, x1 = window[:2]
+            zoom_to(axes, window)
+            label(axes, f"Zoom: auto-rate {x0:.2f} to {x1:.2f}", "auto-rate (share not reviewed)",
+                  f"{metric} after review")
+        else:
+            axes.set_xlim(-0.02, 1.02)
+            label(axes, "Trade-off: automation against quality", "auto-rate (share not reviewed)",
+                  f"{metric} after review")
+            if window is not None:
+                outline(axes, window)

@@ -1,0 +1,148 @@
+"""How the report's figures look: the palette, each policy's line style and marker, axes and legends, and the
+fitting of a figure to a phone's width.
+
+Figures are :class:`matplotlib.figure.Figure` objects made directly, never
+through pyplot: no global figure state, no interactive backend, nothing kept
+alive between reports. A policy keeps one colour, line style and marker on every
+figure of a page (:func:`style`, by its place in the scenario), so that it is
+told apart in grey too.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
+
+__all__ = ["PALETTE", "FIGURE_WIDTH_INCHES", "SMALLEST_FONT_POINTS", "style", "new_axes", "label", "stacked_panels",
+           "figure_of", "label_point", "figure_legend", "fit_to_phone"]
+
+#: Okabe-Ito, safe for every common colour-blindness; yellow last, as it is faint on white. The last colour
+#: marks the decided point (the star).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+# Line styles and markers tell the policies apart in black and white too; 8 and 10 styles repeat after 40
+_LINE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (3, 1)), (0, (1, 1)))
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h", "<", ">")
+_LABEL_HEIGHTS = (6, -13, 15, -22)  # points above (+) or below (-) a labelled point, by policy
+
+#: Every figure's width in inches and its smallest text in points. At 390 CSS px a page's figure is about 371 px
+#: wide and shows the 360 pt of a 5 in figure at 1.03 px a point, so no text renders below 10.3 px (9.7 px in the
+#: decision's box); a desktop shows it at up to 36rem (576 px), 1.6 px a point.
+FIGURE_WIDTH_INCHES = 5.0
+SMALLEST_FONT_POINTS = 10.0
+
+
+def style(index: int) -> dict[str, Any]:
+    """The colour, line style and marker of the policy at ``index`` in the scenario (keyword arguments of
+    :meth:`matplotlib.axes.Axes.plot`).
+
+    >>> style(0), style(9)["marker"]
+    ({'color': '#0072B2', 'linestyle': '-', 'marker': 'o'}, '>')
+    """
+    return {"color": PALETTE[index % len(PALETTE)], "linestyle": _LINE_STYLES[index % len(_LINE_STYLES)],
+            "marker": _MARKERS[index % len(_MARKERS)]}
+
+
+def new_axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Axes]:
+    """A figure of one panel, 7.5 × 4.8 in before :func:`fit_to_phone`, labelled (:func:`label`)."""
+    figure = Figure(figsize=(7.5, 4.8), layout="constrained")
+    axes = figure.subplots()
+    label(axes, title, xlabel, ylabel)
+    return figure, axes
+
+
+def label(axes: Axes, title: str, xlabel: str, ylabel: str) -> None:
+    """The panel's title and axis labels, and a faint grid."""
+    axes.set_title(title)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.grid(True, alpha=0.3)
+
+
+def stacked_panels(zoomed: bool) -> tuple[Figure, list[Axes]]:
+    """A figure with the full panel, and the zoom panel below it when there is a range to zoom on."""
+    figure = Figure(figsize=(7.5, 9.6 if zoomed else 5.6), layout="constrained")
+    axes = figure.subplots(2 if zoomed else 1, 1, squeeze=False)[:, 0]
+    return figure, list(axes)
+
+
+def figure_of(axes: Axes) -> Figure:
+    """The figure ``axes`` are drawn in (the whole figure when they sit in a subfigure).
+
+    Raises
+    ------
+    ValueError
+        When the axes belong to no figure.
+    """
+    figure = axes.get_figure()
+    while isinstance(figure, SubFigure):
+        figure = figure.get_figure()
+    if figure is None:
+        raise ValueError("the axes belong to no figure: make them with Figure.subplots or pyplot.subplots")
+    return figure
+
+
+def label_point(axes: Axes, text: str, x: float, y: float, *, index: int, between: tuple[float, float]) -> None:
+    """Label a marked point towards the middle of the panel (whose x runs ``between``); successive policies
+    take turns at four heights, so that the labels of close points do not run into each other."""
+    left = x > (between[0] + between[1]) / 2.0
+    axes.annotate(text, (x, y), xytext=(-6 if left else 6, _LABEL_HEIGHTS[index % len(_LABEL_HEIGHTS)]),
+                  textcoords="offset points", fontsize=7, ha="right" if left else "left")
+
+
+def figure_legend(figure: Figure, handles: list[Line2D], *, points: str, targets: bool, baselines: bool,
+                  starred: str | None) -> None:
+    """One legend under the panels: the policies' lines, then what the marks mean.
+
+    Parameters
+    ----------
+    figure : Figure
+    handles : list of Line2D
+        The policies' lines, labelled.
+    points : str
+        What a policy's filled marker means (an operating point, its cheapest τ).
+    targets, baselines : bool
+        Whether the targets (dashed grey) and reviewing everything and nothing (black square and triangle)
+        are drawn.
+    starred : str or None
+        What the star means; None when there is none.
+    """
+    keys = [Line2D([], [], color="grey", marker="o", markerfacecolor="white", markeredgecolor="black",
+                   linestyle="none", label=points)]
+    if targets:
+        keys.append(Line2D([], [], color="grey", linestyle="--", label="target"))
+    if baselines:
+        keys += [Line2D([], [], color="black", marker="s", linestyle="none", label="review everything"),
+                 Line2D([], [], color="black", marker="^", linestyle="none", label="review nothing")]
+    if starred is not None:
+        keys.append(Line2D([], [], color=PALETTE[-1], marker="*", markersize=13, markeredgecolor="black",
+                           linestyle="none", label=starred))
+    figure.legend(handles=[*handles, *keys], loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+
+
+def fit_to_phone(figure: Figure) -> None:
+    """Narrow the figure to :data:`FIGURE_WIDTH_INCHES` (its height by half as much, as a narrower figure has
+    narrower panels to fill), raise every text below :data:`SMALLEST_FONT_POINTS` to it and break titles and x
+    labels into lines that fit their panel, so that the figure scaled to a phone's width stays readable."""
+    width, height = figure.get_size_inches()
+    if width > FIGURE_WIDTH_INCHES:
+        figure.set_size_inches(FIGURE_WIDTH_INCHES, height * (1.0 - 0.5 * (1.0 - FIGURE_WIDTH_INCHES / width)))
+    for text in figure.findobj(Text):
+        if float(text.get_fontsize()) < SMALLEST_FONT_POINTS:
+            text.set_fontsize(SMALLEST_FONT_POINTS)
+    for axes in figure.axes:  # tick labels are made at drawing time, from the axes' settings
+        axes.tick_params(which="both", labelsize=SMALLEST_FONT_POINTS)
+        for title in (axes.title, axes.xaxis.label):
+            _wrap(title, axes.get_position().width * FIGURE_WIDTH_INCHES)
+    for text in figure.texts:  # the figure's own title
+        _wrap(text, FIGURE_WIDTH_INCHES)
+
+
+def _wrap(title: Text, inches: float) -> None:
+    """Break a title into lines that fit ``inches`` (a character is about 0.6 of the font size wide)."""
+    fits = max(12, int(inches * 72 / (0.6 * float(title.get_fontsize()))))
+    title.set_text(textwrap.fill(title.get_text(), fits))

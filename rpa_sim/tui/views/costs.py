@@ -1,0 +1,141 @@
+"""The Costs view (``$``): the selected policy's cost against τ, its least cost and the cost of reviewing
+everything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual_plotext.plot import Plot
+
+from rpa_sim.route.compare import edge_of_range_text
+from rpa_sim.study.result import encoded
+from rpa_sim.tui.export import export_stem
+from rpa_sim.tui.model import padded_limits
+from rpa_sim.tui.views.base import View
+from rpa_sim.tui.views.palette import policy_marker
+from rpa_sim.tui.widgets.legend import Legend
+from rpa_sim.tui.widgets.plot import MarkedPlot, Marker
+from rpa_sim.tui.widgets.readout import Readout
+
+__all__ = ["CostsView"]
+
+COST_OPTIMUM = Marker("★", "green+", "least cost")
+CURRENT_THRESHOLD = Marker("●", "red+", "τ now")
+REVIEW_ALL = Marker("─", "gray", "review all")
+
+
+class CostsView(View):
+    """Cost against τ for the selected policy, zoomed on where it beats reviewing everything (z: all of
+    [0, 1]), with its optimum, the current τ and the cost of reviewing everything."""
+
+    stem = "costs"
+    #: what the drawn figure shows: (policy, zoomed, model version); redrawn when it changes
+    drawn: tuple | None = None
+    zoomed = True
+    #: the τ range of the drawn figure, and whether τ was inside it at the last redraw (the legend says when not)
+    drawn_window = (0.0, 1.0)
+    inside: bool | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Readout(id="costs-note")
+        yield MarkedPlot(id="costs-plot")
+        yield Legend(id="costs-legend")
+
+    def load(self) -> None:
+        self.drawn = None
+        self.redraw()
+
+    def window(self) -> tuple[float, float]:
+        return self.model.cost_window(self.state.policy) if self.zoomed else (0.0, 1.0)
+
+    def draw_curve(self) -> None:
+        model, policy = self.model, self.state.policy
+        window = self.drawn_window = self.window()
+        self.drawn = (policy, self.zoomed, self.state.model_version)
+        thresholds, costs = model.cost_curve(policy, window)
+        best = model.cost_optimum(policy)
+        review_all = model.review_all_cost()
+        extra = tuple(v for v in (review_all, None if best is None else best.cost) if v is not None)
+
+        def cost_curve(plt: Plot) -> None:
+            plt.xlabel("threshold τ")
+            plt.ylabel("cost" + (f" ({model.currency})" if model.currency else ""))
+            if review_all is not None:
+                plt.hline(review_all, REVIEW_ALL.color)
+            plt.plot(thresholds.tolist(), costs.tolist(), marker="braille", color=policy_marker(policy).color)
+
+        self.query_one("#costs-plot", MarkedPlot).draw(
+            cost_curve, xlim=window, ylim=padded_limits([float(costs.min()), float(costs.max()), *extra]))
+        self.inside = None
+
+    def draw_legend(self, inside: bool) -> None:
+        model, policy, window = self.model, self.state.policy, self.drawn_window
+        now = f"{CURRENT_THRESHOLD.label}{'' if inside else ' (outside: z shows all)'}"
+        entries = [(policy_marker(policy), model.policy_names[policy]), (CURRENT_THRESHOLD, now)]
+        best, review_all = model.cost_optimum(policy), model.review_all_cost()
+        if best is not None:
+            edge = " (edge of the range swept)" if best.edge_of_range else ""
+            entries.append((COST_OPTIMUM, f"least cost {model.money(best.cost)} at τ = {best.threshold:.4f}{edge}"))
+        if review_all is not None:
+            entries.append((REVIEW_ALL, f"review all {model.money(review_all)}"))
+        zoom = "all" if self.zoomed else "zoom"
+        entries.append((Marker("↔", "gray"), f"τ from {window[0]:g} to {window[1]:g} (z: {zoom})"))
+        self.query_one("#costs-legend", Legend).show_entries(entries)
+        self.inside = inside
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        self.redraw()
+
+    def redraw(self) -> None:
+        model, state = self.state.model, self.state
+        if model is None:
+            return
+        note = self.query_one("#costs-note", Readout)
+        plot, legend = self.query_one("#costs-plot", MarkedPlot), self.query_one("#costs-legend", Legend)
+        parts = model.cost_parts(state.policy, state.threshold)  # as the figures panel prices it
+        if parts is None:  # no cost model
+            note.show_text(self.no_costs())
+            plot.display = legend.display = False
+            return
+        plot.display = legend.display = True
+        if self.drawn != (state.policy, self.zoomed, state.model_version):
+            self.draw_curve()
+        inside = self.drawn_window[0] <= state.threshold <= self.drawn_window[1]
+        if inside != self.inside:
+            self.draw_legend(inside)
+        best = model.cost_optimum(state.policy)
+        now = parts["total"]
+        staffing = " (staffing included)" if model.staffed else ""
+        text = f"{model.policy_names[state.policy]}: cost {model.money(now)}{staffing} at τ = {state.threshold:.4f}"
+        if best is not None:
+            text += (f" · least {model.money(best.cost)} at τ = {best.threshold:.4f} (o goes there), "
+                     f"saving {model.money(best.savings_vs_review_all)} against reviewing everything")
+            if best.edge_of_range and model.summary is not None:
+                # edge_of_range_text reads the cost optimum as summary.json holds it (the report calls it so too)
+                text += f"\n⚠ {edge_of_range_text(encoded(best), model.summary.thresholds)}"
+        elif not model.summarised:
+            text += " · finding the least cost…"
+        note.show_text(text)
+        optimum = [(best.threshold, best.cost, COST_OPTIMUM)] if best is not None and best.cost is not None else []
+        plot.mark([(state.threshold, now, CURRENT_THRESHOLD), *optimum])  # at the optimum, the star shows
+
+    def no_costs(self) -> str:
+        model = self.model
+        data = model.data_file
+        if data is None:
+            return ("This scenario has no costs: add a `costs:` section to it, e.g.\n\n"
+                    "costs:\n  hourly_rate: 30         # a reviewer's hour\n"
+                    "  per_residual_error: 1.5 # an error left in the output")
+        return ("Plain records carry no costs. To see them, write a scenario beside the data, e.g. study.yaml:\n\n"
+                f"name: study\ndata:\n  file: {data}\npolicies: [{', '.join(model.policy_names)}]\n"
+                "targets: [0.9, 0.95]\ncosts:\n  hourly_rate: 30         # a reviewer's hour\n"
+                "  per_residual_error: 1.5 # an error left in the output\n\n"
+                "and open it: rpa-sim dashboard study.yaml")
+
+    def rows(self) -> list[dict[str, Any]]:
+        return self.model.cost_rows(self.state.policy)
+
+    def export_name(self) -> str:
+        return export_stem(self.stem, policy=self.model.policy_names[self.state.policy])
