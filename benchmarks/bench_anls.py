@@ -23,8 +23,17 @@ from rpa_sim.evaluate.metrics.anls import anls_scores
 QUESTIONS = 100_000
 BASELINE_QUESTIONS = 20_000
 SEED = 7
-WORDS = ["total", "amount", "invoice", "date", "st.", "louis", "children's", "hospital", "national", "cancer", "institute", "tobacco", "research", "company", "brown", "williamson", "philip", "morris", "report", "page", "figure", "table", "annual", "meeting", "board", "directors", "sales", "revenue", "net", "income", "tax", "department", "of", "health", "washington", "new", "york", "chicago", "memorandum", "confidential", "budget", "project", "marketing", "research", "development", "program", "university", "school", "medicine"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+WORDS = [
+    "total", "amount", "invoice", "date", "st.", "louis", "children's", "hospital", "national", "cancer",
+    "institute", "tobacco", "research", "company", "brown", "williamson", "philip", "morris", "report", "page",
+    "figure", "table", "annual", "meeting", "board", "directors", "sales", "revenue", "net", "income", "tax",
+    "department", "of", "health", "washington", "new", "york", "chicago", "memorandum", "confidential", "budget",
+    "project", "marketing", "research", "development", "program", "university", "school", "medicine",
+]
+MONTHS = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+]
 OCR_CONFUSIONS = {"o": "0", "0": "o", "l": "1", "1": "l", "i": "l", "s": "5", "5": "s", "e": "c", "rn": "m"}
 
 

@@ -46,7 +46,8 @@ def make_shards(folder: Path, *, receipts: int, shards: int) -> tuple[Path, ...]
 
 
 def same_table(table: Any, reference: Any) -> bool:
-    return all((getattr(table, name).tolist() == getattr(reference, name).tolist()) if getattr(table, name).dtype.kind == "T"
+    return all((getattr(table, name).tolist() == getattr(reference, name).tolist())
+               if getattr(table, name).dtype.kind == "T"
                else getattr(table, name).tobytes() == getattr(reference, name).tobytes()
                for name in ("document_ids", "confidence", "outcome", "similarity", "document", "key", "value",
                             "document_counts", "addition_document"))

@@ -25,6 +25,7 @@ import sys
 import time
 import types
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
@@ -146,34 +147,34 @@ def long_values(run_baseline: bool, old: dict[str, types.ModuleType]) -> None:
     # Its baseline is timed on 100 KB only: at 100 KB it already takes minutes.
     for label, size in (("100 KB", 100_000), ("1 MB", 1_000_000), ("2 MB", 2_000_000)):
         answer = repeat_letters("lorem ipsum dolor sit amet ", size)
-
-        def baseline() -> object:
-            return old["smudge"].evaluate_question(["word5"], answer, document)
-
-        timed(f"{label} VQA answer in words: SMuDGE question", lambda: evaluate_question(["word5"], answer, document),
+        baseline = partial(old["smudge"].evaluate_question, ["word5"], answer, document)
+        timed(f"{label} VQA answer in words: SMuDGE question", partial(evaluate_question, ["word5"], answer, document),
               baseline if run_baseline and size == 100_000 else None)
     for size in (1_000_000, 2_000_000):
-        label = f"{size // 1_000_000} MB"
         first, second = repeat_letters("abcdefghijklm", size), repeat_letters("nopqrstuvwxyz", size)
-        copy = near_copy(first, 10)
-        cases = [
-            (f"{label} pair, no common character: NLS", lambda: nls_bounded(first, second),
-             lambda: old["text"].nls(first, second)),
-            (f"{label} pair, 10 edits apart: NLS", lambda: nls_bounded(first, copy),
-             lambda: old["text"].nls(first, copy)),
-            (f"{label} pair, no common character: ANLS", lambda: anls_question([first], second),
-             lambda: old["anls"].anls_question([first], second)),
-            (f"{label} answer, 9-character truth: ANLS", lambda: anls_question(["12.50 eur"], first),
-             lambda: old["anls"].anls_question(["12.50 eur"], first)),
-            (f"{label} values: substitution similarity", lambda: nls_pairs([first], [second]).tolist(),
-             lambda: old["text"].nls_pairs([first], [second]).tolist()),
-            (f"{label} list leaves, no common character: ANLS*", lambda: anls_star([first], [second]),
-             lambda: old["anls_star"].anls_star([first], [second])),
-            (f"{label} leaf, 10 edits apart: ANLS*", lambda: anls_star(first, copy),
-             lambda: old["anls_star"].anls_star(first, copy)),
-        ]
-        for name, new, baseline in cases:
+        for name, new, baseline in long_pair_cases(f"{size // 1_000_000} MB", first, second, near_copy(first, 10), old):
             timed(name, new, baseline if run_baseline else None)
+
+
+def long_pair_cases(label: str, first: str, second: str, copy: str, old: dict[str, types.ModuleType],
+                    ) -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
+    """Each metric on two long texts (``copy`` is ``first`` 10 edits apart): the name, the new and the baseline."""
+    return [
+        (f"{label} pair, no common character: NLS", lambda: nls_bounded(first, second),
+         lambda: old["text"].nls(first, second)),
+        (f"{label} pair, 10 edits apart: NLS", lambda: nls_bounded(first, copy),
+         lambda: old["text"].nls(first, copy)),
+        (f"{label} pair, no common character: ANLS", lambda: anls_question([first], second),
+         lambda: old["anls"].anls_question([first], second)),
+        (f"{label} answer, 9-character truth: ANLS", lambda: anls_question(["12.50 eur"], first),
+         lambda: old["anls"].anls_question(["12.50 eur"], first)),
+        (f"{label} values: substitution similarity", lambda: nls_pairs([first], [second]).tolist(),
+         lambda: old["text"].nls_pairs([first], [second]).tolist()),
+        (f"{label} list leaves, no common character: ANLS*", lambda: anls_star([first], [second]),
+         lambda: old["anls_star"].anls_star([first], [second])),
+        (f"{label} leaf, 10 edits apart: ANLS*", lambda: anls_star(first, copy),
+         lambda: old["anls_star"].anls_star(first, copy)),
+    ]
 
 
 def timed(name: str, new: Callable[[], object], baseline: Callable[[], object] | None) -> None:
@@ -200,8 +201,9 @@ def main() -> None:
     parser.add_argument("--long-baseline", action="store_true")
     options = parser.parse_args()
     BASELINES.update((name, previous(path)) for name, path in (
-        ("text", "rpa_sim/evaluate/metrics/text.py"), ("anls", "rpa_sim/evaluate/metrics/anls.py"), ("smudge", "rpa_sim/evaluate/metrics/smudge.py"),
-        ("kieval", "rpa_sim/evaluate/metrics/kieval.py"), ("anls_star", "rpa_sim/evaluate/metrics/anls_star.py")))
+        ("text", "rpa_sim/evaluate/metrics/text.py"), ("anls", "rpa_sim/evaluate/metrics/anls.py"),
+        ("smudge", "rpa_sim/evaluate/metrics/smudge.py"), ("kieval", "rpa_sim/evaluate/metrics/kieval.py"),
+        ("anls_star", "rpa_sim/evaluate/metrics/anls_star.py")))
     receipts(options.receipts, options.repeat, BASELINES["smudge"], BASELINES["kieval"])
     long_values(options.long_baseline, BASELINES)
 

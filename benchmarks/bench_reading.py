@@ -32,6 +32,7 @@ import tempfile
 import time
 import types
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -109,8 +110,8 @@ def candidates(task: str) -> dict[str, tuple[Callable[[str], object], str]]:
 def previous_readers() -> types.ModuleType:
     """``rpa_sim/records/readers.py`` as it was at :data:`BASELINE_COMMIT`."""
     try:
-        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:rpa_sim/records/readers.py"], cwd=PROJECT, check=True,
-                                capture_output=True, text=True).stdout
+        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:rpa_sim/records/readers.py"], cwd=PROJECT,
+                                check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as error:
         sys.exit(f"bench_reading: the baseline needs git and commit {BASELINE_COMMIT}: {error}")
     module = types.ModuleType("baseline_readers")
@@ -206,10 +207,11 @@ def main() -> None:
         # run from that folder: ``python -m`` looks in the working directory first (the project's, here)
         seconds = best(lambda: subprocess.run(score, check=True, capture_output=True, cwd=before,
                                               env={**os.environ, "PYTHONPATH": str(before)}), args.repeat)
-        print(f"  rpa-sim score of {BASELINE_COMMIT}                                {seconds:6.2f} s  {seconds / base:5.2f}x")
+        print(f"  rpa-sim score of {BASELINE_COMMIT}                                {seconds:6.2f} s  "
+              f"{seconds / base:5.2f}x")
         for workers in args.workers:
             command = [*score, "--workers", str(workers)]
-            seconds = best(lambda: subprocess.run(command, check=True, capture_output=True), args.repeat)
+            seconds = best(partial(subprocess.run, command, check=True, capture_output=True), args.repeat)
             print(f"  rpa-sim score --workers {workers:<3d}                              {seconds:6.2f} s  "
                   f"{seconds / base:5.2f}x")
 

@@ -156,7 +156,7 @@ def main() -> None:
 
     print(f"{WORDS_PER_PAGE}-word pages, {WORDS_PER_LINE} words a line, a segment every {LINES_PER_SEGMENT} lines")
     # Each timed pass sees its pages for the first time, so index building is included.
-    seconds, fast_shared = timed(lambda a, p, d: evaluate_question(a, p, d).grounding, shared)
+    seconds, _ = timed(lambda a, p, d: evaluate_question(a, p, d).grounding, shared)
     rate_shared = report(f"evaluate_question, {QUESTIONS_PER_PAGE} questions a page", shared, seconds)
     seconds, fast_separate = timed(lambda a, p, d: evaluate_question(a, p, d).grounding, separate)
     rate_separate = report("evaluate_question, one page a question", separate, seconds)

@@ -96,8 +96,8 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         records, table = folder / f"receipts-{args.n}.jsonl", folder / f"receipts-{args.n}.parquet"
         if not records.exists():
-            subprocess.run(["rpa-sim", "generate", "receipts", "--n", str(args.n), "--seed", "1", "--out", str(records)],
-                           check=True, capture_output=True)
+            subprocess.run(["rpa-sim", "generate", "receipts", "--n", str(args.n), "--seed", "1", "--out",
+                            str(records)], check=True, capture_output=True)
         evaluate_time, _ = best_run(["evaluate", str(records), "--out", str(table)], 1)
         print(f"{args.n:,} receipts: records {records.stat().st_size / 1e6:.1f} MB, table "
               f"{table.stat().st_size / 1e6:.1f} MB ({file_rows(table):,} rows); evaluate "

@@ -183,7 +183,8 @@ def test_the_decision_is_the_brute_force_best(scenario):
 def test_a_team_too_small_is_infeasible_with_alternatives():
     scenario = Scenario.model_validate({
         "name": "short-handed", "data": {"generate": "receipts", "n": 60, "seed": 1},
-        "policies": ["confidence", "document-escalation"], "reviewer": {"seconds_per_item": 8, "seconds_per_document": 25},
+        "policies": ["confidence", "document-escalation"],
+        "reviewer": {"seconds_per_item": 8, "seconds_per_document": 25},
         "costs": {"hourly_rate": 28, "per_residual_error": 4.0, "currency": "EUR"},
         "thresholds": "linspace:0:1:11", "targets": [0.95],
         "operations": {"arrivals": {"per_hour": 40}, "reviewers": {"count": 1},
@@ -274,7 +275,7 @@ def test_the_run_text_states_each_bound_on_its_side():
 
 def test_run_prints_the_decision_and_its_json_holds_it(capsys):
     status, out, err = run_cli(capsys, "run", "cost-benefit")
-    assert status == 0
+    assert status == 0, err
     block = out[out.index("Decision (cost): "):]
     assert "cost for the data: " in block and "quality " in block and ": met" in block
     assert "τ is at the edge of the swept range" in block  # the headline saving sits at τ = 1, the grid's end

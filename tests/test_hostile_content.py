@@ -266,16 +266,20 @@ DAMAGED = {
         **m, "rows": {**m["rows"], "missed": 4}}), "not a valid rpa-sim outcome table: has 9 rows, and its metadata"),
     "a NaN confidence": (lambda g: rewritten(g, "n1.parquet", columns={"confidence": pa.array(
         replaced(column(g, "confidence"), 4, float("nan")), pa.float64())}),
-        "not a valid rpa-sim outcome table: column 'confidence' holds nan in row 4 (counting from 0); expected a number in [0, 1]"),
+        "not a valid rpa-sim outcome table: column 'confidence' holds nan in row 4 (counting from 0); expected a "
+        "number in [0, 1]"),
     "an infinite grounding": (lambda g: rewritten(g, "n2.parquet", columns={"grounding": pa.array(
         replaced(column(g, "grounding"), 3, float("inf")), pa.float64())}),
-        "not a valid rpa-sim outcome table: column 'grounding' holds inf in row 3 (counting from 0); expected a number in [0, 1] or null"),
+        "not a valid rpa-sim outcome table: column 'grounding' holds inf in row 3 (counting from 0); expected a "
+        "number in [0, 1] or null"),
     "a confidence above 1": (lambda g: rewritten(g, "n3.parquet", columns={"confidence": pa.array(
         replaced(column(g, "confidence"), 5, 2.0), pa.float64())}),
-        "not a valid rpa-sim outcome table: column 'confidence' holds 2.0 in row 5 (counting from 0); expected a number in [0, 1]"),
+        "not a valid rpa-sim outcome table: column 'confidence' holds 2.0 in row 5 (counting from 0); expected a "
+        "number in [0, 1]"),
     "a negative count column": (lambda g: rewritten(g, "n4.parquet", columns={"tp": pa.array(
         replaced(replaced(column(g, "tp"), 0, -1), 1, column(g, "tp")[1] + 1), pa.int64())}),
-        "not a valid rpa-sim outcome table: column 'tp' holds -1 in row 0 (counting from 0); expected a whole number at least 0"),
+        "not a valid rpa-sim outcome table: column 'tp' holds -1 in row 0 (counting from 0); expected a whole "
+        "number at least 0"),
     "a document_id twice": (lambda g: rewritten(g, "i1.parquet", columns={"document_id": pa.array(
         replaced(column(g, "document_id"), 2, "r-0"))}),
         "id r-0: not a valid rpa-sim outcome table: column 'document_id' repeats this id in rows 0 and 2"),

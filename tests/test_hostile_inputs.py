@@ -22,6 +22,7 @@ explores many more examples (``docs/cli.md``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import hashlib
@@ -66,15 +67,18 @@ UNCAUGHT = 70
 # the modules the commands import on demand, imported once in the test process so that a forked child
 # starts at once
 _HEAVY_MODULES = (
-    "rpa_sim.cli.main", "rpa_sim.evaluate.load", "rpa_sim.records.readers", "rpa_sim.evaluate.local", "rpa_sim.route.sweep", "rpa_sim.route.certify",
-    "rpa_sim.study.run", "rpa_sim.report.page", "rpa_sim.study.scenario", "rpa_sim.route.policies", "rpa_sim.evaluate.tablefile",
-    "rpa_sim.evaluate.sources", "rpa_sim.records.synthetic", "rpa_sim.common.yamlfile", "rpa_sim.common.files", "rpa_sim.evaluate.cluster",
-    "rpa_sim.records.importers.cord", "rpa_sim.records.importers.docile", "rpa_sim.records.importers.dude", "rpa_sim.records.importers.textract",
-    "rpa_sim.records.importers.kieval_csv", "rpa_sim.records.importers.azure_di", "rpa_sim.records.importers.google_docai",
+    "rpa_sim.cli.main", "rpa_sim.evaluate.load", "rpa_sim.records.readers", "rpa_sim.evaluate.local",
+    "rpa_sim.route.sweep", "rpa_sim.route.certify", "rpa_sim.study.run", "rpa_sim.report.page",
+    "rpa_sim.study.scenario", "rpa_sim.route.policies", "rpa_sim.evaluate.tablefile", "rpa_sim.evaluate.sources",
+    "rpa_sim.records.synthetic", "rpa_sim.common.yamlfile", "rpa_sim.common.files", "rpa_sim.evaluate.cluster",
+    "rpa_sim.records.importers.cord", "rpa_sim.records.importers.docile", "rpa_sim.records.importers.dude",
+    "rpa_sim.records.importers.textract", "rpa_sim.records.importers.kieval_csv",
+    "rpa_sim.records.importers.azure_di", "rpa_sim.records.importers.google_docai",
     "rpa_sim.records.importers.mindee", "rpa_sim.operate.monitoring.estimators", "rpa_sim.operate.monitoring.log",
-    "rpa_sim.operate.monitoring.replay", "rpa_sim.operate.monitoring.planning", "rpa_sim.operate.monitoring.audit_plan",
-    "rpa_sim.operate.queue.erlang", "rpa_sim.operate.queue.staffing", "rpa_sim.operate.queue.simulation",
-    "rpa_sim.operate.queue.summary", "pyarrow.parquet", "scipy.stats", "scipy.optimize", "scipy.special")
+    "rpa_sim.operate.monitoring.replay", "rpa_sim.operate.monitoring.planning",
+    "rpa_sim.operate.monitoring.audit_plan", "rpa_sim.operate.queue.erlang", "rpa_sim.operate.queue.staffing",
+    "rpa_sim.operate.queue.simulation", "rpa_sim.operate.queue.summary", "pyarrow.parquet", "scipy.stats",
+    "scipy.optimize", "scipy.special")
 
 # ------------------------------------------------------------------ running one example
 
@@ -119,10 +123,8 @@ def _wait_for_group(group: int) -> list[str]:
             return []
         if time.monotonic() > deadline:
             left = _group_members(group)
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(group, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             return left
         time.sleep(0.02)
 
@@ -153,10 +155,8 @@ def _child(argv: list[str], folder: Path, scratch: Path) -> None:
         traceback.print_exc()
     finally:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(BaseException):
                 stream.flush()
-            except BaseException:
-                pass
         os._exit(status)
 
 
@@ -170,10 +170,8 @@ def run_forked(argv: list[str], folder: Path, *, timeout: float = TIMEOUT) -> Ou
     pid = os.fork()
     if pid == 0:
         _child(argv, folder, scratch)
-    try:
+    with contextlib.suppress(OSError):  # the child did it first, or is gone already
         os.setpgid(pid, pid)
-    except OSError:  # the child did it first, or is gone already
-        pass
     timed_out, pause = False, 0.001
     while True:
         done, wait_status = os.waitpid(pid, os.WNOHANG)

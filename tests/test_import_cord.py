@@ -369,6 +369,6 @@ def test_errors_come_while_iterating_after_the_good_receipts(tmp_path):
     (tmp_path / "receipt_00002.json").write_text("[]", encoding="utf-8")
     records, report = import_cord(tmp_path)
     assert [next(records).id, next(records).id] == ["receipt_00000", "receipt_00001"]
-    with pytest.raises(InputError, match="receipt_00002.json: expected a JSON object, got \\[\\]"):
+    with pytest.raises(InputError, match=r"receipt_00002\.json: expected a JSON object, got \[\]"):
         next(records)
     assert report.records == 2

@@ -218,5 +218,5 @@ def test_malformed_ground_truth_files(tmp_path, content, message):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(InputError, match="absent.json: no such file$"):
+    with pytest.raises(InputError, match=r"absent\.json: no such file$"):
         import_dude(tmp_path / "absent.json")

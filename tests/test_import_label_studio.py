@@ -347,7 +347,7 @@ def test_bad_json_and_a_folder(tmp_path, capsys):
 
 
 def test_a_bad_id_option_is_bad_usage(tmp_path, capsys):
-    with pytest.raises(UsageError, match="--id-from: expected id or data.KEY"):
+    with pytest.raises(UsageError, match=r"--id-from: expected id or data\.KEY"):
         import_label_studio(RECEIPTS, id_from="data.")
     status, _, err = run_cli(capsys, "import", "label-studio", RECEIPTS, "--out", tmp_path / "r.jsonl",
                              "--id-from", "ocr")

@@ -328,10 +328,10 @@ def test_a_bad_mapping_file_names_its_line_and_setting(tmp_path, mapping_text, m
 
 def test_a_source_without_records(tmp_path):
     empty = _write(tmp_path / "empty.jsonl", "\n\n")
-    with pytest.raises(InputError, match="empty.jsonl: no records: the source holds no JSON value"):
+    with pytest.raises(InputError, match=r"empty\.jsonl: no records: the source holds no JSON value"):
         _import(empty, LLM_MAP)
     (tmp_path / "folder").mkdir()
-    with pytest.raises(InputError, match="folder: no .json, .jsonl or .jsonl.gz files"):
+    with pytest.raises(InputError, match=r"folder: no \.json, \.jsonl or \.jsonl\.gz files"):
         _import(tmp_path / "folder", LLM_MAP)
 
 

@@ -125,7 +125,7 @@ def test_bad_canonical_ground_truth(tmp_path):
     assert str(caught.value) == (f"{path}: line 1 (id a): ground_truth.entities[0].value: Input should be a valid "
                                  "string, got 5")
     path.write_text('{"id": "a", "prediction": {}}\n')
-    with pytest.raises(InputError, match="line 1 .id a.: ground_truth: missing"):
+    with pytest.raises(InputError, match=r"line 1 \(id a\): ground_truth: missing"):
         read_ground_truth(path, report=ImportReport("test"))
     with pytest.raises(InputError, match="no such file"):
         read_ground_truth(tmp_path / "nope.json", report=ImportReport("test"))

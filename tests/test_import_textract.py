@@ -168,7 +168,8 @@ _TEXT_CONFIDENCE = {"Type": {"Text": "TOTAL"}, "ValueDetection": {"Text": "9.50"
     (json.dumps(_summary(_UNTYPED)), "{path}: ExpenseDocuments[0].SummaryFields[0].Type: missing"),
     (json.dumps({"ExpenseDocuments": {"SummaryFields": []}}),
      '{path}: ExpenseDocuments: expected a list, got {"SummaryFields": []}'),
-    ('{"ExpenseDocuments": [\n  {"SummaryFields": [}\n]}', "{path}: line 2: invalid JSON: Expecting value at column 22"),
+    ('{"ExpenseDocuments": [\n  {"SummaryFields": [}\n]}',
+     "{path}: line 2: invalid JSON: Expecting value at column 22"),
     ("[]", "{path}: expected an object, got []"),
 ])
 def test_malformed_responses(tmp_path, content, message):

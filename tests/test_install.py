@@ -74,7 +74,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed):
     probe = ("import json, rpa_sim, rpa_sim.bundled as b, rpa_sim.cli.main; "
-             "print(json.dumps([rpa_sim.__file__, rpa_sim.cli.main.__file__, str(b.bundled_files('policy')['confidence'])]))")
+             "print(json.dumps([rpa_sim.__file__, rpa_sim.cli.main.__file__, "
+             "str(b.bundled_files('policy')['confidence'])]))")
     files = json.loads(_run([installed["bin"] / "python", "-c", probe], cwd=installed["workdir"]).stdout)
     venv = installed["venv"].resolve()
     for file in files:

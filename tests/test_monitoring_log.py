@@ -153,7 +153,7 @@ def test_empty_and_undecodable_files(tmp_path, content, message):
 
 
 def test_missing_files_and_folders(tmp_path):
-    with pytest.raises(InputError, match="absent.jsonl: no such file"):
+    with pytest.raises(InputError, match=r"absent\.jsonl: no such file"):
         read_log(tmp_path / "absent.jsonl")
     with pytest.raises(InputError, match="is a folder, not a file"):
         read_log(tmp_path)

@@ -134,7 +134,7 @@ def test_plan_strata_need_distinct_names():
 
 
 def test_nothing_accepted_is_nothing_to_plan(receipts):
-    with pytest.raises(InputError, match="auto-accepts nothing at threshold 1.5: there is nothing to audit"):
+    with pytest.raises(InputError, match=r"auto-accepts nothing at threshold 1\.5: there is nothing to audit"):
         plan_audit(receipts, CONFIDENCE, threshold=1.5, budget=10)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -103,7 +104,7 @@ def test_widths_shrink_as_the_audit_rate_grows(monitored):
         for method, values in widths["mean_width"].items():
             # PPI's normal interval is erratic on a handful of audits (document-escalation accepts 62 items)
             if method != "ppi" or entry["auto_accepted"] >= 1000:
-                assert all(b < a for a, b in zip(values, values[1:])), (entry["policy"], method, values)
+                assert all(b < a for a, b in itertools.pairwise(values)), (entry["policy"], method, values)
         # the grid's rate of 0.1 is the section's rate over the first 40 of the same days
         assert widths["mean_width"]["classical"][3] == pytest.approx(
             np.mean([high - low for low, high in zip(entry["first_days"]["low"]["classical"],

@@ -250,7 +250,8 @@ def test_a_grid_below_0_is_a_usage_error(table, capsys, spec, shown, form):
     status, out, err = run_cli(capsys, "sweep", table, "--policy", "confidence", f"--thresholds={spec}", form)
     assert (status, out) == (2, "")
     assert err == (f"rpa-sim: error: sweep: argument --thresholds: thresholds must be at least 0 (every swept score "
-                   f"is in [0, 1]; above 1 reviews everything), got {shown!r} in {spec!r} (see 'rpa-sim sweep --help')\n")
+                   f"is in [0, 1]; above 1 reviews everything), got {shown!r} in {spec!r} "
+                   f"(see 'rpa-sim sweep --help')\n")
 
 
 def test_a_grid_up_to_the_largest_number_sweeps_finite_thresholds(table, capsys):

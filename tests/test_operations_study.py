@@ -285,7 +285,7 @@ def test_operations_spec_rejects_times_seconds():
 
 def test_run_prints_the_operations_table(capsys):
     status, out, err = run_cli(capsys, "run", "operations-day")
-    assert status == 0
+    assert status == 0, err
     table = out[out.index("Operations\n"):].splitlines()
     assert table[1].split() == ["policy", "point", "τ", "opened/day", "peak", "need", "staff", "cost/day", "SL",
                                 "(team)", "p90", "h", "backlog", "end", "util", "quality"]
@@ -300,9 +300,10 @@ def test_run_prints_the_operations_table(capsys):
     assert comparison[2].split()[:5] == ["policy", "AUC", "auto@0.95", "least", "cost"]
     assert comparison[5].split()[:4] == ["document-escalation", "0.9328", "0.4065", "3,994.91"]
     metric = next(index for index, line in enumerate(comparison) if line.startswith("metric: "))
-    assert comparison[metric + 1:metric + 3] == ["least cost = each policy's cheapest τ swept, for the whole data (2,000 documents), under "
-                          "no constraint; saves vs all = against reviewing everything",
-                          "the decision below keeps to the scenario's constraints, its cost per day"]
+    assert comparison[metric + 1:metric + 3] == [
+        "least cost = each policy's cheapest τ swept, for the whole data (2,000 documents), under no constraint; "
+        "saves vs all = against reviewing everything",
+        "the decision below keeps to the scenario's constraints, its cost per day"]
     assert "Decision (cost): document-escalation at τ 0.6500 with 8 reviewers" in out
     assert "  cost per day: 4,230.88 EUR = review 0.00 + staffing 1,344.00 + errors 2,886.88 + rejected 0.00" in out
 
@@ -313,6 +314,7 @@ def test_staff_scenario(capsys):
     assert status == 0 and [p["policy"] for p in operations["policies"]] == ["confidence", "document-escalation",
                                                                              "per-field"]
     status, text, err = run_cli(capsys, "staff", "operations-day")
+    assert status == 0, err
     lines = text.splitlines()
     assert lines[1].split()[3:] == [f"{h:02d}" for h in range(6, 20)] + ["cost/day"]
     assert lines[3].split()[2:] == ["0"] + ["4"] * 12 + ["0", "1,344.00"]

@@ -331,9 +331,9 @@ def test_bad_tasks_are_quoted(columns, message):
 
 def test_bad_simulation_options_are_quoted():
     tasks = tasks_of([0], [1])
-    with pytest.raises(ValueError, match="^the fast engine serves first come first served only, not 'edf'$"):
+    with pytest.raises(ValueError, match=r"^the fast engine serves first come first served only, not 'edf'$"):
         simulate(tasks, Roster.constant(1), discipline="edf", engine="fast")
-    with pytest.raises(ValueError, match="^on_expiry must be breach or release, got 'drop'$"):
+    with pytest.raises(ValueError, match=r"^on_expiry must be breach or release, got 'drop'$"):
         simulate(tasks, Roster.constant(1), on_expiry="drop")
-    with pytest.raises(ValueError, match="^seed must be an integer >= 0, got -1$"):
+    with pytest.raises(ValueError, match=r"^seed must be an integer >= 0, got -1$"):
         simulate_queue(queue(), seed=-1)

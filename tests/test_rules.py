@@ -449,7 +449,8 @@ MISSING_LABELS = [Document([], result.labels.tolist(), len(result.additions), []
 
 
 def test_null_confidences_are_nan_in_the_table():
-    assert np.count_nonzero(np.isnan(MISSING_TABLE.confidence)) == sum(c is None for d in MISSING_DOCUMENTS for c in d) > 0
+    missing = sum(c is None for document in MISSING_DOCUMENTS for c in document)
+    assert np.count_nonzero(np.isnan(MISSING_TABLE.confidence)) == missing > 0
 
 
 @pytest.mark.parametrize("missing", ["review", "accept", 0.0, 0.95])
@@ -479,7 +480,8 @@ def test_missing_confidence_in_document_aggregates_against_direct_count(missing)
         states = []
         for confidences in MISSING_DOCUMENTS:
             known = [c for c in confidences if c is not None]
-            routed = (missing == "review" and len(known) < len(confidences)) or (known and aggregate(known, "mean") < tau)
+            routed = ((missing == "review" and len(known) < len(confidences))
+                      or (known and aggregate(known, "mean") < tau))
             states.append(["review" if routed else "accept"] * len(confidences))
         assert_matches(sweeper.at(tau), direct_kie(states, documents=MISSING_LABELS))
 
@@ -607,7 +609,7 @@ def test_dashboard_model_shows_rejections_and_calibration_per_group():
     assert model.figures(1, 0.5)["rejected"] == np.count_nonzero(TYPED_TABLE.confidence < 0.2)
     groups = dict(model.calibration_groups())
     assert [row.name for row in groups["document type"]] == list(TYPED_TABLE.document_types)
-    assert [row.name for row in groups["field"]] == list(TYPED_TABLE.keys)
+    assert [row.name for row in groups["field"]] == list(TYPED_TABLE.field_names)
 
 
 def test_a_scenario_says_what_rejected_items_hold_unless_a_policy_does():

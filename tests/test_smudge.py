@@ -258,7 +258,7 @@ def test_grounding_values():
     assert grounding_from_distance(1.0) == 0.0
     values = grounding_from_distance(np.array([0.0, 1.0, np.nan]))
     assert values[:2].tolist() == [1.0, 0.0] and math.isnan(values[2])
-    with pytest.raises(ValueError, match="got 1.5"):
+    with pytest.raises(ValueError, match=r"got 1\.5"):
         grounding_from_distance([0.2, 1.5])
 
 
@@ -315,17 +315,17 @@ def test_alpha_curve_grid_and_ends():
 
 
 def test_composite_rejects_bad_options():
-    with pytest.raises(ValueError, match="got 0.3"):
+    with pytest.raises(ValueError, match=r"got 0\.3"):
         alpha_curve([1.0], [1.0], step=0.3)
     with pytest.raises(ValueError, match="got 0"):
         alpha_curve([1.0], [1.0], step=0)
     with pytest.raises(ValueError, match="at least one question"):
         alpha_curve([], [])
-    with pytest.raises(ValueError, match="got 1.5"):
+    with pytest.raises(ValueError, match=r"got 1\.5"):
         smudge_scores([1.0], [1.0], alpha=1.5)
     with pytest.raises(ValueError, match=r"got \(2,\) and \(1,\)"):
         smudge_scores([1.0, 0.0], [1.0])
-    with pytest.raises(ValueError, match="grounding must be in \\[0, 1\\], got -0.5"):
+    with pytest.raises(ValueError, match=r"grounding must be in \[0, 1\], got -0\.5"):
         smudge_scores([1.0], [-0.5])
 
 

@@ -367,7 +367,7 @@ def test_csv_reads_back_as_the_rows():
 def test_parse_thresholds_rejects_garbage():
     with pytest.raises(ValueError, match="'linspace:0:1'"):
         parse_thresholds("linspace:0:1")
-    with pytest.raises(ValueError, match="'0.5,x'"):
+    with pytest.raises(ValueError, match=r"'0\.5,x'"):
         parse_thresholds("0.5,x")
 
 

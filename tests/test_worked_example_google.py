@@ -41,7 +41,7 @@ def study(tmp_path, capsys):
     assert status == 0
     (tmp_path / "google-invoice.yaml").write_text(SCENARIO)
     status, out, err = run_cli(capsys, "run", tmp_path / "google-invoice.yaml", "--out-dir", tmp_path / "results")
-    assert status == 0
+    assert status == 0, err
     return tmp_path, out
 
 

@@ -62,7 +62,8 @@ def wait_for(condition: Any, what: str, process: subprocess.Popen, seconds: floa
     deadline = time.monotonic() + seconds
     while not condition():
         assert process.poll() is None, f"the command ended before {what}: {process.communicate()}"
-        assert time.monotonic() < deadline, f"no {what} within {seconds} s (processes below: {descendants(process.pid)})"
+        assert time.monotonic() < deadline, (
+            f"no {what} within {seconds} s (processes below: {descendants(process.pid)})")
         time.sleep(0.02)
 
 

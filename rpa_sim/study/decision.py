@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -38,12 +38,16 @@ if TYPE_CHECKING:
     from rpa_sim.route.sweep import Curve, Sweeper
     from rpa_sim.study.scenario import Scenario
 
-__all__ = ["Decision", "Constraint", "Alternative", "Team", "Cost", "Point", "decide", "CONSTRAINTS"]
+__all__ = ["Decision", "Constraint", "Alternative", "AlternativeKind", "Team", "Cost", "Point", "decide",
+           "CONSTRAINTS"]
 
 #: Every constraint a decision may report, in the order it reports them.
 CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
 #: Team sizes beyond the scenario's largest that the "team for threshold" alternative tries.
 _MORE_TEAMS = 100
+#: How an alternative point was found (docs/decision.md).
+AlternativeKind = Literal["team_for_threshold", "threshold_for_team", "best_within_budget"]
+_Setting = TypeVar("_Setting")
 #: Simulations a decision runs point by point before it takes the service level to fall as τ rises, and finds
 #: where it fails by bisection (docs/decision.md, "The search").
 EXACT_SIMULATIONS = 64
@@ -87,7 +91,9 @@ class Team:
     @property
     def reviewers(self) -> int:
         """The reviewers the roster schedules in a day: each shift's, summed."""
-        return self.count if self.shifts is None else sum(shift[2] for shift in self.shifts)
+        if self.shifts is not None:
+            return sum(shift[2] for shift in self.shifts)
+        return _known(self.count)
 
     def to_dict(self) -> dict[str, Any]:
         return {"extra_per_shift": self.extra_per_shift,
@@ -148,7 +154,7 @@ class Point:
 class Alternative:
     """A point near the decision when none is feasible (``kind``: how it was found), with its constraints."""
 
-    kind: Literal["team_for_threshold", "threshold_for_team", "best_within_budget"]
+    kind: AlternativeKind
     policy: str
     threshold: float
     reviewers: Team | None
@@ -261,7 +267,7 @@ class _Search:
                  certified: Sequence[float | None], model: OperationModel | None) -> None:
         self.scenario, self.sweepers, self.curves, self.model = scenario, sweepers, curves, model
         self.costs = scenario.costs
-        self.objective = "cost" if self.costs is not None else "target"
+        self.objective: Literal["cost", "target"] = "cost" if self.costs is not None else "target"
         table = sweepers[0].table
         self.metric = table.metric_name
         self.unreviewed = table.summary()[self.metric]
@@ -281,7 +287,7 @@ class _Search:
         self.quality = [np.nan_to_num(curve.metric, nan=-np.inf) for curve in curves]
         self.auto_rate = [np.nan_to_num(curve.auto_rate, nan=-np.inf) for curve in curves]
         self.opened = [self.documents - curve.columns["documents_straight_through"] for curve in curves]
-        self.scaled = [curve.basis.scaled(self.factor) for curve in curves]
+        self.scaled = [_known(curve.basis).scaled(self.factor) for curve in curves]
         if model is None:
             self.extras = [0]
         else:
@@ -304,7 +310,7 @@ class _Search:
         """The extras giving distinct teams (a shift keeps at least one), the smallest for each."""
         found, seen = [], set()
         for extra in extras:
-            plan = tuple(self.model.plan(extra))
+            plan = tuple(_known(self.model).plan(extra))
             if plan not in seen:
                 seen.add(plan)
                 found.append(extra)
@@ -320,7 +326,7 @@ class _Search:
 
     def heads(self, extra: int) -> int:
         if extra not in self._heads:
-            self._heads[extra] = 0 if self.model is None else self.team(extra).reviewers
+            self._heads[extra] = 0 if self.model is None else _known(self.team(extra)).reviewers
         return self._heads[extra]
 
     def staffing(self, extra: int) -> float | None:
@@ -331,13 +337,13 @@ class _Search:
 
     def breakdown(self, policy: int, index: int, extra: int) -> CostBreakdown:
         basis = self.scaled[policy].at(index)
-        return self.costs.breakdown(self.scenario.reviewer, basis, staffing=self.staffing(extra))
+        return _known(self.costs).breakdown(self.scenario.reviewer, basis, staffing=self.staffing(extra))
 
     def total(self, policy: int, index: int, extra: int) -> float:
         """The cost of a point (per day or for the data): the same pricing as :meth:`breakdown`, by policy."""
         if (policy, extra) not in self._totals:
-            self._totals[policy, extra] = self.costs.breakdown(self.scenario.reviewer, self.scaled[policy],
-                                                               staffing=self.staffing(extra)).total
+            self._totals[policy, extra] = _known(self.costs).breakdown(self.scenario.reviewer, self.scaled[policy],
+                                                                       staffing=self.staffing(extra)).total
         return float(self._totals[policy, extra][index])
 
     def simulated(self, policy: int, index: int, extra: int) -> dict[str, Any]:
@@ -349,7 +355,7 @@ class _Search:
         key = (opened, reviewed, extra)
         if key not in self._simulated:
             work = Workload(opened=opened, reviewed=reviewed, documents=self.documents)
-            self._simulated[key] = self.model.simulated(work, extra=extra)
+            self._simulated[key] = _known(self.model).simulated(work, extra=extra)
         return self._simulated[key]
 
     def service_level(self, policy: int, index: int, extra: int) -> float:
@@ -391,12 +397,12 @@ class _Search:
             total = self.total(policy, index, extra)
             found.append(Constraint("cost_per_day", self.max_cost, total, total <= self.max_cost))
         if self.certified is not None:
-            found.append(Constraint("certified_error", self.scenario.certify.max_error,
+            found.append(Constraint("certified_error", _known(self.scenario.certify).max_error,
                                     self.certified_error(policy, index), self._certified(policy, index)))
         return tuple(found)
 
     def _certified(self, policy: int, index: int) -> bool:
-        threshold = self.certified[policy]
+        threshold = _known(self.certified)[policy]
         return threshold is not None and bool(self.curves[policy].threshold[index] >= threshold)
 
     # -- the search -------------------------------------------------------------------------------
@@ -414,7 +420,7 @@ class _Search:
 
     def _static(self, policy: int, index: int, active: frozenset[str]) -> bool:
         """The constraints no team changes; quality before releases, which releases only lower."""
-        if "quality" in active and not self.quality[policy][index] >= self.target:
+        if "quality" in active and not self.quality[policy][index] >= _known(self.target):
             return False
         return "certified_error" not in active or self._certified(policy, index)
 
@@ -422,9 +428,9 @@ class _Search:
         """The teams within the budget at a point: a prefix of ``extras`` (each costs more than the last)."""
         allowed = []
         for extra in extras:
-            if "reviewers" in active and self.heads(extra) > self.max_reviewers:
+            if "reviewers" in active and self.heads(extra) > _known(self.max_reviewers):
                 break
-            if "cost_per_day" in active and self.total(policy, index, extra) > self.max_cost:
+            if "cost_per_day" in active and self.total(policy, index, extra) > _known(self.max_cost):
                 break
             allowed.append(extra)
         return allowed
@@ -433,7 +439,8 @@ class _Search:
         """The constraints that need the team simulated."""
         if "service_level" in active and not self._keeps_level(policy, index, extra):
             return False
-        return not ("quality" in active and self.releases) or self.quality_at(policy, index, extra) >= self.target
+        return (not ("quality" in active and self.releases)
+                or self.quality_at(policy, index, extra) >= _known(self.target))
 
     def _keeps_level(self, policy: int, index: int, extra: int) -> bool:
         """Whether the team keeps the service level at the point: simulated there, until
@@ -442,14 +449,14 @@ class _Search:
         opened = float(self.opened[policy][index])
         reviewed = float(self.curves[policy].columns["reviewed"][index])
         if len(self._simulated) < EXACT_SIMULATIONS or (opened, reviewed, extra) in self._simulated:
-            return self.service_level(policy, index, extra) >= self.model.spec.service_level.share
+            return self.service_level(policy, index, extra) >= _known(self.model).spec.service_level.share
         return index <= self._last_kept(policy, extra)
 
     def _last_kept(self, policy: int, extra: int) -> int:
         """The last threshold of the policy's grid at which the team keeps the service level (-1: none), by
         bisection, taking the level to fall as τ rises (a higher τ opens and reviews at least as much)."""
         if (policy, extra) not in self._boundary:
-            share = self.model.spec.service_level.share
+            share = _known(self.model).spec.service_level.share
             kept, failed = -1, len(self.curves[policy])
             while failed - kept > 1:
                 middle = (kept + failed) // 2
@@ -483,10 +490,11 @@ class _Search:
 
         work = Workload(opened=float(self.opened[policy][index]),
                         reviewed=float(self.curves[policy].columns["reviewed"][index]), documents=self.documents)
-        needed = self.model.reviewers_needed(work)
+        model = _known(self.model)
+        needed = model.reviewers_needed(work)
         for position, extra in enumerate(teams):
             if extra not in self._floor:
-                self._floor[extra] = self.model.on_floor_per_hour(extra)
+                self._floor[extra] = model.on_floor_per_hour(extra)
             floor = self._floor[extra]
             if all(floor[hour % 24] >= count for hour, count in enumerate(needed)):
                 return position
@@ -526,8 +534,9 @@ class _Search:
             return self._decision(chosen, True, self._binding(chosen), (), "")
         binding, reason = self._infeasible()
         # the point the decision would take but for the binding constraint, to show what it misses
-        nearest = ((binding is not None and self.search(self.active - {binding}, self.objective))
-                   or self.search(frozenset(), self.objective))
+        # without constraints every point of a non-empty grid qualifies
+        nearest = _known((binding is not None and self.search(self.active - {binding}, self.objective))
+                         or self.search(frozenset(), self.objective))
         if binding is None:  # no single relaxation helps: the first constraint the cheapest point misses binds
             binding = next(c.name for c in self.constraints(nearest) if not c.met)
         return self._decision(nearest, False, binding, self._alternatives(nearest), reason)
@@ -567,7 +576,8 @@ class _Search:
         for name in names:
             if self.search(frozenset({name}), self.objective) is None:
                 # a certified bound no point meets: say when no threshold was certified at all, the plain reason
-                uncertified = name == "certified_error" and all(threshold is None for threshold in self.certified)
+                uncertified = name == "certified_error" and all(threshold is None
+                                                                for threshold in _known(self.certified))
                 why = (": no policy has a certified threshold on this data (each policy's certified.guarantee in "
                        "summary.json, or rpa-sim certify, says why)" if uncertified else "")
                 return name, f"no point meets {self._words(name)} on its own{why}"
@@ -582,23 +592,23 @@ class _Search:
 
     def _words(self, name: str) -> str:
         if name == "quality":
-            return f"the quality target {self.metric} >= {self.target:g}"
+            return f"the quality target {self.metric} >= {_known(self.target):g}"
         if name == "service_level":
-            level = self.model.spec.service_level
+            level = _known(self.model).spec.service_level
             teams = "its team" if len(self.extras) == 1 else "any team the decision allows"
             return f"the service level ({level.share:g} of documents within {level.within_hours:g} h, with {teams})"
         if name == "reviewers":
             return f"the budget of {self.max_reviewers} reviewers"
         if name == "cost_per_day":
-            return f"the budget of {self.max_cost:g} a day"
-        return f"a certified error bound of {self.scenario.certify.max_error:g}"
+            return f"the budget of {_known(self.max_cost):g} a day"
+        return f"a certified error bound of {_known(self.scenario.certify).max_error:g}"
 
     def _alternatives(self, nearest: _Point) -> tuple[Alternative, ...]:
         """The nearest feasible points by kind (``docs/decision.md``), each once and none the decision's own."""
         found: list[Alternative] = []
         seen = {(nearest.policy, nearest.index, nearest.extra)}
 
-        def add(kind: str, point: _Point | None, note: str) -> None:
+        def add(kind: AlternativeKind, point: _Point | None, note: str) -> None:
             if point is not None and (point.policy, point.index, point.extra) not in seen:
                 seen.add((point.policy, point.index, point.extra))
                 threshold = float(self.curves[point.policy].threshold[point.index])
@@ -619,7 +629,7 @@ class _Search:
                     "{policy} at τ {threshold:.4f} meets the service level with {team}")
             budget = self.active & {"reviewers", "cost_per_day"}
             largest = [extra for extra in self.extras
-                       if "reviewers" not in budget or self.heads(extra) <= self.max_reviewers][-1:]
+                       if "reviewers" not in budget or self.heads(extra) <= _known(self.max_reviewers)][-1:]
             if largest:
                 add("threshold_for_team", self.search(self.active - {"quality"}, "quality", extras=largest),
                     "the best quality {team} can sustain: {policy} at τ {threshold:.4f}")
@@ -641,3 +651,9 @@ class _Search:
 def _number(value: float) -> float | None:
     """A figure for JSON: None when undefined."""
     return value if math.isfinite(value) else None
+
+
+def _known(value: _Setting | None) -> _Setting:
+    """``value``, read where the scenario's settings make it present (a constraint is active only when set)."""
+    assert value is not None, "a setting read where the scenario does not set it"
+    return value

@@ -36,14 +36,18 @@ summary then has no calibration).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.result import Calibration, OperatingPoint
+from rpa_sim.study.result import Calibration, Certification, OperatingPoint
 
 if TYPE_CHECKING:
     from rpa_sim.study.decision import Decision
     from rpa_sim.study.result import Baseline, PolicyResult, StudySummary
+
+_Figure = TypeVar("_Figure")
+#: What a recommendation rests on: (basis, policy, point, target), or the reason there is none.
+_Choice = tuple[Literal["cost", "target"], "PolicyResult", OperatingPoint, "float | None"] | str
 
 __all__ = ["Recommendation", "Versus", "CertifiedAlternative", "Risk", "recommend", "main_risk",
            "spans_all_auto_rates", "TOLERANCE"]
@@ -231,11 +235,11 @@ def recommend(summary: StudySummary) -> Recommendation:
         versus_review_none=_versus(point, baselines.review_none, auto_rate=1.0 if predictions else None),
         certified=_certified(summary, policy.policy),
         risk=None if summary.calibration is None else main_risk(summary.calibration, summary.reviewer,
-                                                                point.auto_rate),
+                                                                _known(point.auto_rate)),
     )
 
 
-def _choose(summary: StudySummary) -> tuple[str, PolicyResult, OperatingPoint, float | None] | str:
+def _choose(summary: StudySummary) -> _Choice:
     """(basis, policy, point, target) by the module's rules, or the reason there is none."""
     if summary.decision is not None:
         return _decided(summary, summary.decision)
@@ -244,30 +248,32 @@ def _choose(summary: StudySummary) -> tuple[str, PolicyResult, OperatingPoint, f
     policies = summary.policies
     if summary.costs is not None:
         # min() keeps the first of equal keys: the policy listed first wins a full tie
-        policy = min(policies, key=lambda p: (p.cost_optimum.cost, -p.cost_optimum.auto_rate))
-        return "cost", policy, policy.cost_optimum, None
+        # with costs every policy has its cost optimum (and, the data having predictions, its auto-rate)
+        optima = [(p, _known(p.cost_optimum)) for p in policies]
+        policy, optimum = min(optima, key=lambda pair: (pair[1].cost, -_known(pair[1].auto_rate)))
+        return "cost", policy, optimum, None
     if not summary.targets:
         return "the scenario sets neither costs nor a target: add costs or targets to get a recommendation"
     target = summary.targets[0]
     key = f"{target:g}"
-    reaching = [p for p in policies if p.operating_points.get(key) is not None]
+    reaching = [(p, point) for p in policies if (point := p.operating_points.get(key)) is not None]
     if not reaching:
         best = summary.baselines.review_all.metric
         return (f"no policy reaches the first target {key}"
                 + ("" if best is None else f" (reviewing everything gives {best:.4f})"))
-    policy = min(reaching, key=lambda p: (-p.operating_points[key].auto_rate, -p.operating_points[key].metric))
-    return "target", policy, policy.operating_points[key], target
+    # a point that reaches the target has its metric and auto-rate
+    policy, point = min(reaching, key=lambda pair: (-_known(pair[1].auto_rate), -_known(pair[1].metric)))
+    return "target", policy, point, target
 
 
-def _decided(summary: StudySummary,
-             decision: Decision) -> tuple[str, PolicyResult, OperatingPoint, float | None] | str:
+def _decided(summary: StudySummary, decision: Decision) -> _Choice:
     """The study's decision as (basis, policy, point, target), or the reason there is none."""
     if decision.policy is None or not decision.feasible:
         return decision.reason
     policy = next(p for p in summary.policies if p.policy == decision.policy)
     target = summary.targets[0] if decision.basis == "target" else None
-    point = decision.point
-    return decision.basis, policy, OperatingPoint(threshold=decision.threshold, auto_rate=point.auto_rate,
+    point = _known(decision.point)  # a feasible decision has its point
+    return decision.basis, policy, OperatingPoint(threshold=_known(decision.threshold), auto_rate=point.auto_rate,
                                                   metric=point.metric, reviewed=point.reviewed, cost=point.cost), target
 
 
@@ -284,14 +290,14 @@ def _versus(point: OperatingPoint, baseline: Baseline, *, auto_rate: float | Non
 
 
 def _certified(summary: StudySummary, recommended: str | None) -> CertifiedAlternative | None:
-    certified = [p for p in summary.policies if p.certified is not None and p.certified.threshold is not None]
+    # a certification with a threshold has its figures there
+    certified = [(p, p.certified, _known(p.certified.at_threshold)) for p in summary.policies
+                 if isinstance(p.certified, Certification) and p.certified.threshold is not None]
     if not certified:
         return None
-    own = [p for p in certified if p.policy == recommended]
-    policy = own[0] if own else min(certified, key=lambda p: -(p.certified.at_threshold.auto_rate or 0.0))
-    found = policy.certified
-    at = found.at_threshold
-    return CertifiedAlternative(policy=policy.policy, knob=policy.knob, threshold=found.threshold,
+    own = [choice for choice in certified if choice[0].policy == recommended]
+    policy, found, at = own[0] if own else min(certified, key=lambda choice: -(choice[2].auto_rate or 0.0))
+    return CertifiedAlternative(policy=policy.policy, knob=policy.knob, threshold=_known(found.threshold),
                                 max_error=found.max_error, confidence=1.0 - found.delta,
                                 auto_rate=at.auto_rate, metric=at.metric, cost=at.cost)
 
@@ -317,10 +323,16 @@ def main_risk(calibration: Calibration, reviewer: Reviewer, auto_rate: float) ->
     >>> found.kind, round(found.calibration_exposure, 4), round(found.reviewer_exposure, 4)
     ('calibration', 0.04, 0.004)
     """
-    ece = calibration.ece_equal_width
+    ece = _known(calibration.ece_equal_width)  # a calibration of predictions with confidences has its ECE
     miss, broken = reviewer.miss_rate, reviewer.false_correction_rate
     calibration_exposure = ece * auto_rate
     reviewer_exposure = max(miss, broken) * (1.0 - auto_rate)
     return Risk(kind="calibration" if calibration_exposure >= reviewer_exposure else "reviewer", ece=ece,
                 auto_rate=auto_rate, miss_rate=miss, false_correction_rate=broken,
                 calibration_exposure=calibration_exposure, reviewer_exposure=reviewer_exposure)
+
+
+def _known(value: _Figure | None) -> _Figure:
+    """``value``, read where the study's figures make it present (the comments at each use say why)."""
+    assert value is not None, "a figure read where the study does not have it"
+    return value

@@ -138,7 +138,7 @@ def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
                                calibration_fraction=spec.calibration_fraction, seed=spec.seed,
                                groups=None if units is None else units[kept],
                                candidates=candidates if len(candidates) else None)
-    certified = {**result.to_dict(), "guarantee": result.guarantee}
+    certified: dict[str, Any] = {**result.to_dict(), "guarantee": result.guarantee}
     if result.threshold is not None:
         # the policy run in "certified" mode: its figures at the certified threshold
         point = sweeper.at(result.threshold)
@@ -324,6 +324,7 @@ def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: C
         summary["rejected"] = int(np.count_nonzero(sweeper.compiled.rejected))
     if scenario.costs is not None:
         best = cost_optimum(curve)
+        assert curve.breakdown is not None and review_all is not None, "curves swept with costs have breakdowns"
         parts = curve.breakdown.at(int(np.flatnonzero(curve.threshold == best.threshold)[0]))
         saved = review_all.minus(parts).by_kind()
         summary["cost_optimum"] = {
@@ -400,7 +401,7 @@ def comparison_table(result: ScenarioResult) -> str:
         row += [number(None if point is None else point.auto_rate) for point in p.operating_points.values()]
         if rejecting:
             row.append(count(p.rejected or 0))
-        if summary.costs is not None:
+        if p.cost_optimum is not None:  # every policy's, when the scenario has costs
             best = p.cost_optimum
             row += [money(best.cost), number(best.threshold, 3) + (" *" if best.edge_of_range else ""),
                     money(best.savings_vs_review_all)]
@@ -419,10 +420,10 @@ def comparison_table(result: ScenarioResult) -> str:
         notes.append(f"least cost = {least}; saves vs all = against reviewing everything")
         if decided is not None:
             notes.append(f"the decision below {decided}")
-    for target, best in summary.optimized_per_field.items():
-        single = best.best_single_threshold
-        if best.feasible:
-            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {number(best.auto_rate)} "
+    for target, optimized in summary.optimized_per_field.items():
+        single = optimized.best_single_threshold
+        if optimized.feasible:
+            notes.append(f"optimized per-field thresholds reach {target} at auto-rate {number(optimized.auto_rate)} "
                          f"(one threshold for all fields: {number(None if single is None else single.auto_rate)})")
         else:
             notes.append(f"{metric} {target} cannot be reached by reviewing entities alone")

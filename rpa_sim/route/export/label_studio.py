@@ -103,7 +103,8 @@ def export_label_studio(at: PolicyAt, table: OutcomeTable, *, document_url: str 
     """
     from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415
 
-    if not table.has_review_units:
+    documents_of = table.review_units  # the document of each value; questions have none
+    if documents_of is None:
         raise InputError(f"export-policy label-studio writes the values of KIE documents as tasks; this data is "
                          f"{table.task.upper()} ({table.unit_noun}s, no fields to pre-annotate): export rules instead "
                          f"(thresholds, a2i, rossum)")
@@ -119,13 +120,15 @@ def export_label_studio(at: PolicyAt, table: OutcomeTable, *, document_url: str 
     if rejected:
         notes.append(f"label-studio tasks leave out the {rejected:,} values the reject band takes out of the flow "
                      f"(reject_if: neither reviewed nor accepted)")
-    values, documents = review_order(table.confidence[routed], table.document[routed])
+    values, documents = review_order(table.confidence[routed], documents_of[routed])
     rows = routed[values]
     by_document: dict[int, list[int]] = {}
-    for row, document in zip(rows.tolist(), table.document[rows].tolist()):
+    for row, document in zip(rows.tolist(), documents_of[rows].tolist()):
         by_document.setdefault(document, []).append(row)
     about = metadata(at, notes)
-    tasks = [_task(table, document, by_document[document], rank, document_url, model_version, about)
+    ids, predicted = table.unit_ids(), table.review_values().values
+    tasks = [_task(table, str(ids[document]), predicted, by_document[document], rank, document_url, model_version,
+                   about)
              for rank, document in enumerate(documents.tolist(), start=1)]
     from rpa_sim.common.jsontext import dumps  # noqa: PLC0415
 
@@ -135,13 +138,13 @@ def export_label_studio(at: PolicyAt, table: OutcomeTable, *, document_url: str 
     return Export(dumps(tasks, indent=2, ensure_ascii=False) + "\n", tuple(notes), summary)
 
 
-def _task(table: OutcomeTable, document: int, rows: list[int], rank: int, document_url: str, model_version: str,
-          about: dict[str, Any]) -> dict[str, Any]:
-    record_id = str(table.document_ids[document])
+def _task(table: OutcomeTable, record_id: str, predicted: np.ndarray, rows: list[int], rank: int, document_url: str,
+          model_version: str, about: dict[str, Any]) -> dict[str, Any]:
+    """The task of one document: its routed ``rows``, each with its field name, predicted value and confidence."""
     results = []
     for number, row in enumerate(rows, start=1):
-        result: dict[str, Any] = {"id": f"r{number}", "from_name": table.keys[table.key[row]], "to_name": DATA_KEY,
-                                  "type": "textarea", "value": {"text": [str(table.value[row])]}}
+        result: dict[str, Any] = {"id": f"r{number}", "from_name": table.field_names[table.field_codes[row]],
+                                  "to_name": DATA_KEY, "type": "textarea", "value": {"text": [str(predicted[row])]}}
         confidence = float(table.confidence[row])
         if not math.isnan(confidence):
             result["score"] = confidence

@@ -58,7 +58,7 @@ class Thresholds:
         """The threshold of a value of field ``key`` (None: a field named nowhere) in a ``document_type`` document."""
         by_type = self.document_types.get(document_type) if document_type is not None else None
         if by_type is not None:
-            if key in by_type.fields:
+            if key is not None and key in by_type.fields:
                 return by_type.fields[key]
             if by_type.below is not None:
                 return by_type.below
@@ -183,7 +183,7 @@ def _reduce(condition: Condition, threshold: float, where: str) -> tuple[Thresho
     if condition.grounding is not None or condition.document_confidence is not None:
         name = "grounding" if condition.grounding is not None else "document_confidence"
         return None, [Rule(name, f"{where}: {_words(condition, threshold)}")]
-    children = condition.any_of or condition.all_of
+    children = _children(condition)
     combinator = "any_of" if condition.any_of else "all_of"
     reduced = [_reduce(child, threshold, where) for child in children]
     stated = [rules for rules, _ in reduced if rules is not None]
@@ -200,7 +200,8 @@ def _reduce(condition: Condition, threshold: float, where: str) -> tuple[Thresho
 
 
 def _thresholds(test: Threshold, threshold: float) -> Thresholds:
-    return Thresholds(threshold if test.swept else test.below, dict(test.fields),
+    below = threshold if isinstance(test.below, str) else test.below  # the one text a threshold takes is sweep
+    return Thresholds(below, dict(test.fields),
                       {name: TypeThresholds(by_type.below, dict(by_type.fields))
                        for name, by_type in test.document_types.items()})
 
@@ -221,12 +222,19 @@ def _combined(parts: Sequence[Thresholds], pick: Callable[[Iterable[float]], flo
                       by_type)
 
 
+def _children(condition: Condition) -> list[Condition]:
+    """The conditions a combinator joins: a condition that is no test is ``any_of`` or ``all_of`` (validated)."""
+    children = condition.any_of or condition.all_of
+    assert children is not None, "a condition is a test or a combinator"
+    return children
+
+
 def _words(condition: Condition, threshold: float) -> str:
     """A condition in words, ``τ`` shown with its value."""
     test = condition.confidence or condition.grounding or condition.document_confidence
     if test is None:
         combinator = "any of" if condition.any_of else "all of"
-        return f"{combinator} ({'; '.join(_words(child, threshold) for child in condition.any_of or condition.all_of)})"
+        return f"{combinator} ({'; '.join(_words(child, threshold) for child in _children(condition))})"
     below = f"τ = {threshold:g}" if test.swept else f"{test.below:g}"
     if isinstance(test, DocumentConfidence):
         return f"the document's {test.aggregate.replace('_', ' ')} confidence below {below}"
