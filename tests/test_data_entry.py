@@ -14,7 +14,7 @@ from rpa_sim.evaluate.sources import RecordsOnlyOption
 from rpa_sim.records.synthetic import receipt_dicts
 from rpa_sim.study.run import run_scenario
 from rpa_sim.study.scenario import load_scenario
-from rpa_sim.tui.model import open_source
+from rpa_sim.tui.loading import open_source
 from tests.conftest import run_cli
 from tests.support_shards import write_shards
 
