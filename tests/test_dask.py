@@ -200,7 +200,7 @@ def test_score_and_sweep_through_dask_scheduler_and_workers(capsys: pytest.Captu
         for command, extra in (("score", ()), ("sweep", SWEEP)):
             expected = run_cli(capsys, command, whole, *extra, "--json", "--workers", "1")
             assert expected[0] == 0
-            through = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", command, str(shards), *extra, "--json",
+            through = subprocess.run([sys.executable, "-m", "rpa_sim.cli", command, str(shards), *extra, "--json",
                                       "--scheduler", address], capture_output=True, text=True, timeout=TIMEOUT)
             assert (through.returncode, through.stdout, through.stderr) == expected
     finally:
