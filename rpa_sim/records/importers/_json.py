@@ -6,12 +6,16 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from rpa_sim.common.errors import InputError
-from rpa_sim.common.inputs import read_input
+from pydantic import BaseModel, ValidationError
 
-__all__ = ["load_json", "parse_line", "show", "FieldChecks"]
+from rpa_sim.common.errors import InputError, shown
+from rpa_sim.common.inputs import input_lines, read_input
+
+__all__ = ["load_json", "parse_line", "show", "FieldChecks", "read_record_side"]
+
+Side = TypeVar("Side", bound=BaseModel)
 
 _LARGEST_FLOAT = sys.float_info.max
 
@@ -95,3 +99,44 @@ class FieldChecks:
                 abs(value) > _LARGEST_FLOAT)) or not math.isfinite(value):
             raise self.error(field, f"expected a finite number, got {show(value)}")
         return float(value)
+
+
+def read_record_side(path: Path, side: str, model: type[Side]) -> dict[str, Side]:
+    """One side (``"prediction"`` or ``"ground_truth"``) of the canonical KIE records of ``path``, by id.
+
+    Every problem is an :class:`InputError` naming the file, the line, the record id and the field path as the
+    JSON has it (a duplicate id, a missing side, a side that does not validate).
+    """
+    sides: dict[str, Side] = {}
+    for number, raw in input_lines(path):
+        data = parse_line(raw, path=path, line=number)
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            raise InputError(f"expected a record with a string id, got {shown(data)}", path=str(path), line=number)
+        record_id = data["id"]
+        where = {"path": str(path), "line": number, "record_id": record_id}
+        if record_id in sides:
+            raise InputError("duplicate id", **where)
+        if side not in data:
+            raise InputError("missing", field=side, **where)
+        try:
+            sides[record_id] = model.model_validate(data[side], strict=True)
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            raise InputError(f"{first['msg']}, got {shown(first['input'])}",
+                             field=_field_path(side, first["loc"], data[side]), **where) from None
+    return sides
+
+
+def _field_path(side: str, loc: tuple[Any, ...], raw: Any) -> str:
+    """A pydantic error location as the raw JSON has it (a bare-list group has no ``entities`` step)."""
+    text, node = side, raw
+    for step in loc:
+        if step == "entities" and isinstance(node, list):
+            continue
+        if isinstance(step, int):
+            text += f"[{step}]"
+            node = node[step] if isinstance(node, list) and step < len(node) else None
+        elif isinstance(node, dict):
+            text += f".{step}"
+            node = node.get(step)
+    return text

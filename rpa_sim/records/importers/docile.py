@@ -24,12 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from rpa_sim.common.errors import InputError, shown
-from rpa_sim.common.inputs import check_input, input_lines
+from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import load_json, parse_line
+from rpa_sim.records.importers._json import load_json, read_record_side
 from rpa_sim.records.models import (
     Document,
     Entity,
@@ -233,43 +231,6 @@ def _pages(ocr_path: Path, sizes: list[tuple[float, float]], segment: Literal["b
 # --------------------------------------------------------------------------- predictions
 
 
-def _field_path(loc: tuple[Any, ...], raw: Any) -> str:
-    """A pydantic error location as the raw JSON has it (a bare-list group has no ``entities`` step)."""
-    text, node = "prediction", raw
-    for step in loc:
-        if step == "entities" and isinstance(node, list):
-            continue
-        if isinstance(step, int):
-            text += f"[{step}]"
-            node = node[step] if isinstance(node, list) and step < len(node) else None
-        elif isinstance(node, dict):
-            text += f".{step}"
-            node = node.get(step)
-    return text
-
-
-def _read_predictions(path: Path) -> dict[str, PredictedExtraction]:
-    """The prediction side of canonical KIE records, by id."""
-    predictions: dict[str, PredictedExtraction] = {}
-    for number, raw in input_lines(path):
-        data = parse_line(raw, path=path, line=number)
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            raise InputError(f"expected a record with a string id, got {shown(data)}", path=str(path), line=number)
-        record_id = data["id"]
-        where = {"path": str(path), "line": number, "record_id": record_id}
-        if record_id in predictions:
-            raise InputError("duplicate id", **where)
-        if "prediction" not in data:
-            raise InputError("missing", field="prediction", **where)
-        try:
-            predictions[record_id] = PredictedExtraction.model_validate(data["prediction"], strict=True)
-        except ValidationError as error:
-            first = error.errors(include_url=False)[0]
-            raise InputError(f"{first['msg']}, got {shown(first['input'])}",
-                             field=_field_path(first["loc"], data["prediction"]), **where) from None
-    return predictions
-
-
 # --------------------------------------------------------------------------- entry point
 
 
@@ -349,7 +310,7 @@ def import_docile(source: str | Path, *, predictions: str | Path | None = None,
     if segment not in ("block", "line"):
         raise ValueError(f"segment must be 'block' or 'line', got {segment!r}")
     folder, ids = _document_ids(Path(source))
-    joined = None if predictions is None else _read_predictions(Path(predictions))
+    joined = None if predictions is None else read_record_side(Path(predictions), "prediction", PredictedExtraction)
     report = ImportReport("docile")
     if joined is None:
         report.notes.append("DocILE has ground truth only: the records have no prediction; join canonical "

@@ -26,13 +26,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from rpa_sim.common.errors import InputError, shown
-from rpa_sim.common.inputs import check_input, input_lines
+from rpa_sim.common.inputs import check_input
 from rpa_sim.common.yamlfile import field_line, read_yaml
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import FieldChecks, load_json, parse_line
+from rpa_sim.records.importers._json import FieldChecks, load_json, read_record_side
 from rpa_sim.records.models import Box, Entity, Extraction, Group, KIERecord
 
 __all__ = ["ABSENT_KEY", "FIELDS_KEY", "RECORDS_SUFFIXES", "FieldMap", "GroundTruth", "bounding_box", "joined_records",
@@ -256,47 +254,11 @@ def read_ground_truth(path: str | Path, *, report: ImportReport) -> GroundTruth:
         raise InputError("no such file", path=str(path))
     check_input(path)
     if path.name.endswith(RECORDS_SUFFIXES):
-        return GroundTruth(str(path), _read_records(path), None)
+        truths = read_record_side(path, "ground_truth", Extraction)
+        if not truths:
+            raise InputError("no records", path=str(path))
+        return GroundTruth(str(path), truths, None)
     return _SimpleForm(str(path), report).read(load_json(path))
-
-
-def _read_records(path: Path) -> dict[str, Extraction]:
-    """The ground-truth side of canonical KIE records, by id."""
-    truths: dict[str, Extraction] = {}
-    for number, raw in input_lines(path):
-        data = parse_line(raw, path=path, line=number)
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            raise InputError(f"expected a record with a string id, got {shown(data)}", path=str(path), line=number)
-        record_id = data["id"]
-        where = {"path": str(path), "line": number, "record_id": record_id}
-        if record_id in truths:
-            raise InputError("duplicate id", **where)
-        if "ground_truth" not in data:
-            raise InputError("missing", field="ground_truth", **where)
-        try:
-            truths[record_id] = Extraction.model_validate(data["ground_truth"], strict=True)
-        except ValidationError as error:
-            first = error.errors(include_url=False)[0]
-            raise InputError(f"{first['msg']}, got {shown(first['input'])}",
-                             field=_field_path(first["loc"], data["ground_truth"]), **where) from None
-    if not truths:
-        raise InputError("no records", path=str(path))
-    return truths
-
-
-def _field_path(loc: tuple[Any, ...], raw: Any) -> str:
-    """A pydantic error location as the raw JSON has it (a bare-list group has no ``entities`` step)."""
-    text, node = "ground_truth", raw
-    for step in loc:
-        if step == "entities" and isinstance(node, list):
-            continue
-        if isinstance(step, int):
-            text += f"[{step}]"
-            node = node[step] if isinstance(node, list) and step < len(node) else None
-        elif isinstance(node, dict):
-            text += f".{step}"
-            node = node.get(step)
-    return text
 
 
 class _SimpleForm(FieldChecks):
