@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
 __all__ = ["PALETTE", "FIGURE_WIDTH_INCHES", "SMALLEST_FONT_POINTS", "style", "new_axes", "label", "stacked_panels",
-           "figure_of", "label_point", "figure_legend", "fit_to_phone"]
+           "zoom_panels", "figure_of", "label_point", "figure_legend", "fit_to_phone"]
 
 #: Okabe-Ito, safe for every common colour-blindness; yellow last, as it is faint on white. The last colour
 #: marks the decided point (the star).
@@ -68,6 +68,25 @@ def stacked_panels(zoomed: bool) -> tuple[Figure, list[Axes]]:
     figure = Figure(figsize=(7.5, 9.6 if zoomed else 5.6), layout="constrained")
     axes = figure.subplots(2 if zoomed else 1, 1, squeeze=False)[:, 0]
     return figure, list(axes)
+
+
+def zoom_panels(ax: Axes | None, zoom_ax: Axes | None, *, zoomable: bool,
+                why_not: str) -> tuple[Figure, list[Axes]]:
+    """The figure and the panels a zoomable display draws on: the caller's (``ax``, and ``zoom_ax`` when given), or
+    a new figure with a zoom panel when the display has a range to zoom on (``zoomable``).
+
+    Raises
+    ------
+    ValueError
+        When ``zoom_ax`` comes without ``ax``, or when it is given and the display cannot zoom (``why_not``).
+    """
+    if ax is None:
+        if zoom_ax is not None:
+            raise ValueError("zoom_ax needs ax: give both panels, or neither to make a figure")
+        return stacked_panels(zoomable)
+    if zoom_ax is not None and not zoomable:
+        raise ValueError(f"zoom_ax needs a zoom window: the display has none ({why_not})")
+    return figure_of(ax), [ax] if zoom_ax is None else [ax, zoom_ax]
 
 
 def figure_of(axes: Axes) -> Figure:

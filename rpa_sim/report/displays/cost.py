@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from rpa_sim.report.decided import starred
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
-from rpa_sim.report.style import PALETTE, figure_legend, figure_of, label, label_point, stacked_panels, style
+from rpa_sim.report.style import PALETTE, figure_legend, label, label_point, style, zoom_panels
 from rpa_sim.report.wording import cost_basis, cost_optimum, currency_of
 from rpa_sim.study.recommend import recommend
 
@@ -120,15 +120,7 @@ class CostDisplay:
         ValueError
             When ``zoom_ax`` is given but the display has no window, or without ``ax``.
         """
-        if ax is None:
-            if zoom_ax is not None:
-                raise ValueError("zoom_ax needs ax: give both panels, or neither to make a figure")
-            figure, panels = stacked_panels(self.window is not None)
-        else:
-            if zoom_ax is not None and self.window is None:
-                raise ValueError("zoom_ax needs a zoom window: the display has none (no cheapest point)")
-            figure = figure_of(ax)
-            panels = [ax] if zoom_ax is None else [ax, zoom_ax]
+        figure, panels = zoom_panels(ax, zoom_ax, zoomable=self.window is not None, why_not="no cheapest point")
         window = self.window if len(panels) == 2 else None
         self.lines_: list[Line2D] = []
         for panel_index, axes in enumerate(panels):
