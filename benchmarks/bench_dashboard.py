@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from textual import events
 
-from rpa_sim.evaluate.load import load_table
+from rpa_sim.evaluate.load import load_data
 from rpa_sim.evaluate.outcomes import KIEOutcomes, concat_tables, evaluate_kie
 from rpa_sim.evaluate.tablefile import write_table
 from rpa_sim.records.synthetic import generate_receipts, write_dataset
@@ -164,7 +164,7 @@ def opening(entities: int) -> None:
         records, table_file = Path(folder) / "receipts.jsonl", Path(folder) / "receipts.parquet"
         start = time.perf_counter()
         write_dataset("receipts", records, n=receipts, seed=7, workers=2)
-        write_table(load_table(records).table, table_file, source=[records])
+        write_table(load_data(records).table, table_file, source=[records])
         prepared = time.perf_counter() - start
         figures = {path.suffix: asyncio.run(open_time(path)) for path in (table_file, records)}
     table, jsonl = figures[".parquet"], figures[".jsonl"]

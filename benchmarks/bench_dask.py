@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from rpa_sim.evaluate import cluster as on_dask
-from rpa_sim.evaluate.sources import evaluate_shards, merge_shards, resolve_shards, write_partitions
+from rpa_sim.evaluate.sources import evaluate_shards, load_shard, merge_shards, resolve_shards, write_partitions
 from rpa_sim.records.synthetic import write_dataset
 
 SEED = 7
@@ -64,7 +64,7 @@ def timed_on_cluster(shards: tuple[Path, ...], address: str, repeat: int) -> tup
             for shard in shards:  # a new stamp, so a new task: Dask would hand back the last run's results
                 os.utime(shard, ns=(time.time_ns(), time.time_ns() + attempt))
             began = time.perf_counter()
-            results = on_dask.evaluate_with_client(client, shards, task="kie")
+            results = on_dask.evaluate_with_client(client, shards, evaluate_shard=load_shard, task="kie")
             best = min(best, time.perf_counter() - began)
     return startup, best, results
 

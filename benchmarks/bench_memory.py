@@ -7,7 +7,7 @@ them with distinct ids until the file holds ENTITIES predicted entities
 reused). Then it measures the peak resident memory of fresh processes: one
 that only imports rpa-sim (the floor), one that streams the records, and one
 per ``--workers`` that evaluates them as ``rpa-sim score`` does
-(:func:`rpa_sim.evaluate.load.evaluate_stream`: grounding computed from the OCR). With
+(:func:`rpa_sim.evaluate.load.load_data`: grounding computed from the OCR). With
 several workers, the figures are this process's peak and the largest worker's
 peak; their sum bounds the whole.
 
@@ -33,7 +33,7 @@ from rpa_sim.records.synthetic import receipt_dicts
 CHILD = """
 import os, sys, threading, time
 from pathlib import Path
-from rpa_sim.evaluate.load import evaluate_stream
+from rpa_sim.evaluate.load import load_data
 from rpa_sim.records.readers import read_records
 
 def kib(pid, name, field):
@@ -60,7 +60,7 @@ rows = 0
 if mode == "stream":
     rows = sum(1 for _ in read_records(path))
 elif mode.startswith("evaluate"):
-    rows = len(evaluate_stream(read_records(path), workers=int(mode.split("-")[1])).table)
+    rows = len(load_data(path, workers=int(mode.split("-")[1])).table)
 seconds = time.perf_counter() - start
 print(rows, seconds, kib("self", "status", "VmHWM:"), peak[0])
 """

@@ -162,7 +162,7 @@ def data_sets(folder: Path, n: int) -> list[tuple[str, str, list[str]]]:
         return found
     for number, (name, task, arguments) in enumerate(SAMPLES):
         path = folder / f"sample-{number}.jsonl"
-        subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", "import", *map(str, arguments), "--out", str(path)],
+        subprocess.run([sys.executable, "-m", "rpa_sim.cli", "import", *map(str, arguments), "--out", str(path)],
                        check=True, capture_output=True)
         found.append((f"{name} (x{n // len(path.read_text().splitlines())})", task, repeated(path, n)))
     return found
@@ -202,7 +202,7 @@ def main() -> None:
         write_dataset("receipts", path, n=args.score_n, seed=8)
         base = best(json_loop(path), args.repeat)
         print(f"  json.loads loop over the same lines                      {base:6.2f} s")
-        score = [sys.executable, "-m", "rpa_sim.cli.main", "score", str(path)]
+        score = [sys.executable, "-m", "rpa_sim.cli", "score", str(path)]
         before = previous_package(Path(folder) / "before")
         # run from that folder: ``python -m`` looks in the working directory first (the project's, here)
         seconds = best(lambda: subprocess.run(score, check=True, capture_output=True, cwd=before,

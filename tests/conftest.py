@@ -44,7 +44,7 @@ def vector_cases(name: str, key: str) -> list:
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     """``rpa-sim ARGV`` in this process: the exit status, standard output and standard error."""
-    from rpa_sim.cli.main import main
+    from rpa_sim.cli.entry import main
 
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()

@@ -287,7 +287,7 @@ def test_the_command_refuses_a_gzip_of_zeros_in_bounded_memory(tmp_path):
             out.write(bytes(1 << 20))
     # The peak resident memory of the process itself: VmHWM, as getrusage's ru_maxrss would keep the peak of the
     # (large) test process that started it, which Linux carries over the exec.
-    probe = ("import re, sys\nfrom pathlib import Path\nfrom rpa_sim.cli.main import main\n"
+    probe = ("import re, sys\nfrom pathlib import Path\nfrom rpa_sim.cli.entry import main\n"
              "status = main(['score', sys.argv[1]])\n"
              "print(status, re.search(r'VmHWM:\\s*(\\d+) kB', Path('/proc/self/status').read_text())[1])")
     completed = subprocess.run([sys.executable, "-c", probe, str(zeros)], capture_output=True, text=True,
@@ -373,7 +373,7 @@ def test_the_model_outputs_of_cord_and_the_sources_of_kieval_are_folders(capsys,
 
 PIPE_PROBE = """
 import contextlib, io, json, sys
-from rpa_sim.cli.main import main
+from rpa_sim.cli.entry import main
 for argv in json.loads(sys.argv[1]):
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

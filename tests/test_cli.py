@@ -183,7 +183,7 @@ def test_run_bad_scenario(tmp_path, capsys):
 
 
 def test_console_script_usage_error_exits_2():
-    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", "score"], capture_output=True, text=True)
+    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", "score"], capture_output=True, text=True)
     assert completed.returncode == 2 and "DATA" in completed.stderr
 
 

@@ -286,7 +286,7 @@ def test_format_has_a_help_text(capsys):
 def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, kie):
     for argv in (["score", str(kie)], ["generate", "receipts", "--n", "300", "--seed", "1", "--out",
                                        str(tmp_path / "g.jsonl")]):
-        completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", *argv], capture_output=True, text=True,
+        completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", *argv], capture_output=True, text=True,
                                    timeout=300)
         assert completed.returncode == 0
         assert completed.stderr in ("", f"wrote 300 receipts records to {tmp_path / 'g.jsonl'}\n")
@@ -295,7 +295,7 @@ def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, kie):
 def on_a_terminal(*argv: str) -> tuple[int, bytes, bytes]:
     """Run the command with stderr on a pseudo-terminal; its status, stdout and what the terminal got."""
     main_end, terminal_end = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli.main", *argv], stdin=subprocess.DEVNULL,
+    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", *argv], stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=terminal_end,
                                env={**os.environ, "TERM": "xterm-256color"})
     os.close(terminal_end)

@@ -295,7 +295,7 @@ def test_the_largest_grid_is_accepted(capsys, kie):
 
 
 def test_data_from_a_pipe_asks_for_a_regular_file(tmp_path):
-    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", "score", "/dev/stdin"],
+    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", "score", "/dev/stdin"],
                                input=json.dumps(KIE_LINE) + "\n", capture_output=True, text=True, timeout=120)
     assert (completed.returncode, completed.stdout) == (1, "")
     assert completed.stderr == ("rpa-sim: error: /dev/stdin: is not a regular file (a pipe or a device?): records "
@@ -323,7 +323,7 @@ def start_writing(tmp_path: Path) -> Iterator[Callable[[int], subprocess.Popen]]
     started: list[subprocess.Popen] = []
 
     def start(workers: int) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli.main", "generate", "receipts", "--n", "2000000",
+        process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "generate", "receipts", "--n", "2000000",
                                     "--seed", "1", "--workers", str(workers), "--out", str(tmp_path / "big.jsonl.gz")],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         started.append(process)
@@ -372,7 +372,7 @@ def test_main_restores_the_sigterm_handler(capsys, kie):
 
 
 def test_dashboard_without_a_terminal_refuses_at_once():
-    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", "dashboard"], stdin=subprocess.DEVNULL,
+    completed = subprocess.run([sys.executable, "-m", "rpa_sim.cli", "dashboard"], stdin=subprocess.DEVNULL,
                                capture_output=True, text=True, timeout=120)
     assert (completed.returncode, completed.stdout) == (2, "")
     assert completed.stderr == ("rpa-sim: error: dashboard: needs a terminal, and standard input or output is not "

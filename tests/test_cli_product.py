@@ -22,7 +22,7 @@ from tests.conftest import write_lines
 @pytest.fixture(scope="module")
 def receipts(tmp_path_factory):
     """300 generated receipts: more than one batch of records, and an exact sweep of hundreds of rows."""
-    from rpa_sim.cli.main import main
+    from rpa_sim.cli.entry import main
 
     path = tmp_path_factory.mktemp("data") / "receipts.jsonl"
     assert main(["generate", "receipts", "--n", "300", "--seed", "3", "--workers", "1", "--out", str(path)]) == 0

@@ -127,7 +127,7 @@ def test_a_worker_lost_mid_run_changes_nothing(client: Client, data: tuple[Path,
     whole, folder = data
     shards = resolve_shards(folder)
     task = partial(_dies_once, markers=str(tmp_path), task="kie")
-    results = on_dask.run_shards(client, task, [on_dask._stamp(shard) for shard in shards])
+    results = on_dask.run_shards(client, task, [on_dask.shard_stamp(shard) for shard in shards])
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(shard.name for shard in shards)
     merged = merge_shards(shards, results, data=folder)
     reference = load_shard(whole, task="kie", workers=1).table
@@ -146,7 +146,8 @@ def test_progress_counts_the_tasks_on_a_terminal(cluster: LocalCluster, data: tu
     shards = resolve_shards(data[1])
     screen = _Terminal()
     with reporting(stream=screen):
-        results = on_dask.evaluate_on_cluster(shards, scheduler=cluster.scheduler_address, task="kie")
+        results = on_dask.evaluate_on_cluster(shards, scheduler=cluster.scheduler_address, evaluate_shard=load_shard,
+                                               task="kie")
     assert len(results) == 4
     assert "evaluating 4 shards on Dask" in screen.getvalue()
 
@@ -164,8 +165,9 @@ def test_an_unreachable_scheduler_is_named(capsys: pytest.CaptureFixture[str], d
 
 
 def test_a_missing_shard_is_named_before_connecting(data: tuple[Path, Path], tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="nothing.jsonl: no such file"):
-        on_dask.evaluate_on_cluster([tmp_path / "nothing.jsonl"], scheduler="tcp://127.0.0.1:1", task="kie")
+    with pytest.raises(InputError, match=r"nothing\.jsonl: no such file"):
+        on_dask.evaluate_on_cluster([tmp_path / "nothing.jsonl"], scheduler="tcp://127.0.0.1:1",
+                                    evaluate_shard=load_shard, task="kie")
 
 
 # --------------------------------------------------------------------------- dask scheduler and dask worker
@@ -198,7 +200,7 @@ def test_score_and_sweep_through_dask_scheduler_and_workers(capsys: pytest.Captu
         for command, extra in (("score", ()), ("sweep", SWEEP)):
             expected = run_cli(capsys, command, whole, *extra, "--json", "--workers", "1")
             assert expected[0] == 0
-            through = subprocess.run([sys.executable, "-m", "rpa_sim.cli.main", command, str(shards), *extra, "--json",
+            through = subprocess.run([sys.executable, "-m", "rpa_sim.cli", command, str(shards), *extra, "--json",
                                       "--scheduler", address], capture_output=True, text=True, timeout=TIMEOUT)
             assert (through.returncode, through.stdout, through.stderr) == expected
     finally:

@@ -1,39 +1,19 @@
-"""DATA as a folder or a glob of shards (rpa_sim.evaluate.sources): the results of the same records in one file, byte for byte."""
+"""DATA as a folder or a glob of shards (rpa_sim.evaluate.sources): the results of the same records in one file,
+byte for byte."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from rpa_sim.evaluate.load import load_table
+from rpa_sim.evaluate.load import load_data
 from rpa_sim.evaluate.sources import resolve_shards
 from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
 from tests.conftest import run_cli
-
-SWEEP = ("--policy", "confidence", "--thresholds", "linspace:0:1:11")
-CERTIFY = ("--max-error", "0.2", "--delta", "0.1")
-
-
-def write_shards(folder: Path, lines: list[str], sizes: list[int], *, gzipped: tuple[int, ...] = ()) -> list[Path]:
-    """``lines`` cut into consecutive shards of ``sizes`` lines, named so that name order is their order."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths, start = [], 0
-    for index, size in enumerate(sizes):
-        text = "".join(line + "\n" for line in lines[start:start + size]).encode()
-        start += size
-        if index in gzipped:
-            path = folder / f"shard-{index:02d}.jsonl.gz"
-            path.write_bytes(gzip.compress(text, mtime=0))
-        else:
-            path = folder / f"shard-{index:02d}.jsonl"
-            path.write_bytes(text)
-        paths.append(path)
-    assert start == len(lines)
-    return paths
+from tests.support_shards import SWEEP, outputs, write_shards
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +33,6 @@ def sharded(tmp_path: Path, receipts: list[str]) -> tuple[Path, Path]:
     whole.write_text("".join(line + "\n" for line in receipts))
     write_shards(tmp_path / "shards", receipts, [30, 1, 25, 20, 14], gzipped=(1, 3))
     return whole, tmp_path / "shards"
-
-
-def outputs(capsys: pytest.CaptureFixture[str], data: Path | str, *options: str) -> dict[str, str]:
-    """The JSON standard output of score, sweep and certify on DATA."""
-    result = {}
-    for command, extra in (("score", ()), ("sweep", SWEEP), ("certify", CERTIFY)):
-        status, out, err = run_cli(capsys, command, data, *extra, "--json", *options)
-        assert (status, err) == (0, ""), (command, err)
-        result[command] = out
-    return result
 
 
 # --------------------------------------------------------------------------- what DATA names
@@ -117,10 +87,10 @@ def test_vqa_shards_equal_one_file(capsys: pytest.CaptureFixture[str], tmp_path:
         assert one[0] == 0
 
 
-def test_load_table_and_a_scenario_read_a_folder(capsys: pytest.CaptureFixture[str],
+def test_load_data_and_a_scenario_read_a_folder(capsys: pytest.CaptureFixture[str],
                                                  sharded: tuple[Path, Path]) -> None:
     whole, folder = sharded
-    one, shards = load_table(whole, workers=1).table, load_table(folder, workers=1).table
+    one, shards = load_data(whole, workers=1).table, load_data(folder, workers=1).table
     assert shards.document_ids.tolist() == one.document_ids.tolist()
     assert shards.confidence.tobytes() == one.confidence.tobytes()
     assert shards.document_counts.tobytes() == one.document_counts.tobytes()

@@ -18,7 +18,8 @@ from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.operate.queue.summary import Workload, operation_model, with_releases
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.sweep import Sweeper, parse_thresholds
-from rpa_sim.study.decision import CONSTRAINTS, Constraint, Cost, Decision, decide, decision_text
+from rpa_sim.study.decision import CONSTRAINTS, Constraint, Cost, Decision, decide
+from rpa_sim.study.decision_text import decision_text
 from rpa_sim.study.recommend import recommend
 from rpa_sim.study.run import certify_policy, run_scenario, scenario_policies
 from rpa_sim.study.scenario import Scenario, load_scenario
@@ -103,7 +104,10 @@ def _brute_force(scenario: Scenario):
     if alone:
         return None, alone[0], names
     relaxed = [(found[0], name) for name in names if (found := best([n for n in names if n != name])) is not None]
-    return None, min(relaxed)[1] if relaxed else names[0], names
+    if relaxed:
+        return None, min(relaxed)[1], names
+    cheapest = best([])  # no relaxation alone helps: the first constraint the cheapest point misses
+    return None, next(name for name in names if not cheapest[1][name]), names
 
 
 @st.composite

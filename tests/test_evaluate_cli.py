@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import rpa_sim.cli.main
+import rpa_sim.cli.entry
 from rpa_sim.evaluate.tablefile import METADATA_KEY, read_info
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
@@ -59,7 +59,7 @@ def files(tmp_path_factory):
     for name, data, options in (("kie", made["kie"], []), ("vqa", made["vqa"], []),
                                 ("kie-normalized", made["kie"], ["--value-match", "normalized"]),
                                 ("vqa-alpha", made["vqa"], ["--alpha", "0.6"])):
-        assert rpa_sim.cli.main.main(["evaluate", str(data), "--out", str(folder / f"{name}.parquet"), *options]) == 0
+        assert rpa_sim.cli.entry.main(["evaluate", str(data), "--out", str(folder / f"{name}.parquet"), *options]) == 0
         made[f"{name}-table"] = folder / f"{name}.parquet"
     return made
 
@@ -194,10 +194,10 @@ def test_the_workers_give_the_same_results(capsys, files, tmp_path):
 
 
 def test_reading_records_and_the_help_never_import_pyarrow(files):
-    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli.main\n"
+    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
             f"with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    rpa_sim.cli.main.main(['score', {str(files['kie'])!r}])\n"
-            f"    rpa_sim.cli.main.main(['evaluate', '--help'])\n"
+            f"    rpa_sim.cli.entry.main(['score', {str(files['kie'])!r}])\n"
+            f"    rpa_sim.cli.entry.main(['evaluate', '--help'])\n"
             "print(json.dumps(sorted(sys.modules)))")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
     loaded = json.loads(completed.stdout.splitlines()[-1])

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from rpa_sim.cli.main import main
+from rpa_sim.cli.entry import main
 from rpa_sim.evaluate.grounding import locatability, locate
 from rpa_sim.evaluate.metrics.calibration import ece, is_correct, reliability_table
 from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES

@@ -112,7 +112,7 @@ def test_estimate_escapes_the_ids_and_values_of_a_production_log(tmp_path, capsy
 
 
 def test_the_last_guard_makes_any_message_one_bounded_line(tmp_path, capsys, monkeypatch):
-    from rpa_sim.cli import main as cli
+    from rpa_sim.cli import entry as cli
     from rpa_sim.cli.output import MESSAGE_LIMIT
 
     def hostile(args):

@@ -67,7 +67,7 @@ UNCAUGHT = 70
 # the modules the commands import on demand, imported once in the test process so that a forked child
 # starts at once
 _HEAVY_MODULES = (
-    "rpa_sim.cli.main", "rpa_sim.evaluate.load", "rpa_sim.records.readers", "rpa_sim.evaluate.local",
+    "rpa_sim.cli.entry", "rpa_sim.evaluate.load", "rpa_sim.records.readers", "rpa_sim.evaluate.local",
     "rpa_sim.route.sweep", "rpa_sim.route.certify", "rpa_sim.study.run", "rpa_sim.report.page",
     "rpa_sim.study.scenario", "rpa_sim.route.policies", "rpa_sim.evaluate.tablefile", "rpa_sim.evaluate.sources",
     "rpa_sim.records.synthetic", "rpa_sim.common.yamlfile", "rpa_sim.common.files", "rpa_sim.evaluate.cluster",
@@ -147,7 +147,7 @@ def _child(argv: list[str], folder: Path, scratch: Path) -> None:
                           closefd=False)
         os.environ["TMPDIR"] = tempfile.tempdir = str(scratch / "tmp")
         os.chdir(folder)
-        from rpa_sim.cli.main import main
+        from rpa_sim.cli.entry import main
 
         returned = main(argv)
         status = returned if isinstance(returned, int) and 0 <= returned < UNCAUGHT else UNCAUGHT + 1
@@ -833,6 +833,10 @@ class _Builder:
         dest, draw = action.dest, self.draw
         if dest in ("out", "out_dir", "png_dir", "review_log") or (dest == "log" and flag is not None):
             return self.output()
+        if dest == "n" and self.command == "generate":
+            # a valid count is legitimate work (a minute for a few million records): only small ones are run
+            candidate = draw(st.one_of(texts, numbers, plausible_numbers))
+            return "20" if _accepts(action, candidate) and int(candidate) > 10_000 else candidate
         # anything at all, one time in seven: more often, and hardly an example would get past the parser
         if draw(_one_in(7)):
             return draw(st.one_of(texts, numbers))

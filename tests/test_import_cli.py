@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rpa_sim.cli.main import main
+from rpa_sim.cli.entry import main
 from rpa_sim.records.models import KIERecord
 from rpa_sim.records.readers import write_records
 from tests.conftest import shared_path

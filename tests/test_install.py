@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rpa_sim.cli.main import main
+from rpa_sim.cli.entry import main
 from rpa_sim.study.scenario import load_scenario
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -73,8 +73,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed):
-    probe = ("import json, rpa_sim, rpa_sim.bundled as b, rpa_sim.cli.main; "
-             "print(json.dumps([rpa_sim.__file__, rpa_sim.cli.main.__file__, "
+    probe = ("import json, rpa_sim, rpa_sim.bundled as b, rpa_sim.cli.entry; "
+             "print(json.dumps([rpa_sim.__file__, rpa_sim.cli.entry.__file__, "
              "str(b.bundled_files('policy')['confidence'])]))")
     files = json.loads(_run([installed["bin"] / "python", "-c", probe], cwd=installed["workdir"]).stdout)
     venv = installed["venv"].resolve()

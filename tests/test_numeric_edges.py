@@ -59,7 +59,7 @@ def receipts(tmp_path_factory):
 @pytest.fixture(scope="module")
 def table(receipts, tmp_path_factory):
     """The receipts' outcome table: each command reads it without evaluating the records again."""
-    from rpa_sim.cli.main import main
+    from rpa_sim.cli.entry import main
 
     path = tmp_path_factory.mktemp("table") / "receipts.parquet"
     assert main(["evaluate", str(receipts), "--out", str(path), "--workers", "1"]) == 0

@@ -14,7 +14,7 @@ import pytest
 from rpa_sim import bundled
 from rpa_sim.common import files
 from rpa_sim.common.files import OutputIsInputError, all_or_nothing, atomic_write_files, refuse_overwriting_inputs
-from rpa_sim.evaluate.load import evaluate_records
+from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.tablefile import write_table
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_receipts
@@ -62,7 +62,7 @@ def folder(tmp_path, monkeypatch):
     write_records(records, "ok.jsonl")
     for index in range(3):
         write_records(records[4 * index:4 * index + 4], f"shards/s{index}.jsonl")
-    write_table(evaluate_records(records, task="kie", workers=1), "p.parquet")
+    write_table(evaluate_records(records, evaluation("kie"), workers=1), "p.parquet")
     os.link("ok.jsonl", "hard.jsonl")
     os.symlink("ok.jsonl", "link.jsonl")
     policy = Path(bundled.resolve("policy", "confidence")).read_text().replace("name: confidence", "name: mine")

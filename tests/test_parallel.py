@@ -20,7 +20,7 @@ import pytest
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate import local as parallel
-from rpa_sim.evaluate.load import evaluate_records, evaluate_stream
+from rpa_sim.evaluate.load import load_data
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.records.readers import read_records
 from rpa_sim.records.synthetic import docvqa_dicts, generate_docvqa, generate_receipts, receipt_dicts, write_generated
@@ -98,10 +98,10 @@ def test_the_table_is_that_of_one_pass(tmp_path: Path, request: pytest.FixtureRe
 
 
 @pytest.mark.parametrize("workers", WORKERS)
-def test_data_evaluate_stream_with_its_default_batches(tmp_path: Path, workers: int) -> None:
+def test_load_data_with_the_default_batches(tmp_path: Path, workers: int) -> None:
     path = tmp_path / "receipts.jsonl.gz"
     write_generated(receipt_dicts(parallel.BATCH_SIZE + 40, seed=5), path)  # two batches
-    loaded = evaluate_stream(read_records(path), workers=workers)
+    loaded = load_data(path, workers=workers)
     assert_same_table(loaded.table, reference_table(path))
     assert (loaded.skipped, loaded.skipped_summary) == ([], "skipped 0 records")
 
@@ -114,7 +114,7 @@ def test_records_given_directly(workers: int, task: str) -> None:
     reference = evaluate_kie(records) if task == "kie" else evaluate_vqa(records)
     table = parallel.evaluate_records(records, parallel.evaluation(task), workers=workers, batch_size=4)
     assert_same_table(table, reference)
-    assert_same_table(evaluate_records(records, task=task, workers=workers), reference)
+    assert_same_table(parallel.evaluate_records(records, parallel.evaluation(task), workers=workers), reference)
 
 
 def test_fast_path_records_given_directly(tmp_path: Path, questions: list[str]) -> None:
@@ -125,7 +125,7 @@ def test_fast_path_records_given_directly(tmp_path: Path, questions: list[str]) 
 
 
 def test_no_records_given_directly() -> None:
-    assert_same_table(evaluate_records([], task="vqa", workers=2), evaluate_vqa([]))
+    assert_same_table(parallel.evaluate_records([], parallel.evaluation("vqa"), workers=2), evaluate_vqa([]))
 
 
 # --------------------------------------------------------------------------- bad records
@@ -172,7 +172,7 @@ def test_the_first_error_is_that_of_one_pass(tmp_path: Path, receipts: list[str]
                                              first_bad: int) -> None:
     lines = list(receipts)
     for position in (first_bad, 50):
-        lines.insert(position, BAD[position] if position in BAD else "{}")
+        lines.insert(position, BAD.get(position, "{}"))
     path = write(tmp_path / "data.jsonl", lines)
     with pytest.raises(InputError) as one_pass:
         list(read_records(path))
@@ -342,7 +342,7 @@ def many_receipts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("SIGTERM to the process group", 143, "rpa-sim: terminated\n"),
 ])
 def test_a_signal_while_scoring_stops_every_worker(many_receipts: Path, how: str, status: int, line: str) -> None:
-    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli.main", "score", str(many_receipts)],
+    process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "score", str(many_receipts)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.evaluate.load import evaluate_records
+from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.operate.queue.spec import OperationsSpec
@@ -113,7 +113,7 @@ def test_monitoring_and_document_types_round_trip(tmp_path):
 
     records = [record.model_copy(update={"document_type": ("receipt", "invoice")[i % 2]})
                for i, record in enumerate(generate_receipts(60, seed=3))]
-    table = evaluate_records(records, task="kie")
+    table = evaluate_records(records, evaluation("kie"))
     typed_scenario = Scenario.model_validate({"name": "typed", "data": {"generate": "receipts"},
                                               "policies": ["confidence"], "targets": [0.9],
                                               "costs": {"hourly_rate": 30.0}, "reviewer": {"seconds_per_item": 5}})

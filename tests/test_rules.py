@@ -410,7 +410,7 @@ def test_run_summary_report_and_dashboard_show_calibration_per_group(tmp_path):
 def test_certify_per_document_type_is_certify_on_each_type_alone(tmp_path, capsys):
     import json
 
-    from rpa_sim.cli.main import main
+    from rpa_sim.cli.entry import main
 
     records = tmp_path / "typed.jsonl"
     records.write_text("".join(r.model_dump_json(exclude_none=True) + "\n" for r in TYPED))
@@ -493,7 +493,7 @@ def test_a_policy_without_the_setting_refuses_unknown_confidences():
 
 
 def test_a_null_confidence_is_read_only_when_every_policy_maps_it(tmp_path, capsys):
-    from rpa_sim.cli.main import main
+    from rpa_sim.cli.entry import main
 
     lines = [r.model_dump_json(exclude_none=True) for r in RECEIPTS[:4]]
     lines[2] = lines[2].replace('"confidence":' + repr(RECEIPTS[2].prediction.entities[0].confidence),
@@ -544,7 +544,7 @@ def test_bundled_rule_policies_are_the_tested_rules():
 def test_run_with_rules_reports_rejections_certifies_what_is_accepted_and_reads_null_confidences(tmp_path, capsys):
     import json
 
-    from rpa_sim.cli.main import main
+    from rpa_sim.cli.entry import main
     from rpa_sim.route.certify import certify_threshold
 
     data = tmp_path / "records.jsonl"

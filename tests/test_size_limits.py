@@ -263,6 +263,6 @@ def test_the_cgroup_limit_is_read(tmp_path, membership, files, expected):
 
 
 def test_the_cli_raises_the_one_usage_error():
-    import rpa_sim.cli.main
+    import rpa_sim.cli.entry
 
-    assert rpa_sim.cli.main.UsageError is UsageError and issubclass(limits.SizeError, UsageError)
+    assert rpa_sim.cli.entry.UsageError is UsageError and issubclass(limits.SizeError, UsageError)

@@ -17,7 +17,7 @@ HEAVY = ("numpy", "scipy", "matplotlib", "pydantic", "yaml", "textual", "rich", 
 
 PROBE = """
 import json, sys
-import rpa_sim.cli.main
+import rpa_sim.cli.entry
 from rpa_sim.cli.parser import build_parser
 build_parser().format_help()
 print(json.dumps(sorted(sys.modules)))
@@ -32,13 +32,13 @@ def loaded_after(code: str) -> set[str]:
 def test_building_the_parser_imports_nothing_heavy():
     loaded = loaded_after(PROBE)
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
-    assert {"rpa_sim.cli.main", "rpa_sim.cli.parser"} <= loaded  # the probe did import what it tests
+    assert {"rpa_sim.cli.entry", "rpa_sim.cli.parser"} <= loaded  # the probe did import what it tests
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["score", "--help"], ["sweep"], ["sweep", "--x"],
                                   ["run", "--workers", "0", "s"]])
 def test_version_help_and_usage_errors_import_nothing_heavy(argv):
-    code = (f"import json, sys\nimport rpa_sim.cli.main\nstatus = rpa_sim.cli.main.main({argv!r})\n"
+    code = (f"import json, sys\nimport rpa_sim.cli.entry\nstatus = rpa_sim.cli.entry.main({argv!r})\n"
             "print(json.dumps(sorted(sys.modules)))")
     loaded = loaded_after(code)
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
@@ -46,7 +46,7 @@ def test_version_help_and_usage_errors_import_nothing_heavy(argv):
 
 def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp_path):
     # issue 10: from a table, score's time is reading the file; the records' models and the worker pools stay out
-    from rpa_sim.evaluate.load import evaluate_records
+    from rpa_sim.evaluate.local import evaluate_records, evaluation
     from rpa_sim.evaluate.tablefile import write_table
     from rpa_sim.records.models import KIERecord
 
@@ -54,9 +54,9 @@ def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp
                                        "prediction": {"entities": [{"key": "total", "value": "9.50",
                                                                     "confidence": 0.9}]}})
     table_file = tmp_path / "table.parquet"
-    write_table(evaluate_records([record], task="kie", workers=1), table_file)
-    code = (f"import json, sys\nimport rpa_sim.cli.main\n"
-            f"status = rpa_sim.cli.main.main(['score', {str(table_file)!r}, '--json'])\n"
+    write_table(evaluate_records([record], evaluation("kie"), workers=1), table_file)
+    code = (f"import json, sys\nimport rpa_sim.cli.entry\n"
+            f"status = rpa_sim.cli.entry.main(['score', {str(table_file)!r}, '--json'])\n"
             "assert status == 0\nprint(json.dumps(sorted(sys.modules)))")
     loaded = loaded_after(code)
     assert {"rpa_sim.evaluate.outcomes", "rpa_sim.evaluate.tablefile"} <= loaded

@@ -39,7 +39,7 @@ SECONDS_TO_STOP = 15
 
 
 def command(*argv: Any) -> list[str]:
-    return [sys.executable, "-m", "rpa_sim.cli.main", *map(str, argv)]
+    return [sys.executable, "-m", "rpa_sim.cli", *map(str, argv)]
 
 
 def start(*argv: Any) -> subprocess.Popen:

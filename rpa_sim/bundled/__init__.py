@@ -88,7 +88,7 @@ def is_path(name_or_path: str | os.PathLike[str]) -> bool:
     """
     if isinstance(name_or_path, os.PathLike):
         return True
-    separators = {"/", os.sep, os.altsep} - {None}
+    separators = {"/", os.sep} | ({os.altsep} if os.altsep else set())
     return any(sep in name_or_path for sep in separators) or name_or_path.lower().endswith(_PATH_SUFFIXES)
 
 

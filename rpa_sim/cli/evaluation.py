@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rpa_sim.cli.data import evaluate_data, evaluate_each_shard, report_skipped, shows_progress
+from rpa_sim.cli.data import evaluate_data, evaluate_each_shard, shows_progress
 from rpa_sim.cli.options import (
     NAMES_HELP,
     OPEN_SHARE,
@@ -115,7 +115,7 @@ def evaluate_to_file(args: argparse.Namespace) -> int:
     if table_shard is not None:
         raise UsageError(f"evaluate: {table_shard} is an outcome table already; evaluate reads records")
     if folder:
-        return _evaluate_to_folder(args, shards)
+        return _evaluate_to_folder(args)
     evaluated = evaluate_data(args)
     sources = [*shards] if args.predictions is None else [*shards, args.predictions]
     with stage(f"writing {args.out.name}"):
@@ -124,16 +124,15 @@ def evaluate_to_file(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_to_folder(args: argparse.Namespace, shards: Sequence[Path]) -> int:
+def _evaluate_to_folder(args: argparse.Namespace) -> int:
     """``evaluate DATA --out TABLES/``: an outcome table per shard of DATA (``part-00000.parquet``, ...)."""
-    from rpa_sim.evaluate.sources import check_partitions_folder, merge_shards, write_partitions  # noqa: PLC0415
+    from rpa_sim.evaluate.sources import check_partitions_folder, write_partitions  # noqa: PLC0415
 
     check_partitions_folder(args.out)
-    results = evaluate_each_shard(args, shards)
-    merged = merge_shards(shards, results, data=args.data)  # what reading the folder back will check
-    report_skipped(merged.skipped, merged.skipped_summary)
+    loaded = evaluate_each_shard(args)  # merged too: what reading the folder back will check
+    shards = loaded.shards
     with stage(f"writing {len(shards)} tables into {args.out}"):
-        write_partitions(results, shards, args.out, predictions=args.predictions)
+        write_partitions(loaded.parts, shards, args.out, predictions=args.predictions)
     print(f"wrote {len(shards)} outcome table{'' if len(shards) == 1 else 's'} into {args.out}", file=sys.stderr)
     return 0
 
@@ -161,13 +160,12 @@ def sweep(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_output(args.out)
     policies = [load_policy(p) for p in args.policy]
-    args.missing_confidence = all(policy.missing_confidence is not None for policy in policies)
     try:
         grid = parse_thresholds(args.thresholds)
     except (InputError, UsageError) as problem:  # the grid is part of the command line: a usage error
         raise usage_error("sweep", f"argument --thresholds: {problem}") from None
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
-    evaluated = evaluate_data(args)
+    evaluated = evaluate_data(args, policies=policies)
     curves = []
     with stage("sweeping", total=len(policies)) as advance:
         for policy in policies:
@@ -197,8 +195,7 @@ def certify(args: argparse.Namespace) -> int:
         from rpa_sim.route.policies import load_policy  # noqa: PLC0415
 
         policy = load_policy(args.policy)
-        args.missing_confidence = policy.missing_confidence is not None
-    evaluated = evaluate_data(args)
+    evaluated = evaluate_data(args, policies=[] if policy is None else [policy])
     if policy is not None:
         return _certify_policy(args, evaluated, policy)
     if args.by is not None:

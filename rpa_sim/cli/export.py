@@ -124,8 +124,7 @@ def export_policy(args: argparse.Namespace) -> int:
         at = policy_at(load_policy(args.policy), args.threshold, source="--threshold")
     table = None
     if args.data is not None:
-        args.missing_confidence = at.policy.missing_confidence is not None
-        table = evaluate_data(args)
+        table = evaluate_data(args, policies=[at.policy])
     with stage(f"exporting {args.format}"):
         if table is not None and not rules:  # label-studio's parser requires DATA: its tasks are DATA's values
             from rpa_sim.route.export.label_studio import export_label_studio  # noqa: PLC0415

@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         currency = None if summary.costs is None else summary.costs.currency
         text += "\n\n" + operations_table(summary.operations, currency=currency)
     if (args.format or "table") == "table" and summary.decision is not None:  # a study run here always decides
-        from rpa_sim.study.decision import decision_text  # noqa: PLC0415
+        from rpa_sim.study.decision_text import decision_text  # noqa: PLC0415
 
         text += "\n\n" + decision_text(summary.decision)
     if args.out_dir is not None:

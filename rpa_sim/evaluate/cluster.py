@@ -2,9 +2,11 @@
 
 ``--scheduler ADDRESS`` (or a scenario's ``data: scheduler:``) sends each
 shard of DATA (:mod:`rpa_sim.evaluate.sources`) to a worker of Dask's distributed
-scheduler as one task, :func:`rpa_sim.evaluate.sources.load_shard` with the shard's
-path: the worker reads the file (so every worker must see it at the same
-path) and sends back its outcome table. Tasks are pure: the same file and
+scheduler as one task, the shard's evaluation that the caller gives
+(:func:`rpa_sim.evaluate.sources.load_shard`) with the shard's path: the
+worker reads the file (so every worker must see it at the same path) and
+sends back its outcome table. This module knows nothing of shards but their
+paths, so that evaluation depends on it and never the other way round. Tasks are pure: the same file and
 options give the same table on any worker, so a task that Dask runs again
 after losing a worker gives the same answer. The driver merges the tables in
 shard order (:func:`rpa_sim.evaluate.sources.merge_shards`), whatever order they came
@@ -31,7 +33,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
@@ -41,7 +43,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 
 __all__ = ["CONNECT_SECONDS", "MissingDask", "parse_scheduler", "using_scheduler", "current_scheduler", "connect",
-           "evaluate_on_cluster", "evaluate_with_client", "run_shards"]
+           "evaluate_on_cluster", "evaluate_with_client", "run_shards", "shard_stamp"]
 
 #: How long connecting to a scheduler may take before the command gives up.
 CONNECT_SECONDS = 10.0
@@ -53,7 +55,7 @@ _TCP = re.compile(r"tcp://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>
 _LOCAL = re.compile(r"local(?::(?P<workers>[0-9]+))?")
 _INSTALL = 'pip install "rpa-sim[dask]"'
 # The scheduler of the running command (``run --scheduler``, a scenario's ``data: scheduler:``), for the
-# DATA it reads deep inside (:func:`rpa_sim.evaluate.load.load_table`).
+# DATA it reads deep inside (:func:`rpa_sim.evaluate.load.load_data`).
 _CURRENT: ContextVar[str | None] = ContextVar("rpa_sim_scheduler", default=None)
 
 
@@ -223,24 +225,24 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _stamp(path: Path) -> tuple[str, int, int]:
+def shard_stamp(path: Path) -> tuple[str, int, int]:
     """What makes a shard's task differ when its file does: absolute path, size and modification time."""
     status = path.stat()
     return str(path.resolve()), status.st_size, status.st_mtime_ns
 
 
-def _evaluate_shard(stamp: tuple[str, int, int], **options: Any) -> Any:
-    """A shard's task on a worker: :func:`~rpa_sim.evaluate.sources.load_shard` on one process (a worker is one)."""
-    from rpa_sim.evaluate.sources import load_shard  # noqa: PLC0415
-
-    return load_shard(stamp[0], workers=1, **options)
+def _evaluate_shard(stamp: tuple[str, int, int], *, evaluate_shard: Callable[..., Any], **options: Any) -> Any:
+    """A shard's task on a worker: ``evaluate_shard`` on the shard's path, on one process (a worker is one)."""
+    return evaluate_shard(stamp[0], workers=1, **options)
 
 
-def evaluate_on_cluster(shards: Sequence[Path], *, scheduler: str, **options: Any) -> list[Any]:
-    """Each shard's :class:`~rpa_sim.evaluate.sources.ShardResult`, in shard order, computed on the Dask cluster ``scheduler``.
+def evaluate_on_cluster(shards: Sequence[Path], *, scheduler: str, evaluate_shard: Callable[..., Any],
+                        **options: Any) -> list[Any]:
+    """``evaluate_shard(path, workers=1, **options)`` for each shard, in shard order, on the Dask cluster ``scheduler``.
 
-    ``options`` are :func:`~rpa_sim.evaluate.sources.load_shard`'s but ``workers``.
-    Paths are made absolute, so a worker started in another folder finds them.
+    ``evaluate_shard`` is importable by the workers and pure
+    (:func:`rpa_sim.evaluate.sources.load_shard`). Paths are made absolute, so a
+    worker started in another folder finds them.
     """
     for shard in shards:
         if not shard.is_file():
@@ -248,14 +250,16 @@ def evaluate_on_cluster(shards: Sequence[Path], *, scheduler: str, **options: An
             raise InputError("no such file" if not shard.exists() else "is not a regular file", path=str(shard))
     with connect(scheduler, work=len(shards)) as client:
         _announce_dashboard(client)
-        return evaluate_with_client(client, shards, **options)
+        return evaluate_with_client(client, shards, evaluate_shard=evaluate_shard, **options)
 
 
-def evaluate_with_client(client: Any, shards: Sequence[Path], **options: Any) -> list[Any]:
+def evaluate_with_client(client: Any, shards: Sequence[Path], *, evaluate_shard: Callable[..., Any],
+                         **options: Any) -> list[Any]:
     """As :func:`evaluate_on_cluster`, on the cluster of a ``distributed.Client`` already connected."""
     if options.get("predictions") is not None:
         options["predictions"] = str(Path(options["predictions"]).resolve())
-    return run_shards(client, partial(_evaluate_shard, **options), [_stamp(shard) for shard in shards])
+    return run_shards(client, partial(_evaluate_shard, evaluate_shard=evaluate_shard, **options),
+                      [shard_stamp(shard) for shard in shards])
 
 
 def _announce_dashboard(client: Any) -> None:

@@ -1,146 +1,207 @@
-"""DATA to outcome table: the one path from a user's records to stage 1's result.
+"""DATA to outcome table: the one way in, from a user's DATA to stage 1's result.
 
-Every command that takes DATA, and every scenario with ``data: file:``, reads
-and evaluates it here, so that the same options mean the same thing everywhere.
+Every command that takes DATA, every scenario with ``data: file:`` and the
+dashboard read and evaluate it with :func:`load_data`, so that the same
+options mean the same thing everywhere. The flow runs one way::
+
+    load_data (this module): DATA's shards, what goes with records alone, the task
+      one records file -> rpa_sim.records.readers -> rpa_sim.evaluate.local (this machine's processes)
+      one table file   -> rpa_sim.evaluate.tablefile
+      shards, Dask     -> rpa_sim.evaluate.sources -> local, or rpa_sim.evaluate.cluster (Dask workers)
+                          each shard's table merged in shard order (rpa_sim.evaluate.outcomes)
+
+Examples
+--------
+>>> import tempfile
+>>> from rpa_sim.records.readers import write_records
+>>> from rpa_sim.records.models import VQAPrediction, VQARecord
+>>> folder = Path(tempfile.mkdtemp())
+>>> _ = write_records([VQARecord(id="q0", answers=["12"], prediction=VQAPrediction(answer="12", confidence=0.5)),
+...                    VQARecord(id="q1", answers=["7"], prediction=VQAPrediction(answer="1", confidence=0.9))],
+...                   folder / "q.jsonl")
+>>> loaded = load_data(folder / "q.jsonl", workers=1)
+>>> loaded.table.task, loaded.table.anls.tolist(), loaded.skipped_summary
+('vqa', [1.0, 0.0], 'skipped 0 records')
+>>> import shutil; shutil.rmtree(folder)
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path
+from typing import Literal, Protocol
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.progress import stage
 from rpa_sim.evaluate.cluster import current_scheduler
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
 from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable
-from rpa_sim.evaluate.sources import is_one_file, load_shards, resolve_shards
-from rpa_sim.evaluate.tablefile import is_table_file, read_table
+from rpa_sim.evaluate.sources import (
+    ShardResult,
+    data_task,
+    evaluate_shards,
+    is_one_file,
+    merge_shards,
+    refuse_records_options,
+    resolve_shards,
+)
+from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
 
-if TYPE_CHECKING:
-    from rpa_sim.records.models import KIERecord, VQARecord
-    from rpa_sim.records.readers import RecordStream
+__all__ = ["Loaded", "TaskCheck", "load_data"]
 
-__all__ = ["Loaded", "load_table", "evaluate_stream", "evaluate_records"]
+Task = Literal["kie", "vqa"]
+#: A caller's check of its own options once DATA's task is known, before anything is evaluated: called with the
+#: task and how it was learnt (``"inferred from PATH"``, ``"read from PATH"`` for a table file; None when the
+#: caller's ``task`` gave it).
+TaskCheck = Callable[[Task, str | None], None]
+
+
+class _RoutingPolicy(Protocol):
+    """What :func:`load_data` asks of a policy: what it does with a prediction without a confidence."""
+
+    @property
+    def missing_confidence(self) -> object: ...
 
 
 @dataclass(frozen=True)
 class Loaded:
-    """An evaluated data set and the records skipped on the way (with ``skip_invalid``)."""
+    """DATA evaluated: its outcome table, and the records skipped on the way (with ``skip_invalid``).
+
+    Attributes
+    ----------
+    table : OutcomeTable
+    skipped : list of InputError
+        The records skipped, in the order read.
+    skipped_summary : str
+        ``"skipped N records: ..."`` by kind, as a command reports it.
+    skipped_count : int
+        The records skipped, with those skipped when DATA's outcome table files were made (their metadata).
+    shards : tuple of Path
+        DATA's files, in the order read (:func:`rpa_sim.evaluate.sources.resolve_shards`).
+    parts : tuple of ShardResult
+        Each shard's result when DATA was evaluated shard by shard (``by_shard``, a folder, a glob or a
+        scheduler), else empty.
+    """
 
     table: OutcomeTable
     skipped: list[InputError]
     skipped_summary: str
+    skipped_count: int
+    shards: tuple[Path, ...]
+    parts: tuple[ShardResult, ...] = ()
 
 
-def evaluate_records(records: Iterable[KIERecord] | Iterable[VQARecord], *, task: Literal["kie", "vqa"],
-                     value_match: ValueMatch = "exact", alpha: float = 0.25,
-                     workers: int | None = None) -> OutcomeTable:
-    """Evaluate records of ``task`` into its outcome table (``value_match`` is KIE's, ``alpha`` VQA's).
-
-    ``workers`` processes evaluate batches of records (:mod:`rpa_sim.evaluate.local`):
-    ``None`` uses every available core, 1 none but this one; the table is the
-    same for any number.
-    """
-    # reading and evaluating records (pydantic, worker pools) is imported only when records are read, not tables
-    from rpa_sim.evaluate import local as parallel  # noqa: PLC0415
-
-    evaluation = parallel.evaluation(task, value_match=value_match, alpha=alpha)
-    return parallel.evaluate_records(records, evaluation, workers=parallel.resolve_workers(workers))
-
-
-def load_table(path: str | os.PathLike[str], *, predictions: str | os.PathLike[str] | None = None,
-               task: Literal["kie", "vqa"] | None = None, skip_invalid: bool = False,
-               value_match: ValueMatch = "exact", alpha: float = 0.25, workers: int | None = None,
-               scheduler: str | None = None, missing_confidence: bool = False) -> Loaded:
-    """Read DATA (and its predictions file) and evaluate it, or read the outcome table DATA.
+def load_data(data: str | os.PathLike[str], *, predictions: str | os.PathLike[str] | None = None,
+              task: Task | None = None, skip_invalid: bool = False, value_match: ValueMatch = "exact",
+              alpha: float = 0.25, workers: int | None = None, scheduler: str | None = None,
+              policies: Sequence[_RoutingPolicy] = (), grounding: GroundingMode = "auto", by_shard: bool = False,
+              check_task: TaskCheck | None = None) -> Loaded:
+    """Read and evaluate DATA into its outcome table, here or on a Dask cluster, or read the outcome table DATA.
 
     Parameters
     ----------
-    path : path-like
+    data : path-like
         A records file (``.jsonl``, ``.jsonl.gz``), or an outcome table
         written by :func:`rpa_sim.evaluate.tablefile.write_table` (recognised by
-        :func:`~rpa_sim.evaluate.tablefile.is_table_file`); or a folder or a glob of
-        such shards (:func:`rpa_sim.evaluate.sources.resolve_shards`), which give
-        what their records in one file give.
+        :func:`~rpa_sim.evaluate.tablefile.is_table_file`); or a folder or a glob
+        of such shards (:func:`~rpa_sim.evaluate.sources.resolve_shards`), which
+        give what their records in one file give.
     predictions : path-like, optional
-        Predictions joined to ``path`` on ``id``; records only.
+        Predictions joined to ``data`` on ``id``: with one records file only.
     task : {"kie", "vqa"}, optional
-        Inferred from the records (or the table) when omitted.
+        Inferred from the records, or read from the table, when omitted.
     skip_invalid : bool, default=False
         Skip records that do not fit the format (reported in the result)
         instead of stopping; records only.
-    value_match, alpha
-        As in :func:`evaluate_records`. A table evaluated with other
-        settings (of its task) is refused, so that a table gives exactly
-        what its records give.
+    value_match : {"exact", "normalized"}, default="exact"
+        How KIE values are compared (:func:`rpa_sim.evaluate.outcomes.evaluate_kie`).
+    alpha : float, default=0.25
+        SMuDGE's weight of the match score, for VQA. A table evaluated with
+        other settings (of its task) is refused, so that a table gives
+        exactly what its records give.
     workers : int, optional
-        As in :func:`evaluate_stream`; a table is read, never evaluated.
+        Processes that evaluate the records (:mod:`rpa_sim.evaluate.local`):
+        every available core by default, 1 none but this one; the table is
+        the same for any number. A table is read, never evaluated.
     scheduler : str, optional
-        A Dask scheduler whose workers evaluate the shards
-        (:mod:`rpa_sim.evaluate.cluster`); by default the one the command set
-        (:func:`~rpa_sim.evaluate.cluster.using_scheduler`), else none.
-    missing_confidence : bool, default=False
-        Read a null confidence as unknown (NaN), for policies that all set
-        ``missing_confidence`` (:func:`rpa_sim.records.readers.read_records`); records only, every shard of them.
+        A Dask scheduler whose workers evaluate the shards, one task each
+        (:mod:`rpa_sim.evaluate.cluster`); by default the one the running command
+        set (:func:`~rpa_sim.evaluate.cluster.using_scheduler`), else none.
+    policies : sequence of Policy, optional
+        The policies the table is for. A null confidence is read (as unknown,
+        NaN) only when there are some and every one says what to do with it
+        (``missing_confidence``); otherwise it is a bad record.
+    grounding : {"auto", "given", "compute"}, default="auto"
+        The routing grounding's source (:func:`~rpa_sim.evaluate.outcomes.evaluate_kie`):
+        ``"given"`` locates nothing, for a caller that reads no grounding (its
+        figures do not depend on it).
+    by_shard : bool, default=False
+        Evaluate DATA shard by shard even when it is one file, keeping each
+        shard's result in :attr:`Loaded.parts` (a table per shard to write).
+    check_task : callable, optional
+        Called once the task is known, before anything is evaluated
+        (:data:`TaskCheck`): the caller's own checks of its options.
 
     Raises
     ------
+    RecordsOnlyOption
+        For ``predictions`` with a folder, a glob or a table, and for
+        ``skip_invalid`` with a table (:func:`~rpa_sim.evaluate.sources.refuse_records_options`).
     InputError
-        For bad records; for a table: a predictions file or ``skip_invalid``
-        with it, another task or other settings, or a file that is not a
-        valid table of this rpa-sim version.
+        For DATA that is not there; for bad records (unless skipped), naming
+        the file, the line and the record; for a table of another task or
+        other settings, or a file that is not a valid table of this rpa-sim
+        version; for an id in two shards; for DATA without a valid record.
     """
-    shards = resolve_shards(path)
+    shards = resolve_shards(data)
+    refuse_records_options(shards, data=data, predictions=predictions, skip_invalid=skip_invalid)
     scheduler = current_scheduler() if scheduler is None else scheduler
-    if scheduler is not None or not is_one_file(path, shards):
-        merged = load_shards(shards, data=path, predictions=predictions, task=task, skip_invalid=skip_invalid,
-                             value_match=value_match, alpha=alpha, workers=workers, scheduler=scheduler,
-                             missing_confidence=missing_confidence)
-        return Loaded(merged.table, merged.skipped, merged.skipped_summary)
-    if is_table_file(path):
-        if predictions is not None:
-            raise InputError("is an outcome table, which holds its predictions; a predictions file goes with records "
-                             f"only, got {str(predictions)!r}", path=str(path))
-        if skip_invalid:
-            raise InputError("is an outcome table: skipping invalid records applies to records, when they are "
-                             "evaluated", path=str(path))
-        table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
-        return Loaded(table, [], "skipped 0 records")
+    # a null confidence is read only for policies that all say what to do with it
+    missing_confidence = bool(policies) and all(policy.missing_confidence is not None for policy in policies)
+    if by_shard or scheduler is not None or not is_one_file(data, shards):
+        how = None if task is not None else f"inferred from {shards[0]}"
+        task = data_task(shards, task=task, skip_invalid=skip_invalid, predictions=predictions)
+        if check_task is not None:
+            check_task(task, how)
+        results = evaluate_shards(shards, task=task, value_match=value_match, alpha=alpha, skip_invalid=skip_invalid,
+                                  workers=workers, scheduler=scheduler, predictions=predictions,
+                                  missing_confidence=missing_confidence, grounding=grounding)
+        merged = merge_shards(shards, results, data=data)
+        return Loaded(merged.table, merged.skipped, merged.skipped_summary, merged.skipped_count, shards,
+                      tuple(results))
+    if is_table_file(shards[0]):
+        return _read_table_file(shards[0], task=task, value_match=value_match, alpha=alpha, check_task=check_task)
+    return _evaluate_records_file(shards[0], predictions=predictions, task=task, skip_invalid=skip_invalid,
+                                  value_match=value_match, alpha=alpha, workers=workers,
+                                  missing_confidence=missing_confidence, grounding=grounding, check_task=check_task)
+
+
+def _read_table_file(path: Path, *, task: Task | None, value_match: ValueMatch, alpha: float,
+                     check_task: TaskCheck | None) -> Loaded:
+    """The outcome table file DATA, refused unless of ``task`` (when given) and evaluated with these settings."""
+    info = read_info(path)
+    info.check(path, task=task)
+    if check_task is not None:
+        check_task(info.task, f"read from {path}")
+    with stage(f"reading {path.name}"):
+        table = read_table(path, expect={"task": info.task, "value_match": value_match, "alpha": alpha})
+    return Loaded(table, [], "skipped 0 records", info.skipped, (path,))
+
+
+def _evaluate_records_file(path: Path, *, predictions: str | os.PathLike[str] | None, task: Task | None,
+                           skip_invalid: bool, value_match: ValueMatch, alpha: float, workers: int | None,
+                           missing_confidence: bool, grounding: GroundingMode, check_task: TaskCheck | None) -> Loaded:
+    """The records file DATA (with its predictions file) evaluated in this machine's processes."""
+    # reading and evaluating records (pydantic, worker pools) is imported only when records are read, not tables
+    from rpa_sim.evaluate import local  # noqa: PLC0415
     from rpa_sim.records.readers import read_records  # noqa: PLC0415
 
     stream = read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid,
                           missing_confidence=missing_confidence)
-    return evaluate_stream(stream, value_match=value_match, alpha=alpha, workers=workers)
-
-
-def evaluate_stream(stream: RecordStream, *, value_match: ValueMatch = "exact", alpha: float = 0.25,
-                    workers: int | None = None, grounding: GroundingMode = "auto") -> Loaded:
-    """Evaluate an opened record stream (the second half of :func:`load_table`).
-
-    For callers that look at the stream first (its :attr:`~RecordStream.task`,
-    known once the records are opened) before the long part. Lines read and
-    records evaluated are counted (:func:`rpa_sim.common.progress.stage`).
-
-    Parameters
-    ----------
-    stream : RecordStream
-        What :func:`rpa_sim.records.readers.read_records` opened.
-    value_match, alpha
-        As in :func:`evaluate_records`.
-    workers : int, optional
-        Processes that validate and evaluate batches of records
-        (:mod:`rpa_sim.evaluate.local`); every available core by default, 1 for
-        none but this one. The table, the skipped records and the first error
-        are the same for any number.
-    grounding : {"auto", "given", "compute"}, default="auto"
-        The routing grounding's source (:func:`~rpa_sim.evaluate.outcomes.evaluate_kie`):
-        ``"given"`` locates nothing, for a caller that reads no grounding
-        (``score``: its figures do not depend on it).
-    """
-    from rpa_sim.evaluate import local as parallel  # noqa: PLC0415
-
-    evaluation = parallel.evaluation(stream.task, value_match=value_match, alpha=alpha, grounding=grounding)
-    table = parallel.evaluate_stream(stream, evaluation, workers=parallel.resolve_workers(workers))
-    return Loaded(table, list(stream.skipped), stream.skipped_summary())
+    if check_task is not None:
+        check_task(stream.task, None if task is not None else f"inferred from {path}")
+    evaluation = local.evaluation(stream.task, value_match=value_match, alpha=alpha, grounding=grounding)
+    table = local.evaluate_stream(stream, evaluation, workers=workers)
+    return Loaded(table, list(stream.skipped), stream.skipped_summary(), len(stream.skipped), (path,))

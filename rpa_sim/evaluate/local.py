@@ -33,12 +33,12 @@ import contextlib
 import gc
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from rpa_sim.common.progress import stage
 from rpa_sim.common.workers import available_cores, requested_workers, signals_held, without_gc, worker_signals
@@ -53,6 +53,7 @@ __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "ma
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 Table = OutcomeTable
+_Task = Literal["kie", "vqa"]
 #: Evaluates records into an outcome table; picklable (a module-level function, or a partial of one).
 Evaluation = Callable[[list[Any]], Table]
 
@@ -101,7 +102,8 @@ def resolve_workers(workers: int | None) -> int:
     return workers
 
 
-def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, workers: int) -> Iterator[Result]:
+def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *,
+                 workers: int) -> Generator[Result, None, None]:
     """``function(item)`` for each item, in order, computed by up to ``workers`` processes.
 
     With one worker, or a single item, everything runs in this process and no
@@ -223,7 +225,7 @@ class _Chunk:
     the table is the same.
     """
 
-    def __init__(self, records: list[Any] | None = None, *, sent: list[tuple[str | None, Any]] | None = None) -> None:
+    def __init__(self, records: list[Any] | None = None, *, sent: list[tuple[_Task | None, Any]] | None = None) -> None:
         self._records, self._sent = records, sent
 
     def __reduce__(self) -> tuple[Callable[..., _Chunk], tuple[Any, ...], dict[str, Any]]:
@@ -240,11 +242,11 @@ class _Chunk:
         return self._records
 
 
-_TASKS: dict[type, str] = {KIERecord: "kie", VQARecord: "vqa"}
+_TASKS: dict[type[KIERecord | VQARecord], _Task] = {KIERecord: "kie", VQARecord: "vqa"}
 _MODELS = {task: model for model, task in _TASKS.items()}
 
 
-def _sendable(record: Any) -> tuple[str | None, Any]:
+def _sendable(record: Any) -> tuple[_Task | None, Any]:
     """``(task, JSON text)`` for a pydantic record; ``(None, record)`` for another (a fast-path struct) as it is."""
     task = _TASKS.get(type(record))
     return (None, record) if task is None else (task, record.model_dump_json())
@@ -255,7 +257,7 @@ def _evaluate_chunk(chunk: _Chunk, *, evaluation: Evaluation) -> Table:
         return evaluation(chunk.records())
 
 
-def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: int,
+def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: int | None = None,
                     batch_size: int = BATCH_SIZE) -> Table:
     """Validate and evaluate a record stream in batches, on up to ``workers`` processes.
 
@@ -269,9 +271,12 @@ def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: in
     stream : RecordStream
         What :func:`rpa_sim.records.readers.read_records` opened.
     evaluation : callable
-        Records to an outcome table, e.g. ``functools.partial(evaluate_kie, value_match="exact")``.
-    workers : int
-        The most processes to use; 1 evaluates in this process.
+        Records to an outcome table: :func:`evaluation`'s, or e.g.
+        ``functools.partial(evaluate_kie, value_match="exact")``.
+    workers : int, optional
+        The most processes to use (:func:`resolve_workers`): every available
+        core by default, 1 none but this one. The table, the skipped records
+        and the first error are the same for any number.
     batch_size : int, default=BATCH_SIZE
         Records per batch. The table does not depend on it.
 
@@ -289,7 +294,7 @@ def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: in
                 yield batch
 
         outcomes = map_in_order(partial(_evaluate_batch, evaluation=evaluation), counted(stream.batches(batch_size)),
-                                workers=workers)
+                                workers=resolve_workers(workers))
         # closing: the first problem raised stops the workers at once
         with contextlib.closing(outcomes):
             for part in outcomes:
@@ -300,9 +305,12 @@ def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: in
     return concat_tables(parts)
 
 
-def evaluate_records(records: Iterable[Any], evaluation: Evaluation, *, workers: int,
+def evaluate_records(records: Iterable[Any], evaluation: Evaluation, *, workers: int | None = None,
                      batch_size: int = BATCH_SIZE) -> Table:
     """Evaluate records in batches on up to ``workers`` processes: the table of ``evaluation(records)``.
+
+    For records made in this process (a scenario's generated ones); DATA,
+    records in files, is read by :func:`rpa_sim.evaluate.load.load_data`.
 
     Parameters
     ----------
@@ -310,13 +318,14 @@ def evaluate_records(records: Iterable[Any], evaluation: Evaluation, *, workers:
         Valid records, read lazily (each batch is sent to a worker).
     evaluation : callable
         As in :func:`evaluate_stream`.
-    workers : int
-        The most processes to use; 1 evaluates in this process.
+    workers : int, optional
+        As in :func:`evaluate_stream`.
     batch_size : int, default=BATCH_SIZE
         Records per batch. The table does not depend on it.
     """
     iterator = iter(records)
     chunks = (_Chunk(chunk) for chunk in iter(lambda: list(islice(iterator, batch_size)), []))
-    parts = list(map_in_order(partial(_evaluate_chunk, evaluation=evaluation), chunks, workers=workers))
+    parts = list(map_in_order(partial(_evaluate_chunk, evaluation=evaluation), chunks,
+                              workers=resolve_workers(workers)))
     # no record at all: the table of none, as evaluation makes it
     return concat_tables(parts) if parts else evaluation([])

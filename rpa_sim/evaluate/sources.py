@@ -7,14 +7,20 @@ directly inside it (not hidden, not in subfolders) in name order; a glob
 file it matches, in path order. Each shard is evaluated on its own into an
 outcome table (:func:`load_shard`: records through :mod:`rpa_sim.evaluate.local`,
 an outcome table file read back), here one after the other or on Dask workers
-(:mod:`rpa_sim.evaluate.cluster`), and :func:`merge_shards` joins the tables with
+(:mod:`rpa_sim.evaluate.cluster`, which is given :func:`load_shard` to run), and
+:func:`merge_shards` joins the tables with
 :func:`rpa_sim.evaluate.outcomes.concat_tables` in shard order: exactly the table of
 the same records in one file, so every result is the same, byte for byte
 (``docs/scale.md``).
 
 Records shards and outcome table shards may be mixed: a table is refused
 unless it was evaluated with the settings asked for, so both give the same
-rows. Ids are unique across the shards, as within a file.
+rows. Ids are unique across the shards, as within a file. What goes with
+records alone (a predictions file, skipping invalid records) is refused
+with tables and shards by :func:`refuse_records_options`.
+
+:func:`rpa_sim.evaluate.load.load_data` is the way in: it reads one file
+itself and gives anything else to the functions here.
 
 Examples
 --------
@@ -27,7 +33,8 @@ Examples
 ...                        confidence=0.5)) for i in (first, first + 1)], folder / shard)
 >>> [path.name for path in resolve_shards(folder)]
 ['a.jsonl', 'b.jsonl']
->>> merged = load_shards(resolve_shards(folder), data=folder, workers=1)
+>>> shards = resolve_shards(folder)
+>>> merged = merge_shards(shards, evaluate_shards(shards, task="vqa", workers=1), data=folder)
 >>> merged.table.question_ids.tolist(), merged.skipped_summary
 (['q0', 'q1', 'q2', 'q3'], 'skipped 0 records')
 >>> import shutil; shutil.rmtree(folder)
@@ -47,16 +54,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rpa_sim.common.errors import InputError
-from rpa_sim.evaluate.outcomes import OutcomeTable, concat_tables
+from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables
 from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
 
 if TYPE_CHECKING:
     from rpa_sim.evaluate.metrics.kieval import ValueMatch
     from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
-__all__ = ["SHARD_SUFFIXES", "ShardResult", "Merged", "resolve_shards", "is_one_file", "data_task", "load_shard",
-           "merge_shards", "evaluate_shards", "load_shards", "check_partitions_folder",
-           "write_partitions"]
+__all__ = ["SHARD_SUFFIXES", "RecordsOnlyOption", "ShardResult", "Merged", "resolve_shards", "is_one_file",
+           "refuse_records_options", "data_task", "load_shard", "merge_shards", "evaluate_shards",
+           "check_partitions_folder", "write_partitions"]
 
 #: The files of a folder that are shards; any other file in it is left alone.
 SHARD_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet")
@@ -100,6 +107,48 @@ def resolve_shards(data: str | os.PathLike[str]) -> tuple[Path, ...]:
 def is_one_file(data: str | os.PathLike[str], shards: Sequence[Path]) -> bool:
     """Whether DATA is a plain file (or a missing one), rather than a folder or a glob of shards."""
     return len(shards) == 1 and shards[0] == Path(data) and not Path(data).is_dir()
+
+
+class RecordsOnlyOption(InputError):
+    """A predictions file or skipping invalid records with DATA they do not go with (exit status 1).
+
+    The message names the options as a scenario and the library do (``a
+    predictions file``); :attr:`usage` is the same refusal in the command
+    line's words (``--predictions``), for the usage error (exit status 2)
+    that the command line makes of it.
+    """
+
+    def __init__(self, problem: str, *, path: str, usage: str) -> None:
+        super().__init__(problem, path=path)
+        self.usage = usage
+
+
+def refuse_records_options(shards: Sequence[Path], *, data: str | os.PathLike[str],
+                           predictions: str | os.PathLike[str] | None, skip_invalid: bool) -> None:
+    """Refuse what goes with records alone, before anything is read: a predictions file with DATA that is not one
+    file (with shards, each holds both sides), and either option with an outcome table (which holds its
+    predictions, and whose invalid records were skipped, or not, when it was made).
+
+    Raises
+    ------
+    RecordsOnlyOption
+        Naming DATA, or its first table.
+    """
+    if predictions is not None and not is_one_file(data, shards):
+        raise RecordsOnlyOption(f"a predictions file goes with one records file, and DATA is {len(shards)} shards "
+                                f"(got {str(predictions)!r})", path=str(data),
+                                usage=f"--predictions goes with one records file, and {data} is {len(shards)} shards")
+    table = next((shard for shard in shards if is_table_file(shard)), None)
+    if table is not None and predictions is not None:
+        raise RecordsOnlyOption("is an outcome table, which holds its predictions; a predictions file goes with "
+                                f"records only, got {str(predictions)!r}", path=str(table),
+                                usage=f"--predictions applies to records, and {table} is an outcome table, which "
+                                      f"holds its predictions already")
+    if table is not None and skip_invalid:
+        raise RecordsOnlyOption("is an outcome table: skipping invalid records applies to records, when they are "
+                                "evaluated", path=str(table),
+                                usage=f"--skip-invalid applies to records, and {table} is an outcome table (rpa-sim "
+                                      f"evaluate --skip-invalid skips them when it makes the table)")
 
 
 def data_task(shards: Sequence[Path], *, task: Literal["kie", "vqa"] | None, skip_invalid: bool = False,
@@ -161,36 +210,33 @@ class _ShardStream:
 
 def load_shard(path: str | os.PathLike[str], *, task: Literal["kie", "vqa"], value_match: ValueMatch = "exact",
                alpha: float = 0.25, skip_invalid: bool = False, workers: int = 1,
-               predictions: str | os.PathLike[str] | None = None, missing_confidence: bool = False) -> ShardResult:
+               predictions: str | os.PathLike[str] | None = None, missing_confidence: bool = False,
+               grounding: GroundingMode = "auto") -> ShardResult:
     """Evaluate one shard of ``task`` (records on up to ``workers`` processes), or read it when it is a table.
 
     Pure: the same file and options give the same result wherever it runs,
     which is what lets a Dask worker run it again after a failure.
-    ``missing_confidence`` is :func:`rpa_sim.records.readers.read_records`'s.
+    ``missing_confidence`` is :func:`rpa_sim.records.readers.read_records`'s,
+    ``grounding`` :func:`rpa_sim.evaluate.outcomes.evaluate_kie`'s. A table is
+    read as it is: ``predictions`` and ``skip_invalid`` with it are refused
+    before (:func:`refuse_records_options`).
 
     Raises
     ------
     InputError
         For bad records (unless skipped), naming the shard, its line and the
-        record; for a table of another task or other settings, or with
-        ``skip_invalid`` or ``predictions``.
+        record; for a table of another task or other settings.
     """
     if is_table_file(path):
-        if predictions is not None:
-            raise InputError(f"is an outcome table, which holds its predictions; a predictions file goes with "
-                             f"records only, got {str(predictions)!r}", path=str(path))
-        if skip_invalid:
-            raise InputError("is an outcome table: skipping invalid records applies to records, when they are "
-                             "evaluated", path=str(path))
         table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
         return ShardResult(table, valid=table.unit_count, skipped_before=read_info(path).skipped)
-    from rpa_sim.evaluate import local as parallel  # noqa: PLC0415
+    from rpa_sim.evaluate import local  # noqa: PLC0415 (records only: a table's command starts faster)
     from rpa_sim.records.readers import read_records  # noqa: PLC0415
 
     stream = _ShardStream(read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid,
                                        missing_confidence=missing_confidence))
-    evaluation = parallel.evaluation(task, value_match=value_match, alpha=alpha)
-    table = parallel.evaluate_stream(stream, evaluation, workers=workers)  # type: ignore[arg-type]
+    evaluation = local.evaluation(task, value_match=value_match, alpha=alpha, grounding=grounding)
+    table = local.evaluate_stream(stream, evaluation, workers=workers)  # type: ignore[arg-type]
     return ShardResult(table, tuple(stream.skipped), stream.kinds, stream.count)
 
 
@@ -235,7 +281,7 @@ def merge_shards(shards: Sequence[Path], results: Sequence[ShardResult], *,
 def evaluate_shards(shards: Sequence[Path], *, task: Literal["kie", "vqa"], value_match: ValueMatch = "exact",
                     alpha: float = 0.25, skip_invalid: bool = False, workers: int | None = None,
                     scheduler: str | None = None, predictions: str | os.PathLike[str] | None = None,
-                    missing_confidence: bool = False) -> list[ShardResult]:
+                    missing_confidence: bool = False, grounding: GroundingMode = "auto") -> list[ShardResult]:
     """Each shard's result, in shard order: evaluated in this machine's processes, or on a Dask cluster.
 
     Parameters
@@ -244,7 +290,7 @@ def evaluate_shards(shards: Sequence[Path], *, task: Literal["kie", "vqa"], valu
         What :func:`resolve_shards` gave.
     task : {"kie", "vqa"}
         The task of every shard (:func:`data_task`).
-    value_match, alpha, skip_invalid, predictions, missing_confidence
+    value_match, alpha, skip_invalid, predictions, missing_confidence, grounding
         As in :func:`load_shard`.
     workers : int, optional
         Processes of this machine that evaluate each shard in turn (every core by default).
@@ -254,32 +300,15 @@ def evaluate_shards(shards: Sequence[Path], *, task: Literal["kie", "vqa"], valu
     """
     options: dict[str, Any] = {"task": task, "value_match": value_match, "alpha": alpha,
                                "skip_invalid": skip_invalid, "predictions": predictions,
-                               "missing_confidence": missing_confidence}
+                               "missing_confidence": missing_confidence, "grounding": grounding}
     if scheduler is not None:
         from rpa_sim.evaluate.cluster import evaluate_on_cluster  # noqa: PLC0415 (Dask only when asked for)
 
-        return evaluate_on_cluster(shards, scheduler=scheduler, **options)
+        return evaluate_on_cluster(shards, scheduler=scheduler, evaluate_shard=load_shard, **options)
     from rpa_sim.evaluate.local import resolve_workers  # noqa: PLC0415
 
     count = resolve_workers(workers)
     return [load_shard(shard, workers=count, **options) for shard in shards]
-
-
-def load_shards(shards: Sequence[Path], *, data: str | os.PathLike[str], task: Literal["kie", "vqa"] | None = None,
-                predictions: str | os.PathLike[str] | None = None, skip_invalid: bool = False,
-                **options: Any) -> Merged:
-    """The shards of DATA evaluated (:func:`evaluate_shards`, with its ``options``) and merged.
-
-    ``data`` is DATA as the user gave it, for messages; ``task`` is inferred
-    (:func:`data_task`) when omitted; a ``predictions`` file goes with one
-    shard only.
-    """
-    if predictions is not None and len(shards) > 1:
-        raise InputError(f"a predictions file goes with one records file, and DATA is {len(shards)} shards "
-                         f"(got {str(predictions)!r})", path=str(data))
-    task = data_task(shards, task=task, skip_invalid=skip_invalid, predictions=predictions)
-    results = evaluate_shards(shards, task=task, skip_invalid=skip_invalid, predictions=predictions, **options)
-    return merge_shards(shards, results, data=data)
 
 
 def check_partitions_folder(folder: str | os.PathLike[str]) -> Path:
@@ -348,12 +377,16 @@ def _summary(total: int, kinds: Counter[str]) -> str:
         f"{n} {kind}" for kind, n in kinds.most_common())
 
 
+def _ids(table: Table) -> Any:
+    return table.unit_ids()
+
+
 def _require_unique_ids(shards: Sequence[Path], tables: Sequence[Table]) -> None:
     if len(tables) < 2:
         return  # within a file, the reader refuses a duplicate id
     first_shard: dict[str, int] = {}
     for index, table in enumerate(tables):
-        for record_id in table.unit_ids().tolist():
+        for record_id in _ids(table).tolist():
             earlier = first_shard.setdefault(record_id, index)
             if earlier != index:
                 where = _line_of(shards[earlier], record_id)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from rpa_sim.study.scenario import Scenario
 
 __all__ = ["Decision", "Constraint", "Alternative", "AlternativeKind", "Team", "Cost", "Point", "decide",
-           "decision_text", "CONSTRAINTS"]
+           "CONSTRAINTS"]
 
 #: Every constraint a decision may report, in the order it reports them.
 CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
@@ -535,8 +535,10 @@ class _Search:
         binding, reason = self._infeasible()
         # the point the decision would take but for the binding constraint, to show what it misses
         # without constraints every point of a non-empty grid qualifies
-        nearest = _known(self.search(self.active - {binding}, self.objective)
+        nearest = _known((binding is not None and self.search(self.active - {binding}, self.objective))
                          or self.search(frozenset(), self.objective))
+        if binding is None:  # no single relaxation helps: the first constraint the cheapest point misses binds
+            binding = next(c.name for c in self.constraints(nearest) if not c.met)
         return self._decision(nearest, False, binding, self._alternatives(nearest), reason)
 
     def _decision(self, point: _Point, feasible: bool, binding: str | None, alternatives: tuple[Alternative, ...],
@@ -567,9 +569,9 @@ class _Search:
                 best = (relaxed.key, name)
         return None if best is None else best[1]
 
-    def _infeasible(self) -> tuple[str, str]:
+    def _infeasible(self) -> tuple[str | None, str]:
         """The binding constraint when nothing is feasible, and why in words: one no point meets on its own,
-        else the one whose relaxation alone gives the best point."""
+        else the one whose relaxation alone gives the best point; None when no relaxation alone gives any."""
         names = [name for name in CONSTRAINTS if name in self.active]
         for name in names:
             if self.search(frozenset({name}), self.objective) is None:
@@ -585,7 +587,7 @@ class _Search:
             if relaxed is not None and (best is None or relaxed.key < best[0]):
                 best = (relaxed.key, name)
         if best is None:
-            return names[0], "no point meets every constraint together, nor all but any one of them"
+            return None, "no point meets every constraint together, nor all but any one of them"
         return best[1], f"no point meets every constraint together; without {self._words(best[1])} some would"
 
     def _words(self, name: str) -> str:
@@ -649,64 +651,6 @@ class _Search:
 def _number(value: float) -> float | None:
     """A figure for JSON: None when undefined."""
     return value if math.isfinite(value) else None
-
-
-def decision_text(decision: Decision) -> str:
-    """The decision of a study (``StudySummary.decision``) in a few lines, as ``rpa-sim run`` prints it.
-
-    >>> cost = Cost(review=1.0, staffing=0.0, errors=3.0, rejected=0.0, total=4.0, currency="EUR", per="data")
-    >>> quality = Constraint("quality", 0.95, 0.96, True)
-    >>> print(decision_text(Decision("confidence", 0.9, None, True, (quality,), "quality", cost, (), "cost", False,
-    ...                              "")))
-    Decision (cost): confidence at τ 0.9000
-      cost for the data: 4.00 EUR = review 1.00 + staffing 0.00 + errors 3.00 + rejected 0.00
-      quality 0.9600 (>= 0.95): met
-      binding: quality
-    """
-    title = f"Decision ({decision.basis})"
-    if decision.policy is None:
-        return f"{title}: none; {decision.reason}"
-    lines = [f"{title}: {_point_words(decision)}" if decision.feasible else
-             f"{title}: no point meets every constraint; {decision.reason}",
-             *_point_lines(decision, "  ")]
-    if not decision.feasible:
-        lines[1:1] = [f"  nearest: {_point_words(decision)}"]
-    if decision.binding is not None:
-        lines.append(f"  binding: {decision.binding}")
-    if decision.edge_of_range:
-        lines.append("  τ is at the edge of the swept range: the best may lie beyond it")
-    for alternative in decision.alternatives:
-        lines.append(f"  alternative ({alternative.kind}): {alternative.note}")
-        lines += _point_lines(alternative, "    ")
-    return "\n".join(lines)
-
-
-def _point_words(point: Decision | Alternative) -> str:
-    team = point.reviewers
-    words = f"{point.policy} at τ {point.threshold:.4f}"
-    if team is None:
-        return words
-    if team.shifts is None:
-        return f"{words} with {team.count} reviewers"
-    shifts = ", ".join(f"{count} from {start:g} to {end:g} h" for start, end, count in team.shifts)
-    return f"{words} with {team.reviewers} reviewers ({shifts}; {team.extra_per_shift:+d} a shift)"
-
-
-def _point_lines(point: Decision | Alternative, indent: str) -> list[str]:
-    lines = []
-    cost = point.cost
-    if cost is not None:
-        unit = f" {cost.currency}" if cost.currency else ""
-        lines.append(f"{indent}cost {'per day' if cost.per == 'day' else 'for the data'}: {cost.total:,.2f}{unit} = "
-                     f"review {cost.review:,.2f} + staffing {cost.staffing:,.2f} + errors {cost.errors:,.2f} + "
-                     f"rejected {cost.rejected:,.2f}")
-    for constraint in point.constraints:
-        name, value, target = constraint.name, constraint.value, constraint.target
-        shown = "-" if value is None else f"{value:,.2f}" if name == "cost_per_day" else f"{value:.4f}" \
-            if name != "reviewers" else str(value)
-        side = ">=" if name in ("quality", "service_level") else "<="
-        lines.append(f"{indent}{name} {shown} ({side} {target:g}): {'met' if constraint.met else 'NOT met'}")
-    return lines
 
 
 def _known(value: _Setting | None) -> _Setting:

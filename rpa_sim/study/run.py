@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +18,8 @@ from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.files import atomic_write_files
 from rpa_sim.common.yamlfile import validated
-from rpa_sim.evaluate.load import evaluate_records, load_table
+from rpa_sim.evaluate.load import load_data
+from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.metrics.calibration import aurc, calibration_per_group, is_correct, reliability_table
 from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.operate.queue.summary import operation_model, operations_summary, priced
@@ -91,24 +93,24 @@ def scenario_policies(scenario: Scenario, base: Path) -> list[Policy]:
 
 
 def evaluate_scenario_data(scenario: Scenario, base: Path, source: str, *,
-                           missing_confidence: bool = False) -> OutcomeTable:
-    """The scenario's data as an outcome table: generated, read from records or from a table file (paths relative to
-    ``base``); ``source`` names the scenario in error messages. A null confidence is read (as unknown) only with
-    ``missing_confidence``: when every policy says what to do with it. Raises InputError."""
+                           policies: Sequence[Policy] = ()) -> OutcomeTable:
+    """The scenario's data as an outcome table: generated, or DATA read by :func:`rpa_sim.evaluate.load.load_data`
+    (paths relative to ``base``); ``source`` names the scenario in error messages. ``policies`` are those the
+    table is for (a null confidence is read only when every one says what to do with it). Raises InputError."""
     data = scenario.data
-    if data.generate == "receipts":
-        settings = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
-        return evaluate_records(generate_receipts(data.n, seed=data.seed, settings=settings), task="kie")
-    if data.generate == "docvqa":
-        settings = validated(DocVQASettings, data.settings, source=f"{source}: data.settings")
-        return evaluate_records(generate_docvqa(data.n, seed=data.seed, settings=settings), task="vqa",
-                                alpha=scenario.alpha)
-    predictions = None if data.predictions is None else base / data.predictions
-    from rpa_sim.evaluate.cluster import current_scheduler  # noqa: PLC0415
+    if data.file is not None:
+        from rpa_sim.evaluate.cluster import current_scheduler  # noqa: PLC0415
 
-    # the command's --scheduler, else the scenario's own: the dashboard evaluates a scenario as run does
-    return load_table(base / data.file, predictions=predictions, task=scenario.task, alpha=scenario.alpha,
-                      missing_confidence=missing_confidence, scheduler=current_scheduler() or data.scheduler).table
+        predictions = None if data.predictions is None else base / data.predictions
+        # the command's --scheduler, else the scenario's own: the dashboard evaluates a scenario as run does
+        return load_data(base / data.file, predictions=predictions, task=scenario.task, alpha=scenario.alpha,
+                         policies=policies, scheduler=current_scheduler() or data.scheduler).table
+    if data.generate == "receipts":
+        receipts = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
+        return evaluate_records(generate_receipts(data.n, seed=data.seed, settings=receipts), evaluation("kie"))
+    questions = validated(DocVQASettings, data.settings, source=f"{source}: data.settings")
+    return evaluate_records(generate_docvqa(data.n, seed=data.seed, settings=questions),
+                            evaluation("vqa", alpha=scenario.alpha))
 
 
 def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
@@ -171,8 +173,7 @@ def _baseline_summary(curve: Curve) -> dict[str, Any]:
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
     """Evaluate the scenario's data once, then sweep, compare and summarise every policy."""
     policies = scenario_policies(scenario, base)
-    allowed = all(policy.missing_confidence is not None for policy in policies)
-    table = evaluate_scenario_data(scenario, base, f"scenario {scenario.name!r}", missing_confidence=allowed)
+    table = evaluate_scenario_data(scenario, base, f"scenario {scenario.name!r}", policies=policies)
     result = run_study(scenario, table, policies)
     return replace(result, base=base)
 

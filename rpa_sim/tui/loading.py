@@ -102,21 +102,22 @@ class Opened:
             return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).typed_summary
 
 
-def _evaluated(scenario: Scenario, base: Path, report: Reporter, *, missing_confidence: bool = False) -> OutcomeTable:
-    """The scenario's data as an outcome table, its reading reported (records: as they are read and evaluated)."""
+def _evaluated(scenario: Scenario, base: Path, report: Reporter, policies: list[Policy]) -> OutcomeTable:
+    """The scenario's data as an outcome table for ``policies``, its reading reported (records: as they are read
+    and evaluated)."""
     from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
     from rpa_sim.study.run import evaluate_scenario_data  # noqa: PLC0415
 
     data, source = scenario.data, f"scenario {scenario.name!r}"
     if data.file is None:
         with stage(report, f"generating and evaluating {data.n:,} {data.generate} records"):
-            return evaluate_scenario_data(scenario, base, source)
+            return evaluate_scenario_data(scenario, base, source, policies=policies)
     path = base / data.file
     if is_table_file(path):
         with stage(report, f"reading {path.name}"):
-            return evaluate_scenario_data(scenario, base, source)
+            return evaluate_scenario_data(scenario, base, source, policies=policies)
     with _library_stages(report, count_lines(path) if path.is_file() else None):
-        return evaluate_scenario_data(scenario, base, source, missing_confidence=missing_confidence)
+        return evaluate_scenario_data(scenario, base, source, policies=policies)
 
 
 def _header_name(source: str, scenario: Scenario) -> str:
@@ -163,5 +164,4 @@ def open_source(source: str | None, *, report: Reporter = ignore_progress) -> Op
         scenario, base = load_scenario(source)
         header, data_file = _header_name(source, scenario), None
     policies = scenario_policies(scenario, base)  # before the data: a misnamed policy fails at once
-    allowed = all(policy.missing_confidence is not None for policy in policies)  # null confidences read only then
-    return Opened(scenario, _evaluated(scenario, base, report, missing_confidence=allowed), policies, header, data_file)
+    return Opened(scenario, _evaluated(scenario, base, report, policies), policies, header, data_file)

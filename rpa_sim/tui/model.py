@@ -44,6 +44,8 @@ def operation_of(summary: StudySummary, table: OutcomeTable) -> OperationModel:
     summary must have one (``summary.operations``)."""
     from rpa_sim.operate.queue.summary import OperationModel  # noqa: PLC0415
 
+    if summary.operations is None:
+        raise ValueError(f"the study {summary.scenario!r} has no operations section")
     return OperationModel(summary.operations.settings, documents=table.unit_count, reviewer=summary.reviewer,
                           costs=summary.costs, received_at=table.received_at, review_seconds=table.review_seconds,
                           ids=table.unit_ids().tolist())

@@ -108,6 +108,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = f"{error.filename}: " if error.filename else ""
             return _fail(f"error: {where}{error.strerror or error}", EXIT_INPUT)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
