@@ -435,12 +435,14 @@ def check_against_package_and_oracle(gt, pred):
         event("ties change the score; the package took another optimum")
 
 
+@pytest.mark.slow
 @given(ground_truths, predictions)
 @settings(max_examples=1000, deadline=None)
 def test_random_trees_against_the_package_and_the_oracle(gt, pred):
     check_against_package_and_oracle(gt, pred)
 
 
+@pytest.mark.slow
 @given(few_line_items, few_line_items)
 @settings(max_examples=1000, deadline=None)
 def test_random_line_items_against_the_package_and_the_oracle(gt, pred):

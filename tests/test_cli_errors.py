@@ -343,6 +343,7 @@ def start_writing(tmp_path: Path) -> Iterator[Callable[[int], subprocess.Popen]]
     ("SIGINT to the process group", 130, "rpa-sim: interrupted\n"),
     ("SIGTERM to the process group", 143, "rpa-sim: terminated\n"),
 ])
+@pytest.mark.slow
 def test_a_signal_while_writing_leaves_nothing_behind(tmp_path, start_writing, how, status, line):
     process = start_writing(2)
     workers = children(process.pid)

@@ -61,6 +61,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return whole, folder / "shards"
 
 
+@pytest.mark.slow
 def test_score_sweep_certify_on_the_cluster_equal_one_process(capsys: pytest.CaptureFixture[str],
                                                                cluster: LocalCluster, data: tuple[Path, Path]) -> None:
     whole, shards = data
@@ -70,6 +71,7 @@ def test_score_sweep_certify_on_the_cluster_equal_one_process(capsys: pytest.Cap
     assert outputs(capsys, whole, "--scheduler", cluster.scheduler_address) == expected
 
 
+@pytest.mark.slow
 def test_vqa_on_the_cluster(capsys: pytest.CaptureFixture[str], cluster: LocalCluster, tmp_path: Path) -> None:
     lines = [json.dumps(record) for record in docvqa_dicts(50, seed=32)]
     whole = tmp_path / "all.jsonl"
@@ -81,6 +83,7 @@ def test_vqa_on_the_cluster(capsys: pytest.CaptureFixture[str], cluster: LocalCl
                    cluster.scheduler_address) == one
 
 
+@pytest.mark.slow
 def test_evaluate_into_partitions_on_the_cluster(capsys: pytest.CaptureFixture[str], cluster: LocalCluster,
                                                  data: tuple[Path, Path], tmp_path: Path) -> None:
     whole, shards = data
@@ -97,6 +100,7 @@ def test_evaluate_into_partitions_on_the_cluster(capsys: pytest.CaptureFixture[s
     assert outputs(capsys, remote, "--scheduler", cluster.scheduler_address) == outputs(capsys, whole)
 
 
+@pytest.mark.slow
 def test_the_first_bad_shard_in_order_is_the_error(capsys: pytest.CaptureFixture[str], cluster: LocalCluster,
                                                    data: tuple[Path, Path], tmp_path: Path) -> None:
     lines = (data[0].read_text().splitlines())[:40]
@@ -120,6 +124,7 @@ def _dies_once(stamp: tuple[str, int, int], *, markers: str, **options: Any) -> 
     return load_shard(stamp[0], workers=1, **options)
 
 
+@pytest.mark.slow
 def test_a_worker_lost_mid_run_changes_nothing(client: Client, data: tuple[Path, Path], tmp_path: Path) -> None:
     import cloudpickle
 
@@ -142,6 +147,7 @@ class _Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.slow
 def test_progress_counts_the_tasks_on_a_terminal(cluster: LocalCluster, data: tuple[Path, Path]) -> None:
     shards = resolve_shards(data[1])
     screen = _Terminal()
@@ -179,6 +185,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_score_and_sweep_through_dask_scheduler_and_workers(capsys: pytest.CaptureFixture[str],
                                                             data: tuple[Path, Path], tmp_path: Path) -> None:
     whole, shards = data

@@ -19,6 +19,9 @@ import pytest
 from rpa_sim.cli.entry import main
 from rpa_sim.study.scenario import load_scenario
 
+# builds a wheel and installs it into a fresh virtual environment: a minute of work, in the slow run
+pytestmark = pytest.mark.slow
+
 PROJECT = Path(__file__).resolve().parents[1]
 # What the build reads; the wheel is built from a copy, as building in the checkout would leave build/ and
 # egg-info behind, and a stale build/lib can carry modules deleted since into the wheel.

@@ -341,6 +341,7 @@ def many_receipts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("SIGTERM to the process", 143, "rpa-sim: terminated\n"),
     ("SIGTERM to the process group", 143, "rpa-sim: terminated\n"),
 ])
+@pytest.mark.slow
 def test_a_signal_while_scoring_stops_every_worker(many_receipts: Path, how: str, status: int, line: str) -> None:
     process = subprocess.Popen([sys.executable, "-m", "rpa_sim.cli", "score", str(many_receipts)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -172,6 +172,7 @@ def _check_layout(measured: dict, width: int, plots: list[str]) -> None:
         assert table["firstColumnPosition"] == "sticky" and abs(table["firstColumnShift"]) <= 1, table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [1280, 390])
 def test_report_fits_the_width_and_every_plot_renders(report, width, tmp_path):
     measured = _measure(report, width, tmp_path)

@@ -177,6 +177,7 @@ def test_a_problem_while_reading_ahead_comes_after_the_items_before() -> None:
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TWO_CORES, reason="a local cluster of two workers needs two cores")
 def test_a_local_cluster_has_a_worker_per_shard_at_most(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -247,6 +248,7 @@ def test_evaluate_workers_end_when_their_parent_is_killed(tmp_path: Path, receip
         kill_group(process)
 
 
+@pytest.mark.slow
 @needs_proc
 def test_local_cluster_workers_end_when_their_parent_is_killed(tmp_path: Path, shards: Path) -> None:
     pytest.importorskip("distributed", reason='Dask is optional: pip install "rpa-sim[dask]"')
@@ -384,6 +386,7 @@ def interrupt_local_cluster(shards: Path, out: Path, how: str, *, delay: float) 
         kill_group(process)
 
 
+@pytest.mark.slow
 @needs_proc
 def test_ctrl_c_on_a_local_cluster_is_one_line(tmp_path: Path, shards: Path) -> None:
     status, stdout, stderr, took = interrupt_local_cluster(shards, tmp_path / "tables", "SIGINT to the process group",
