@@ -270,7 +270,7 @@ class Invocation:
 
 
 def _inside(name: str, folders: list[str]) -> bool:
-    return any(name == top or name.startswith(top.rstrip("/") + "/") for top in folders)
+    return any(top == "." or name == top or name.startswith(top.rstrip("/") + "/") for top in folders)
 
 
 def _normal(name: str) -> str:
@@ -836,7 +836,7 @@ class _Builder:
         if dest == "n" and self.command == "generate":
             # a valid count is legitimate work (a minute for a few million records): only small ones are run
             candidate = draw(st.one_of(texts, numbers, plausible_numbers))
-            return "20" if _accepts(action, candidate) and int(candidate) > 10_000 else candidate
+            return "20" if _accepts(action, candidate) and action.type(candidate) > 10_000 else candidate
         # anything at all, one time in seven: more often, and hardly an example would get past the parser
         if draw(_one_in(7)):
             return draw(st.one_of(texts, numbers))
