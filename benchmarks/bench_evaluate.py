@@ -20,19 +20,18 @@ only with ``--long-baseline``.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 import types
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
+from baseline_source import module_at
 
 import rpa_sim.evaluate.grounding
-import rpa_sim.evaluate.outcomes
+import rpa_sim.evaluate.outcomes.kie
 from rpa_sim.evaluate.grounding import locatability_many
 from rpa_sim.evaluate.metrics.anls import anls_question
 from rpa_sim.evaluate.metrics.anls_star import anls_star
@@ -45,21 +44,7 @@ from rpa_sim.records.synthetic import generate_receipts
 
 BASELINE_COMMIT = "6a8033999884286b56df244dd2f7e1eb6992cd38"
 BASELINES: dict[str, types.ModuleType] = {}
-PROJECT = Path(__file__).resolve().parents[1]
 SEED = 11
-
-
-def previous(path: str) -> types.ModuleType:
-    """The module at ``path`` as it was at :data:`BASELINE_COMMIT`, loaded under a name of its own."""
-    try:
-        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:{path}"], cwd=PROJECT, check=True,
-                                capture_output=True, text=True).stdout
-    except (OSError, subprocess.CalledProcessError) as error:
-        sys.exit(f"bench_evaluate: the baseline needs git and commit {BASELINE_COMMIT[:7]}: {error}")
-    module = types.ModuleType(f"baseline_{Path(path).stem}")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{BASELINE_COMMIT[:7]}:{path}", "exec"), module.__dict__)
-    return module
 
 
 def cpu_seconds(work: Callable[[], object], repeat: int) -> tuple[float, object]:
@@ -96,7 +81,7 @@ def receipts(count: int, repeat: int, old_smudge: types.ModuleType, old_kieval: 
         return np.array([old_smudge.locatability(text, document) for text in texts], dtype=np.float64)
 
     def baseline_table():
-        with mock.patch.object(rpa_sim.evaluate.outcomes, "evaluate_document", old_kieval.evaluate_document), \
+        with mock.patch.object(rpa_sim.evaluate.outcomes.kie, "evaluate_document", old_kieval.evaluate_document), \
                 mock.patch.object(rpa_sim.evaluate.grounding, "locatability_many", old_locatability_many):
             return evaluate_kie(records)
 
@@ -194,16 +179,23 @@ def _short(value: object) -> str:
     return text if len(text) < 60 else text[:57] + "..."
 
 
+def load_baselines() -> None:
+    """The metric modules of :data:`BASELINE_COMMIT`, which lived in ``rpa_sim/`` and ``rpa_sim/metrics/``."""
+    renamed = {"rpa_sim.text": "rpa_sim.evaluate.metrics.text", "rpa_sim.records": "rpa_sim.records.models",
+               "rpa_sim.metrics.anls": "rpa_sim.evaluate.metrics.anls"}
+    for name, path in (("text", "rpa_sim/text.py"), ("anls", "rpa_sim/metrics/anls.py"),
+                       ("smudge", "rpa_sim/metrics/smudge.py"), ("kieval", "rpa_sim/metrics/kieval.py"),
+                       ("anls_star", "rpa_sim/metrics/anls_star.py")):
+        BASELINES[name] = module_at(BASELINE_COMMIT, path, renamed=renamed, program="bench_evaluate")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--receipts", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--long-baseline", action="store_true")
     options = parser.parse_args()
-    BASELINES.update((name, previous(path)) for name, path in (
-        ("text", "rpa_sim/evaluate/metrics/text.py"), ("anls", "rpa_sim/evaluate/metrics/anls.py"),
-        ("smudge", "rpa_sim/evaluate/metrics/smudge.py"), ("kieval", "rpa_sim/evaluate/metrics/kieval.py"),
-        ("anls_star", "rpa_sim/evaluate/metrics/anls_star.py")))
+    load_baselines()
     receipts(options.receipts, options.repeat, BASELINES["smudge"], BASELINES["kieval"])
     long_values(options.long_baseline, BASELINES)
 

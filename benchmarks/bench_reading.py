@@ -36,6 +36,7 @@ from functools import partial
 from pathlib import Path
 
 import msgspec
+from baseline_source import module_at
 from pydantic import TypeAdapter
 
 from rpa_sim.records import models as records_module
@@ -108,16 +109,10 @@ def candidates(task: str) -> dict[str, tuple[Callable[[str], object], str]]:
 
 
 def previous_readers() -> types.ModuleType:
-    """``rpa_sim/records/readers.py`` as it was at :data:`BASELINE_COMMIT`."""
-    try:
-        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:rpa_sim/records/readers.py"], cwd=PROJECT,
-                                check=True, capture_output=True, text=True).stdout
-    except (OSError, subprocess.CalledProcessError) as error:
-        sys.exit(f"bench_reading: the baseline needs git and commit {BASELINE_COMMIT}: {error}")
-    module = types.ModuleType("baseline_readers")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{BASELINE_COMMIT}:rpa_sim/records/readers.py", "exec"), module.__dict__)
-    return module
+    """``rpa_sim/readers.py`` as it was at :data:`BASELINE_COMMIT`."""
+    return module_at(BASELINE_COMMIT, "rpa_sim/readers.py", program="bench_reading", renamed={
+        "rpa_sim.errors": "rpa_sim.common.errors", "rpa_sim.files": "rpa_sim.common.files",
+        "rpa_sim.records": "rpa_sim.records.models"})
 
 
 def previous_package(folder: Path) -> Path:
