@@ -1,0 +1,62 @@
+"""The benchmarks' baselines load: the earlier commits' modules, read from git, run against today's package.
+
+A move of a module once broke them silently (the benchmarks are scripts no test ran). Loading is cheap
+(``git show`` and one ``exec``); timing stays in the benchmarks. Skips without git or without the commits
+(a shallow clone).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _have_commit(commit: str) -> bool:
+    if shutil.which("git") is None:
+        return False
+    found = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=BENCHMARKS,
+                           capture_output=True, check=False)
+    return found.returncode == 0
+
+
+@pytest.fixture
+def benchmarks_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    yield
+    for name in ("bench_evaluate", "bench_reading", "baseline_source"):
+        sys.modules.pop(name, None)
+
+
+def test_bench_evaluate_loads_the_metrics_of_its_baseline_commit(benchmarks_importable):
+    import bench_evaluate
+
+    if not _have_commit(bench_evaluate.BASELINE_COMMIT):
+        pytest.skip(f"commit {bench_evaluate.BASELINE_COMMIT[:7]} is not in this clone (shallow?) or git is missing")
+    bench_evaluate.load_baselines()
+    baselines = bench_evaluate.BASELINES
+    assert sorted(baselines) == ["anls", "anls_star", "kieval", "smudge", "text"]
+    # the baseline's own code runs: one edit in five characters, and ANLS's 0.5 cut-off
+    assert baselines["text"].nls("hello", "hallo") == pytest.approx(0.8)
+    assert baselines["anls"].anls_question(["12.50 eur"], "12.50 eur") == 1.0
+    assert baselines["anls"].anls_question(["abcd"], "wxyz") == 0.0
+    # and the names it imported were today's modules only while it loaded
+    assert "rpa_sim.text" not in sys.modules
+    import rpa_sim.records
+
+    assert sys.modules["rpa_sim.records"] is rpa_sim.records and not hasattr(rpa_sim.records, "Document")
+
+
+def test_bench_reading_loads_the_reader_of_its_baseline_commit(benchmarks_importable):
+    import bench_reading
+
+    if not _have_commit(bench_reading.BASELINE_COMMIT):
+        pytest.skip(f"commit {bench_reading.BASELINE_COMMIT} is not in this clone (shallow?) or git is missing")
+    readers = bench_reading.previous_readers()
+    assert callable(readers.read_records)
+    assert "rpa_sim.errors" not in sys.modules and "rpa_sim.files" not in sys.modules
