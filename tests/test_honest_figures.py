@@ -24,7 +24,7 @@ from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.study.run import comparison_table, run_scenario
 from rpa_sim.study.scenario import load_scenario
 from tests.conftest import run_cli
-from tests.tui_support import SCENARIO, ready, scenario_file, shown
+from tests.support_tui import SCENARIO, ready, scenario_file, shown
 
 EDGE = "the cheapest point lies at the edge of the range you swept"
 #: the dashboard's small scenario, monitored where PPI collapses: τ 0.98, 2% of about 540 items audited a day

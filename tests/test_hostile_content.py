@@ -338,7 +338,7 @@ async def test_the_dashboard_shows_hostile_ids_and_names_as_plain_escaped_text(t
 
     from rpa_sim.tui.app import DashboardApp
     from rpa_sim.tui.widgets.text_table import TextTable
-    from tests.tui_support import loaded, notifications
+    from tests.support_tui import loaded, notifications
 
     key = "k\x1b[2J[bold red]x[/]\n[/oops]"
     bad = write_lines(tmp_path / "bad.jsonl", kie("r-0"), kie(HOSTILE, confidence=7))

@@ -12,7 +12,7 @@ pytest.importorskip("textual_plotext")
 from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.views.monitoring import MonitoringView
-from tests.tui_support import SCENARIO, ready, scenario_file, shown
+from tests.support_tui import SCENARIO, ready, scenario_file, shown
 
 QUICK = "monitoring:\n  days: 40\n  width_days: 10\n"
 

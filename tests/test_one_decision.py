@@ -24,7 +24,7 @@ from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.views.operations import OperationsView
 from rpa_sim.tui.widgets.figures import FiguresPanel
 from tests.conftest import run_cli
-from tests.tui_support import OPERATIONS, STAFFED_SCENARIO, notifications, ready, scenario_file
+from tests.support_tui import OPERATIONS, STAFFED_SCENARIO, notifications, ready, scenario_file
 
 #: KIE with costs priced by the hour and a rostered team: the study's costs include staffing
 SCENARIO = STAFFED_SCENARIO + OPERATIONS

@@ -15,8 +15,8 @@ from rpa_sim.operate.queue.summary import Workload, with_releases
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import operation_of
 from rpa_sim.tui.views.operations import OperationsView
-from tests.tui_support import OPERATIONS, ready, scenario_file, shown
-from tests.tui_support import STAFFED_SCENARIO as SCENARIO
+from tests.support_tui import OPERATIONS, ready, scenario_file, shown
+from tests.support_tui import STAFFED_SCENARIO as SCENARIO
 
 
 def note(app) -> str:

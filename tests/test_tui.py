@@ -30,7 +30,7 @@ from rpa_sim.tui.widgets.legend import Legend
 from rpa_sim.tui.widgets.plot import MarkedPlot
 from rpa_sim.tui.widgets.readout import Readout
 from rpa_sim.tui.widgets.text_table import TextTable
-from tests.tui_support import SCENARIO, loaded, notifications, ready
+from tests.support_tui import SCENARIO, loaded, notifications, ready
 
 SIZE = (120, 40)
 VQA_SCENARIO = """\
