@@ -147,6 +147,23 @@ def test_a_scheduler_for_generated_records_is_bad_usage(capsys):
                                             "'receipts-demo' generates its records")
 
 
+def test_a_scheduler_for_a_dashboard_of_generated_records_is_bad_usage(capsys, monkeypatch, receipts):
+    import rpa_sim.cli.scenarios
+    import rpa_sim.tui
+
+    started = []
+    monkeypatch.setattr(rpa_sim.cli.scenarios, "interactive", lambda: True)
+    monkeypatch.setattr(rpa_sim.tui, "run_dashboard", lambda source, **options: started.append(source) or 0)
+    status, _, err = run(capsys, "dashboard", "receipts-demo", "--scheduler", "local:2")
+    assert (status, error_line(err)) == (2, "--scheduler evaluates a scenario's data: file: on Dask, and scenario "
+                                            "'receipts-demo' generates its records")
+    assert run(capsys, "dashboard", "--scheduler", "local:2")[0] == 2  # receipts-demo, the default source
+    # a records file is evaluated on the scheduler, and a scenario without --scheduler opens as it says
+    assert run(capsys, "dashboard", str(receipts), "--scheduler", "local:2")[0] == 0
+    assert run(capsys, "dashboard", "receipts-demo")[0] == 0
+    assert started == [str(receipts), "receipts-demo"]
+
+
 def test_the_workers_change_no_result_of_a_run(capsys, scenario):
     outputs = {run(capsys, "run", scenario, "--json", "--workers", workers)[1] for workers in ("1", "2")}
     assert len(outputs) == 1 and json.loads(outputs.pop())["scenario"] == "s"

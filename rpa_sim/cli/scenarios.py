@@ -185,10 +185,16 @@ def dashboard(args: argparse.Namespace) -> int:
                          "'rpa-sim run SCENARIO' prints the comparison as text")
     if args.out_dir is not None:
         check_output_folder(args.out_dir)
+    from rpa_sim.evaluate.sources import names_data  # noqa: PLC0415
+    from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
     from rpa_sim.tui import run_dashboard  # noqa: PLC0415
 
-    # the source is opened inside the app: a scenario's own data: scheduler: applies unless --scheduler is given
-    with scenario_evaluation(args, None):
+    # The source is opened inside the app, where a scenario's own data: scheduler: applies unless --scheduler
+    # is given; a --scheduler for a scenario that generates its records is refused before the app starts.
+    source, scenario = args.source or "receipts-demo", None
+    if args.scheduler is not None and not names_data(source):
+        scenario, _ = load_scenario(source)
+    with scenario_evaluation(args, scenario):
         return run_dashboard(args.source, export_dir=args.out_dir)
 
 

@@ -61,17 +61,33 @@ if TYPE_CHECKING:
     from rpa_sim.evaluate.metrics.kieval import ValueMatch
     from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
-__all__ = ["SHARD_SUFFIXES", "RecordsOnlyOption", "ShardResult", "Merged", "resolve_shards", "is_one_file",
-           "refuse_records_options", "data_task", "load_shard", "merge_shards", "evaluate_shards",
+__all__ = ["SHARD_SUFFIXES", "RecordsOnlyOption", "ShardResult", "Merged", "names_data", "resolve_shards",
+           "is_one_file", "refuse_records_options", "data_task", "load_shard", "merge_shards", "evaluate_shards",
            "check_partitions_folder", "write_partitions"]
 
 #: The files of a folder that are shards; any other file in it is left alone.
 SHARD_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet")
 _GLOB_CHARACTERS = frozenset("*?[")
+# The last suffix of a file that is data whatever its content (``.gz`` of ``.jsonl.gz``).
+_DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
 # The files rpa-sim evaluate writes into an --out folder (write_partitions).
 _PARTITION = re.compile(r"part-[0-9]+\.parquet")
 
 Table = OutcomeTable
+
+
+def names_data(source: str) -> bool:
+    """Whether a front end's SOURCE names data (a records or table file, a folder of shards, a glob) rather
+    than a scenario (a bundled name or a YAML file).
+
+    >>> names_data("receipts.jsonl.gz"), names_data("no/such/shard-*.parquet"), names_data("receipts-demo")
+    (True, True, False)
+    """
+    path = Path(source)
+    if path.is_dir() or (not path.exists() and _GLOB_CHARACTERS & set(source)):
+        return True
+    suffix = path.suffix.lower()
+    return suffix in _DATA_SUFFIXES or (path.is_file() and suffix not in (".yaml", ".yml"))
 
 
 def resolve_shards(data: str | os.PathLike[str]) -> tuple[Path, ...]:

@@ -29,7 +29,6 @@ __all__ = ["DATA_POLICIES", "DATA_TARGETS", "Opened", "count_lines", "load_model
 DATA_TARGETS = [0.9, 0.95]
 DATA_POLICIES = {task: ("confidence", "document-escalation", "grounding-gate") if table.has_review_units
                  else ("confidence", "grounding-gate") for task, table in OUTCOME_TABLES.items()}
-_DATA_SUFFIXES = (".jsonl", ".gz", ".json", ".parquet")
 
 
 def _library_stages(report: Reporter, total: int | None) -> contextlib.AbstractContextManager[None]:
@@ -61,14 +60,6 @@ def count_lines(path: Path) -> int | None:
             lines += chunk.count(b"\n")
             last = chunk[-1:]
     return lines + (last != b"\n")
-
-
-def _is_data(source: str) -> bool:
-    """Whether ``source`` names data (a records or table file, a folder of shards, a glob), not a scenario."""
-    path = Path(source)
-    if path.is_dir() or (not path.exists() and set("*?[") & set(source)):
-        return True
-    return path.suffix.lower() in _DATA_SUFFIXES or (path.is_file() and path.suffix.lower() not in (".yaml", ".yml"))
 
 
 @dataclass(frozen=True)
@@ -145,13 +136,13 @@ def load_model(source: str | None, *, report: Reporter = ignore_progress) -> Das
 def open_source(source: str | None, *, report: Reporter = ignore_progress) -> Opened:
     """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
     (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
-    from rpa_sim.evaluate.sources import data_task, resolve_shards  # noqa: PLC0415
+    from rpa_sim.evaluate.sources import data_task, names_data, resolve_shards  # noqa: PLC0415
     from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
     from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
     from rpa_sim.study.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
 
     source = source or "receipts-demo"
-    if _is_data(source):
+    if names_data(source):
         path = Path(source).absolute()  # a glob stays a pattern
         shards = resolve_shards(path)
         if not shards[0].is_file():
