@@ -110,6 +110,14 @@ def test_the_guarantee_counts_documents_that_are_no_json_key():
     assert certify_threshold(conf, error, max_error=0.1, delta=0.1).calibration_documents is None
 
 
+def test_the_guarantee_says_one_error_and_one_document_in_the_singular():
+    conf, error = _block((0.9, 100, 1), (0.5, 40, 20))
+    result = certify_threshold(conf, error, max_error=0.1, delta=0.1, calibration_fraction=1.0,
+                               groups=np.zeros(140, dtype=int))
+    assert (result.threshold, result.accepted_errors, result.accepted_documents) == (0.9, 1, 1)
+    assert "1 error among 100 auto-accepted calibration items from 1 document, p = " in result.guarantee
+
+
 def test_skip_untestable_and_the_literal_walk():
     # The strictest distinct confidence accepts one item: (1 - eps)^1 > delta, so the literal walk
     # (METRICS.md read word for word) fails there and never certifies anything with these candidates.

@@ -100,8 +100,8 @@ class CertifiedThreshold:
         text = (
             f"Auto-accept iff confidence >= {self.threshold:g}. Guaranteed: with probability at least "
             f"{1 - delta:g} over the draw of the calibration data, the error rate of auto-accepted items "
-            f"is at most {eps:g} (Learn-then-Test, fixed sequence: {self.accepted_errors} errors among "
-            f"{self.accepted_n} auto-accepted calibration items{_from_documents(self.accepted_documents)}, "
+            f"is at most {eps:g} (Learn-then-Test, fixed sequence: {_count(self.accepted_errors, 'error')} among "
+            f"{_count(self.accepted_n, 'auto-accepted calibration item')}{_from_documents(self.accepted_documents)}, "
             f"p = {self.p_value:.3g} <= delta = "
             f"{delta:g}; {1 - delta:g} Clopper-Pearson upper bound {self.upper_bound:.4g}). {assumption}"
         )
