@@ -198,7 +198,7 @@ class InputError(ValueError):
     """Input that does not fit the canonical formats.
 
     The message reads ``FILE: line N (id ID): FIELD: problem`` with whatever
-    parts are known, as FORMATS.md asks.
+    parts are known, as docs/formats.md asks.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Canonical records (``../shared/spec/FORMATS.md``) as pydantic v2 models.
+"""Canonical records (``docs/formats.md``) as pydantic v2 models.
 
 A KIE record is one document with a ground-truth side and a prediction side;
 a VQA record is one question. In the two-file form each file holds one side,
@@ -76,7 +76,7 @@ def instant(value: Any) -> datetime | None:
 
 
 class _Model(BaseModel):
-    # Unknown fields are tolerated (FORMATS.md welcomes documented additions)
+    # Unknown fields are tolerated (docs/formats.md welcomes documented additions)
     # but never kept, so that outputs stay canonical.
     model_config = ConfigDict(extra="ignore", frozen=True)
 

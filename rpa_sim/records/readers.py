@@ -1,4 +1,4 @@
-"""Read and write canonical JSONL records (``../shared/spec/FORMATS.md``), streaming.
+"""Read and write canonical JSONL records (``docs/formats.md``), streaming.
 
 :func:`read_records` turns a ``.jsonl`` or ``.jsonl.gz`` file, or a ground-truth
 file and a predictions file joined on ``id``, into validated

@@ -1,4 +1,4 @@
-"""Write canonical JSONL records (``../shared/spec/FORMATS.md``), atomically and byte for byte the same.
+"""Write canonical JSONL records (``docs/formats.md``), atomically and byte for byte the same.
 
 Examples
 --------
@@ -92,7 +92,7 @@ def _with_confidence(item: dict[str, Any], before: str) -> dict[str, Any]:
 
 
 def _bare_groups(data: dict[str, Any]) -> dict[str, Any]:
-    """Write unnamed groups as bare lists, the form FORMATS.md shows.
+    """Write unnamed groups as bare lists, the form docs/formats.md shows.
 
     >>> _bare_groups({"prediction": {"groups": [{"entities": []}, {"name": "menu", "entities": []}]}})
     {'prediction': {'groups': [[], {'name': 'menu', 'entities': []}]}}

@@ -57,7 +57,7 @@ class CertifiedThreshold:
     accepted_documents : int or None
         Documents among the auto-accepted calibration items (0 when nothing is
         certified); None without groups. Neither is a ``certify --json`` key
-        (FORMATS.md fixes those): the guarantee says them in words.
+        (docs/formats.md fixes those): the guarantee says them in words.
     """
 
     threshold: float | None
@@ -79,7 +79,7 @@ class CertifiedThreshold:
         return self.threshold is not None
 
     def to_dict(self) -> dict[str, float | int | None]:
-        """The ``certify --json`` object (FORMATS.md): plain Python numbers, None for null."""
+        """The ``certify --json`` object (docs/formats.md): plain Python numbers, None for null."""
         return {key.name: getattr(self, key.name) for key in fields(self) if key.metadata.get("json", True)}
 
     @property

@@ -31,7 +31,7 @@ from rpa_sim.route.reviewer import Reviewer
 __all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "stable_order", "aligned_curves", "COMMON_COLUMNS",
            "REJECTED"]
 
-#: The columns of every sweep; a task's table class adds its ``sweep_columns`` (FORMATS.md).
+#: The columns of every sweep; a task's table class adds its ``sweep_columns`` (docs/formats.md).
 COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
 #: The column of the items a policy's ``reject_if`` takes out of the flow (after ``reviewed``; only when one does).
 REJECTED = "rejected"
@@ -124,7 +124,7 @@ def parse_thresholds(spec: str, *, max_points: int = limits.MOST_THRESHOLDS) -> 
 class Curve:
     """A policy's trade-off curve: one value per threshold in each column.
 
-    ``columns`` holds the FORMATS.md sweep columns (without ``policy``) and
+    ``columns`` holds the docs/formats.md sweep columns (without ``policy``) and
     ``cost`` when a cost model was given. Ratios that are undefined at a
     threshold are NaN here and ``null`` in exports.
 
@@ -188,7 +188,7 @@ class Curve:
                      self.breakdown)
 
     def rows(self) -> list[dict[str, str | float | None]]:
-        """One dict per threshold, in the FORMATS.md column order."""
+        """One dict per threshold, in the docs/formats.md column order."""
         names = self.column_names()[1:]
         data = [self.columns[name].tolist() for name in names]
         return [{"policy": self.policy, **{n: (None if isinstance(v, float) and not math.isfinite(v) else v)

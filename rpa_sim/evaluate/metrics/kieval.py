@@ -144,7 +144,7 @@ class KIEvalCounts:
         return _f1(self.tp_grouping_blind, self.entities_pred, self.entities_gt)
 
     def to_dict(self) -> dict[str, int | float | None]:
-        """The ``score --json`` keys of FORMATS.md plus the extra counts (documented additions)."""
+        """The ``score --json`` keys of docs/formats.md plus the extra counts (documented additions)."""
         counts = asdict(self)
         return {
             "documents": self.documents,

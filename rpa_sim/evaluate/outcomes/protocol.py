@@ -220,7 +220,7 @@ class OutcomeTable(Protocol):
         ...
 
     def summary(self) -> dict[str, Any]:
-        """The corpus figures: the ``score --json`` payload of FORMATS.md."""
+        """The corpus figures: the ``score --json`` payload of docs/formats.md."""
         ...
 
     def review_values(self) -> ReviewValues:

@@ -303,7 +303,7 @@ class VQAOutcomes:
         return smudge_scores(self.match, self.smudge_grounding, alpha=self.alpha if alpha is None else alpha)
 
     def summary(self) -> dict[str, float | int | None]:
-        """Corpus figures with the ``score --json`` keys of FORMATS.md.
+        """Corpus figures with the ``score --json`` keys of docs/formats.md.
 
         ``smudge`` and ``grounding`` average the questions that have OCR,
         ``evidence_iou`` those with ground-truth evidence; each is null when

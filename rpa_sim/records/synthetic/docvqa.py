@@ -585,7 +585,7 @@ def _build_page_block(block: int, seed: int, plan: DocVQAPlan) -> list[dict[str,
 
 
 def docvqa_dicts(n: int, *, seed: int, settings: DocVQASettings | None = None) -> Iterator[dict[str, Any]]:
-    """Generate ``n`` questions as plain dicts in the canonical form of FORMATS.md.
+    """Generate ``n`` questions as plain dicts in the canonical form of docs/formats.md.
 
     Consecutive questions share a page (``questions_per_page``); the dicts of
     one page share its document dict. See :func:`generate_docvqa`.

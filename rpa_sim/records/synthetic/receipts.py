@@ -344,7 +344,7 @@ def _build_receipt_block(block: int, seed: int, plan: ReceiptPlan) -> list[dict[
 
 
 def receipt_dicts(n: int, *, seed: int, settings: ReceiptSettings | None = None) -> Iterator[dict[str, Any]]:
-    """Generate ``n`` receipts as plain dicts in the canonical form of FORMATS.md.
+    """Generate ``n`` receipts as plain dicts in the canonical form of docs/formats.md.
 
     The fast path: no pydantic object per record or word. Key order, floats
     and omitted fields are those :func:`rpa_sim.records.readers.write_records` writes,
