@@ -82,7 +82,7 @@ def test_the_real_v21_receipt_as_typed_values_with_its_ground_truth():
         ("TransactionDate", "2019-06-10"), ("TransactionTime", "13:59:00"), ("Subtotal", "11.7"), ("Tax", "1.17"),
         ("Tip", "1.63"), ("Total", "14.5")]
     assert truth.groups == []
-    assert f"ground truth joined from {_receipt_truth()}: 1 documents" in report.notes
+    assert f"ground truth joined from {_receipt_truth()}: 1 document" in report.notes
 
 
 def _score(capsys, tmp_path, *import_options):

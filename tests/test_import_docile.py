@@ -205,7 +205,7 @@ def test_document_without_prediction_gets_an_empty_one(tmp_path):
     records, report = import_docile(sample(), predictions=predictions)
     (record,) = records
     assert record.prediction is not None and not record.prediction.entities
-    assert any(note == f"1 documents have no prediction (scored as predicting nothing): {DOC}" for note in report.notes)
+    assert any(note == f"1 document has no prediction (scored as predicting nothing): {DOC}" for note in report.notes)
 
 
 @pytest.mark.parametrize(("line", "message"), [

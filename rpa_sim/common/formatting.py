@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MISSING", "number", "count", "expected_count", "money", "share", "setting_share", "signed", "hours"]
+__all__ = ["MISSING", "number", "count", "counted", "expected_count", "money", "share", "setting_share", "signed",
+           "hours"]
 
 #: What an absent or undefined figure prints as.
 MISSING = "-"
@@ -41,6 +42,15 @@ def count(value: float | None, *, missing: str = MISSING) -> str:
     ('31,952', '8,467', '7', '-')
     """
     return missing if value is None or not math.isfinite(value) else f"{round(value):,}"
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """A whole number of ``noun``, thousands separated, the noun in the plural unless the number is one.
+
+    >>> counted(1, "document"), counted(12500, "error"), counted(2, "document has", "documents have")
+    ('1 document', '12,500 errors', '2 documents have')
+    """
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
 
 
 def expected_count(value: float | None, *, missing: str = MISSING) -> str:

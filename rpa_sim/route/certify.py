@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import beta, binom
 
+from rpa_sim.common.formatting import counted
 from rpa_sim.evaluate.metrics.checks import binary_labels, confidences
 
 __all__ = ["CertifiedThreshold", "certify_threshold", "certify_per_group", "clopper_pearson_upper",
@@ -100,8 +101,8 @@ class CertifiedThreshold:
         text = (
             f"Auto-accept iff confidence >= {self.threshold:g}. Guaranteed: with probability at least "
             f"{1 - delta:g} over the draw of the calibration data, the error rate of auto-accepted items "
-            f"is at most {eps:g} (Learn-then-Test, fixed sequence: {_count(self.accepted_errors, 'error')} among "
-            f"{_count(self.accepted_n, 'auto-accepted calibration item')}{_from_documents(self.accepted_documents)}, "
+            f"is at most {eps:g} (Learn-then-Test, fixed sequence: {counted(self.accepted_errors, 'error')} among "
+            f"{counted(self.accepted_n, 'auto-accepted calibration item')}{_from_documents(self.accepted_documents)}, "
             f"p = {self.p_value:.3g} <= delta = "
             f"{delta:g}; {1 - delta:g} Clopper-Pearson upper bound {self.upper_bound:.4g}). {assumption}"
         )
@@ -121,7 +122,7 @@ class CertifiedThreshold:
         claim = (f"at most {eps:g} of the auto-accepted values are wrong (max_error) with probability at least "
                  f"{1 - delta:g} (1 - delta)")
         if self.calibration_n < needed:
-            held = f"{_count(self.calibration_n, 'value')}{_from_documents(self.calibration_documents)}"
+            held = f"{counted(self.calibration_n, 'value')}{_from_documents(self.calibration_documents)}"
             return (f"No threshold is certified: there is too little calibration data to conclude. To show that "
                     f"{claim}, at least {count} values must be auto-accepted, even if none of them is wrong; the "
                     f"calibration data holds {held}. Review everything, add calibration documents, or relax "
@@ -132,14 +133,9 @@ class CertifiedThreshold:
                 f"everything, or relax max_error or delta.")
 
 
-def _count(number: int, noun: str) -> str:
-    """``31 values``, ``1 value``."""
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
-
-
 def _from_documents(documents: int | None) -> str:
     """`` from 3 documents`` (nothing without documents)."""
-    return "" if documents is None else f" from {_count(documents, 'document')}"
+    return "" if documents is None else f" from {counted(documents, 'document')}"
 
 
 def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: float, delta: float,

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rpa_sim.common.errors import InputError, shown
+from rpa_sim.common.formatting import counted
 from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, read_record_side
@@ -269,7 +270,8 @@ def _records(ids: list[str], options: _Options, predictions: dict[str, Predicted
         if orphans:
             report.unmapped["predictions without a document of the split"] += orphans
         if missing:
-            report.notes.append(f"{len(missing)} documents have no prediction (scored as predicting nothing): "
+            missed = counted(len(missing), "document has", "documents have")
+            report.notes.append(f"{missed} no prediction (scored as predicting nothing): "
                                 + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.formatting import counted
 from rpa_sim.common.inputs import read_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.models import (
@@ -159,7 +160,8 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     report.notes.append("the KIEval CSV format has no confidences; every prediction has confidence 1.0")
     missing = [stem for stem in ids if stem not in pred_files]
     if missing:
-        report.notes.append(f"{len(missing)} documents have no prediction file (scored as predicting nothing): "
+        missed = counted(len(missing), "document has", "documents have")
+        report.notes.append(f"{missed} no prediction file (scored as predicting nothing): "
                             + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
     dropped = sum(g.dropped_keys + p.dropped_keys for g, p in parsed.values())
     if dropped:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rpa_sim.common.errors import InputError, shown
+from rpa_sim.common.formatting import counted
 from rpa_sim.common.inputs import check_input
 from rpa_sim.common.yamlfile import field_line, read_yaml
 from rpa_sim.records.importers import ImportReport
@@ -188,7 +189,7 @@ class GroundTruth:
 
     def finish(self, report: ImportReport) -> None:
         """Count in ``report`` the documents left without ground truth and the ground truths left unused."""
-        report.notes.append(f"ground truth joined from {self.path}: {len(self._joined)} documents")
+        report.notes.append(f"ground truth joined from {self.path}: {counted(len(self._joined), 'document')}")
         if self._without:
             report.unmapped["documents without ground truth in --ground-truth (written with predictions "
                             "only: score refuses them unless --skip-invalid)"] += self._without
