@@ -273,6 +273,17 @@ def test_the_run_text_states_each_bound_on_its_side():
         "  certified_error 0.0100 (<= 0.03): met"]
 
 
+def test_a_cost_known_only_in_total_is_printed_as_its_total():
+    """The recommended point of a summary written before decisions existed: its cost was not split."""
+    decision = Decision(
+        policy="confidence", threshold=0.9, reviewers=None, feasible=True, binding=None,
+        cost=Cost(review=None, staffing=None, errors=None, rejected=None, total=6.0, currency=None, per="data"),
+        constraints=(), alternatives=(), basis="cost", edge_of_range=False, reason="")
+    assert decision_text(decision).splitlines()[:2] == ["Decision (cost): confidence at τ 0.9000",
+                                                        "  cost for the data: 6.00"]
+    assert Decision.from_dict(decision.to_dict()) == decision
+
+
 def test_run_prints_the_decision_and_its_json_holds_it(capsys):
     status, out, err = run_cli(capsys, "run", "cost-benefit")
     assert status == 0, err

@@ -40,9 +40,9 @@ def decision_of(summary: StudySummary) -> Decision:
                         cost=None, alternatives=(), basis="cost" if summary.costs is not None else "target",
                         edge_of_range=False, reason=found.reason)
     per_day = per_day_factor(summary)
-    # a recommendation's cost is not split by kind: None where Cost's annotation (study/decision.py) says float
+    # a recommendation's cost is not split by kind: only its total is known
     cost = None if found.cost is None else Cost(
-        review=None, staffing=None, errors=None, rejected=None,  # type: ignore[arg-type]
+        review=None, staffing=None, errors=None, rejected=None,
         total=found.cost if per_day is None else found.cost * per_day, currency=currency_of(summary),
         per="data" if per_day is None else "day")
     return Decision(policy=found.policy, threshold=found.threshold, reviewers=None, feasible=True,

@@ -109,12 +109,16 @@ class Team:
 
 @dataclass(frozen=True)
 class Cost:
-    """A point's cost split by kind, ``per`` day (the scenario gives a volume) or for the scenario's ``data``."""
+    """A point's cost split by kind, ``per`` day (the scenario gives a volume) or for the scenario's ``data``.
 
-    review: float
-    staffing: float
-    errors: float
-    rejected: float
+    The parts are None when only the total is known: the recommended point of a summary written before
+    decisions existed, whose cost was not split.
+    """
+
+    review: float | None
+    staffing: float | None
+    errors: float | None
+    rejected: float | None
     total: float
     currency: str | None
     per: Literal["day", "data"]

@@ -54,9 +54,12 @@ def _point_lines(point: Decision | Alternative, indent: str) -> list[str]:
     cost = point.cost
     if cost is not None:
         unit = f" {cost.currency}" if cost.currency else ""
-        lines.append(f"{indent}cost {'per day' if cost.per == 'day' else 'for the data'}: {cost.total:,.2f}{unit} = "
-                     f"review {cost.review:,.2f} + staffing {cost.staffing:,.2f} + errors {cost.errors:,.2f} + "
-                     f"rejected {cost.rejected:,.2f}")
+        parts = (("review", cost.review), ("staffing", cost.staffing), ("errors", cost.errors),
+                 ("rejected", cost.rejected))
+        split = "" if any(value is None for _, value in parts) else " = " + " + ".join(
+            f"{kind} {value:,.2f}" for kind, value in parts)
+        lines.append(f"{indent}cost {'per day' if cost.per == 'day' else 'for the data'}: {cost.total:,.2f}{unit}"
+                     f"{split}")
     for constraint in point.constraints:
         name, value, target = constraint.name, constraint.value, constraint.target
         shown = "-" if value is None else f"{value:,.2f}" if name == "cost_per_day" else f"{value:.4f}" \
