@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_memory import until_entities
+from bench_memory import write_data
 
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.models import KIERecord
-from rpa_sim.records.readers import read_records, write_records
+from rpa_sim.records.readers import read_records
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
@@ -68,7 +68,7 @@ def main() -> None:
     reviewer = Reviewer(miss_rate=0.02, false_correction_rate=0.001)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "receipts.jsonl.gz"
-        write_records(until_entities(target), path)
+        write_data(path, target)
         table, score_s = timed(lambda: evaluate_kie(read_records(path), grounding="given"))
     sweeper, build_s = timed(lambda: Sweeper(table, policy, reviewer=reviewer))
     curve, curve_s = timed(lambda: sweeper.curve("exact"))

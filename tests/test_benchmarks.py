@@ -1,12 +1,13 @@
-"""The benchmarks' baselines load: the earlier commits' modules, read from git, run against today's package.
+"""The benchmarks still run: every script imports, and the baselines of earlier commits load.
 
-A move of a module once broke them silently (the benchmarks are scripts no test ran). Loading is cheap
-(``git show`` and one ``exec``); timing stays in the benchmarks. Skips without git or without the commits
-(a shallow clone).
+Moves of modules once broke them silently (the benchmarks are scripts no test ran): a renamed helper,
+baselines read from paths that had moved. Importing and loading are cheap (``git show`` and one ``exec``);
+timing stays in the benchmarks. The baselines skip without git or without their commits (a shallow clone).
 """
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,14 @@ def _have_commit(commit: str) -> bool:
 def benchmarks_importable(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     yield
-    for name in ("bench_evaluate", "bench_reading", "baseline_source"):
-        sys.modules.pop(name, None)
+    for path in BENCHMARKS.glob("*.py"):
+        sys.modules.pop(path.stem, None)
+
+
+@pytest.mark.parametrize("script", sorted(path.stem for path in BENCHMARKS.glob("bench_*.py")))
+def test_every_benchmark_imports_and_has_a_main(benchmarks_importable, script):
+    module = importlib.import_module(script)
+    assert callable(module.main)
 
 
 def test_bench_evaluate_loads_the_metrics_of_its_baseline_commit(benchmarks_importable):
