@@ -361,7 +361,9 @@ def test_the_dashboard_evaluates_with_the_workers_and_scheduler_given(capsys, mo
     seen = []
     monkeypatch.setattr(rpa_sim.tui, "run_dashboard",
                         lambda *a, **k: seen.append((requested_workers(), current_scheduler())) or 0)
-    assert run(capsys, "dashboard", "--workers", "3", "--scheduler", "local:2") == (0, "", "")
+    # records (the app, replaced here, would read them): a scenario that generates its records refuses
+    # --scheduler (tests/test_cli_product.py)
+    assert run(capsys, "dashboard", "records.jsonl", "--workers", "3", "--scheduler", "local:2") == (0, "", "")
     assert run(capsys, "dashboard") == (0, "", "")
     assert seen == [(3, "local:2"), (None, None)]
     status, _, err = run(capsys, "dashboard", "--scheduler", "udp://x")
