@@ -1,5 +1,5 @@
 """What the test modules share: the ``../shared`` material (a skip when it is absent), the command line run in
-this process, and the processes a test starts and signals."""
+this process, the processes a test starts and signals, and hypothesis's profiles."""
 
 from __future__ import annotations
 
@@ -10,6 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The suite draws the same examples at every run (a hash of each test), so that a run that passed passes again
+# and a failure in CI reproduces with the same command; HYPOTHESIS_PROFILE=explore draws new ones each run.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
