@@ -105,6 +105,12 @@ def figure_of(axes: Axes) -> Figure:
     return figure
 
 
+def star(axes: Axes, point: tuple[float, float] | None, *, size: float = 260) -> None:
+    """Mark the decided point with the star the legend explains (nothing without a point)."""
+    if point is not None:
+        axes.scatter([point[0]], [point[1]], marker="*", s=size, color=PALETTE[-1], edgecolor="black", zorder=5)
+
+
 def label_point(axes: Axes, text: str, x: float, y: float, *, index: int, between: tuple[float, float]) -> None:
     """Label a marked point towards the middle of the panel (whose x runs ``between``); successive policies
     take turns at four heights, so that the labels of close points do not run into each other."""

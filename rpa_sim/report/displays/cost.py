@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from rpa_sim.report.decided import starred
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
-from rpa_sim.report.style import PALETTE, figure_legend, label, label_point, style, zoom_panels
+from rpa_sim.report.style import figure_legend, label, star, zoom_panels
 from rpa_sim.report.wording import cost_basis, cost_optimum, currency_of
 from rpa_sim.study.recommend import recommend
 
@@ -135,20 +135,16 @@ class CostDisplay:
 
     def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:
         for index, line in enumerate(self.lines):
-            line_style = style(index)
-            drawn, = axes.plot(line.x, line.y, label=line.label, markevery=0.12, markersize=5, linewidth=1.6,
-                               **line_style)
+            # the points are labelled on one panel: the zoom when there is one
+            between: tuple[float, float] | None = None
+            if window is None:
+                between = (float(np.nanmin(line.x)), float(np.nanmax(line.x)))
+            elif zoomed:
+                between = (window[0], window[1])
+            drawn = line.draw(axes, index, labels_between=between)
             if not zoomed:
                 self.lines_.append(drawn)
-            axes.scatter([p.x for p in line.points], [p.y for p in line.points], color=line_style["color"],
-                         marker=line_style["marker"], s=60, edgecolor="black", zorder=3)
-            if zoomed or window is None:
-                between = (float(np.nanmin(line.x)), float(np.nanmax(line.x))) if window is None else window[:2]
-                for point in line.points:
-                    label_point(axes, f"τ {point.threshold:.4f}", point.x, point.y, index=index, between=between)
-        if self.star is not None:
-            axes.scatter([self.star[0]], [self.star[1]], marker="*", s=260, color=PALETTE[-1], edgecolor="black",
-                         zorder=5)
+        star(axes, self.star)
         if zoomed and window is not None:
             x0, x1 = window[:2]
             zoom_to(axes, window)

@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 
 from rpa_sim.report.decided import chosen_point, decision_of
 from rpa_sim.report.displays.lines import PolicyLine
-from rpa_sim.report.style import PALETTE, figure_of, style
+from rpa_sim.report.style import PALETTE, figure_of, star, style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -109,8 +109,8 @@ class DecisionDisplay:
             self.lines_.append(drawn)
         for target in self.targets:
             axes.axhline(target, color="grey", linestyle="--", linewidth=1)
+        star(axes, self.star, size=300)
         if self.star is not None:
-            axes.scatter(*self.star, marker="*", s=300, color=PALETTE[-1], edgecolor="black", zorder=5)
             left = self.star[0] > 0.5  # the label points towards the middle, so that it stays inside the panel
             axes.annotate(f"τ {self.threshold:.4f}", self.star, xytext=(-9 if left else 9, -16),
                           textcoords="offset points", ha="right" if left else "left", fontsize=_FONT_POINTS)

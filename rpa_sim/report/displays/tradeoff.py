@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from rpa_sim.report.decided import starred
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
-from rpa_sim.report.style import PALETTE, figure_legend, label, label_point, style, zoom_panels
+from rpa_sim.report.style import figure_legend, label, star, zoom_panels
 from rpa_sim.study.recommend import recommend, spans_all_auto_rates
 
 if TYPE_CHECKING:
@@ -150,18 +150,16 @@ class TradeoffDisplay:
     def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:
         """One panel: the full range, with the zoom's range outlined when there is a zoom panel, or the zoom."""
         metric = self.metric_label
+        # the points are labelled on one panel: the zoom when there is one
+        between: tuple[float, float] | None = None
+        if window is None:
+            between = (0.0, 1.0)
+        elif zoomed:
+            between = (window[0], window[1])
         for index, line in enumerate(self.lines):
-            line_style = style(index)
-            drawn, = axes.plot(line.x, line.y, label=line.label, markevery=0.12, markersize=5, linewidth=1.6,
-                               **line_style)
+            drawn = line.draw(axes, index, labels_between=between)
             if not zoomed:
                 self.lines_.append(drawn)
-            axes.scatter([p.x for p in line.points], [p.y for p in line.points], color=line_style["color"],
-                         marker=line_style["marker"], s=60, edgecolor="black", zorder=3)
-            if zoomed or window is None:
-                for point in line.points:
-                    label_point(axes, f"τ {point.threshold:.4f}", point.x, point.y, index=index,
-                                between=(0.0, 1.0) if window is None else window[:2])
         for target in self.targets:
             axes.axhline(target, color="grey", linestyle="--", linewidth=1)
             axes.annotate(f"target {target:g}", (1.0, target), xycoords=("axes fraction", "data"), xytext=(-3, 2),
@@ -172,9 +170,7 @@ class TradeoffDisplay:
                 axes.scatter([at], [value], marker=marker, s=70, color="black", zorder=4)
                 axes.annotate(text, (at, value), xytext=(6 if at == 0.0 else -6, -12), textcoords="offset points",
                               fontsize=8, ha="left" if at == 0.0 else "right")
-        if self.star is not None:
-            axes.scatter([self.star[0]], [self.star[1]], marker="*", s=260, color=PALETTE[-1], edgecolor="black",
-                         zorder=5)
+        star(axes, self.star)
         if zoomed and window is not None:
             x0, x1 = window[:2]
             zoom_to(axes, window)
