@@ -145,7 +145,7 @@ def test_a_sharded_document_is_merged_in_shard_order(tmp_path):
         ("total_amount", "$5.00", [Evidence(page=1, bbox=(500.0, 1000.0, 600.0, 1500.0))])]
     assert [[(w.text, w.bbox) for w in p.words] for p in record.document.pages] == [
         [("Invoice", (100.0, 200.0, 200.0, 400.0))], [("$5.00", (700.0, 1800.0, 800.0, 1900.0))]]
-    assert "shards merged in shardIndex order: 2" in report.notes
+    assert "documents merged from their shards in shardIndex order: 1" in report.notes
     [named], _ = _import(folder, document_id="INV-7")
     assert named.id == "INV-7"
 
@@ -171,7 +171,8 @@ def test_a_missing_confidence_is_null(tmp_path):
     assert record.document is None
     assert any(note.startswith("entities without a confidence, written with a missing confidence (null")
                and note.endswith(": 1") for note in report.notes)
-    assert "evidence boxes on a virtual 1000 x 1000 px page (the page has no dimension): 2" in report.notes
+    assert ("evidence boxes on a virtual 1000 x 1000 px page (the page has no dimension and no image size): 2"
+            in report.notes)
 
 
 def test_an_empty_document(tmp_path):
@@ -237,14 +238,23 @@ def _bad(tmp_path, files):
 @pytest.mark.parametrize(("files", "message"), [
     ({"a.json": {"shardInfo": {"shardIndex": "0", "shardCount": "3"}, "text": ""},
       "b.json": {"shardInfo": {"shardIndex": "1", "shardCount": "3"}, "text": ""}},
-     "a.json: shardInfo.shardCount: shard 1 of 3, but 2 files are given"),
+     "src: shard 2 of the 3 (shardIndex 0 to 2) is missing: 2 given"),
     ({"a.json": {"shardInfo": {"shardIndex": "1", "shardCount": "2"}, "text": ""},
       "b.json": {"shardInfo": {"shardIndex": "1", "shardCount": "2"}, "text": ""}},
-     "src: shard indices [1, 1]: expected each of 0 to 1 once"),
-    ({"a.json": {"text": ""}, "b.json": {"text": ""}},
-     "a.json: shardInfo.shardCount: not a shard, but 2 files are given"),
+     "src: shard 1 is given twice (a.json, b.json): a folder holds the shards of one document, each once"),
     ({"a.json": {"shardInfo": {"shardIndex": "0", "shardCount": "2"}, "text": ""}},
-     "a.json: shardInfo.shardCount: shard 1 of 2, but 1 files are given"),
+     "a.json: shard 1 of the 2 (shardIndex 0 to 1) is missing: 1 given"),
+    ({"a.json": {"shardInfo": {"shardCount": "2"}, "text": "ab"},
+      "b.json": {"shardInfo": {"shardIndex": "1", "shardCount": "2", "textOffset": "3"}, "text": ""}},
+     "b.json: shardInfo.textOffset: shard 1 starts at character 3 of the text, but the shards before it hold 2"),
+    ({"a.json": {"shardInfo": {"shardCount": "2"}, "text": ""},
+      "b.json": {"shardInfo": {"shardIndex": "1", "shardCount": "3"}, "text": ""}},
+     "b.json: shardInfo.shardCount: 3, but a.json has 2: the shards of two documents"),
+    ({"a.json": {"shardInfo": {"shardCount": "2"}, "text": ""},
+      "b.json": {"shardInfo": {"shardIndex": "2", "shardCount": "2"}, "text": ""}},
+     "b.json: shardInfo.shardIndex: 2, but the document has shards 0 to 1"),
+    ({"a.json": {"shardInfo": {"shardCount": "2"}, "text": ""}, "b.json": {"text": ""}},
+     "src: holds both whole Documents (b.json) and shards (a.json, one of 2): give each document's shards a folder"),
     ({"a.json": {"rows": []}}, "a.json: not a Document AI Document"),
     ({"a.json": {"text": "ab", "pages": [_page(1, (0, 5))]}},
      "a.json: pages[0].tokens[0].layout.textAnchor.textSegments[0]: [0, 5) is not within the text's 2 characters"),

@@ -100,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail("interrupted", EXIT_INTERRUPTED)
         except _Terminated:
             return _fail("terminated", EXIT_TERMINATED)
+        except MemoryError:  # the sizes checked before work starts are estimates; a traceback here helps no one
+            return _fail("error: out of memory: this machine has too little for the input (docs/cli.md, Sizes)",
+                         EXIT_INPUT)
         except BrokenPipeError:
             # the reader of our output went away (e.g. `| head`): not an error of ours
             sys.stderr.close()

@@ -55,18 +55,22 @@ def add_parsers(commands: Any) -> None:
                             predictions="canonical prediction records (.jsonl), joined on id")
     docile.add_argument("--segment", choices=("block", "line"), default="block",
                         help="which docTR unit bounds the spans used for grounding (default: block)")
-    _import_format(formats, "textract-expense", "AWS Textract AnalyzeExpense responses: predictions only",
-                   "a response .json file or a folder of them", predictions=None)
+    _lenient_arguments(_import_format(formats, "textract-expense", "AWS Textract AnalyzeExpense responses: "
+                                      "predictions only", "a response .json file or a folder of them",
+                                      predictions=None))
     _import_format(formats, "dude", "DUDE questions: ground truth, and a submission's answers",
                    "the DUDE ground-truth JSON", predictions="a DUDE submission (answers, answers_confidence)")
     _service_arguments(_import_format(formats, "azure-di", "Azure Document Intelligence / Form Recognizer analyze "
                                       "results (v2.1, v3 and later)", "a result .json file or a folder of them",
                                       predictions=None), values=("text", "typed"))
-    google = _import_format(formats, "google-docai", "a Google Document AI Document (entities, pages)",
-                            "a Document .json file, or a folder of the shards of one", predictions=None)
+    google = _import_format(formats, "google-docai", "Google Document AI Documents (entities, pages), a batch's "
+                            "output", "a Document .json file, a folder of the shards of one, a folder of "
+                            "Documents, or a batch's output folder (a folder of shards per document)",
+                            predictions=None)
     _service_arguments(google, values=("mention", "normalized"))
     google.add_argument("--id", dest="document_id", metavar="ID",
-                        help="the record's id (default: the file's stem, or the folder's name)")
+                        help="the record's id, when SRC is one document (default: the file's stem, or the "
+                             "folder's name)")
     _service_arguments(_import_format(formats, "mindee", "Mindee API responses (v1 predictions, v2 inferences)",
                                       "a response .json file or a folder of them", predictions=None), values=None)
     label_studio = _import_format(formats, "label-studio", "a Label Studio JSON export: annotations as ground "
@@ -85,11 +89,24 @@ def add_parsers(commands: Any) -> None:
     mapping.add_argument("--mapping", type=Path, required=True, metavar="YAML",
                          help="where the id, the fields, their keys, values, confidences and boxes are: paths such as "
                               "$.fields.* (docs/importers/mapping.md) (required)")
-    _service_arguments(mapping, values=None)
+    _service_arguments(mapping, values=None, skip_invalid=False)
 
 
-def _service_arguments(parser: argparse.ArgumentParser, *, values: tuple[str, ...] | None) -> None:
+def _lenient_arguments(parser: argparse.ArgumentParser, *, skip_invalid: bool = True) -> None:
+    """``--join-lines`` and ``--skip-invalid`` of the importers of service outputs (docs/importers/service.md)."""
+    parser.add_argument("--join-lines", action="store_true",
+                        help="write each line break in a value (a two-line address) as a space, as a ground truth "
+                             "typed on one line has it (default: values as the service wrote them)")
+    if skip_invalid:
+        parser.add_argument("--skip-invalid", action="store_true",
+                            help="leave out and count a file or document with a problem, listing each, rather than "
+                                 "stop at the first (default: stop)")
+
+
+def _service_arguments(parser: argparse.ArgumentParser, *, values: tuple[str, ...] | None,
+                       skip_invalid: bool = True) -> None:
     """The options that the importers of service outputs share (docs/importers/service.md)."""
+    _lenient_arguments(parser, skip_invalid=skip_invalid)
     if values is not None:
         parser.add_argument("--value", choices=values, default=values[0],
                             help=f"which string is the value (default: {values[0]}; docs/importers)")
@@ -154,7 +171,8 @@ def import_records(args: argparse.Namespace) -> int:
     elif args.format == "textract-expense":
         from rpa_sim.records.importers.textract import import_textract_expense  # noqa: PLC0415
 
-        records, report = import_textract_expense(args.source)
+        records, report = import_textract_expense(args.source, skip_invalid=args.skip_invalid,
+                                                  join_lines=args.join_lines)
     elif args.format == "label-studio":
         from rpa_sim.records.importers.label_studio import import_label_studio  # noqa: PLC0415
 
@@ -165,7 +183,7 @@ def import_records(args: argparse.Namespace) -> int:
         from rpa_sim.records.importers.mapping import import_mapping  # noqa: PLC0415
 
         records, report = import_mapping(args.source, mapping=args.mapping, ground_truth=args.ground_truth,
-                                         fields=args.fields)
+                                         fields=args.fields, join_lines=args.join_lines)
     elif args.format == "dude":
         from rpa_sim.records.importers.dude import import_dude  # noqa: PLC0415
 
@@ -174,16 +192,19 @@ def import_records(args: argparse.Namespace) -> int:
         from rpa_sim.records.importers.azure_di import import_azure_di  # noqa: PLC0415
 
         records, report = import_azure_di(args.source, value=args.value, ground_truth=args.ground_truth,
-                                          fields=args.fields)
+                                          fields=args.fields, skip_invalid=args.skip_invalid,
+                                          join_lines=args.join_lines)
     elif args.format == "google-docai":
         from rpa_sim.records.importers.google_docai import import_google_docai  # noqa: PLC0415
 
         records, report = import_google_docai(args.source, value=args.value, document_id=args.document_id,
-                                              ground_truth=args.ground_truth, fields=args.fields)
+                                              ground_truth=args.ground_truth, fields=args.fields,
+                                              skip_invalid=args.skip_invalid, join_lines=args.join_lines)
     else:
         from rpa_sim.records.importers.mindee import import_mindee  # noqa: PLC0415
 
-        records, report = import_mindee(args.source, ground_truth=args.ground_truth, fields=args.fields)
+        records, report = import_mindee(args.source, ground_truth=args.ground_truth, fields=args.fields,
+                                        skip_invalid=args.skip_invalid, join_lines=args.join_lines)
     written = write_records(track(records, "importing records"), args.out)
     print(f"wrote {written} records to {args.out}", file=sys.stderr)
     for line in report.lines():

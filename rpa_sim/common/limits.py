@@ -40,6 +40,7 @@ from pathlib import Path
 from rpa_sim.common.errors import UsageError
 
 __all__ = [
+    "AZURE_IMPORT_BYTES_PER_BYTE",
     "BAND_BYTES",
     "GENERATE_BYTES_PER_RECORD",
     "MOST_BANDS",
@@ -112,6 +113,11 @@ SIMULATED_TASK_BYTES = 256
 #: Reviewers of a team (``staff --reviewers``, ``operations: reviewers``): the Erlang B recursion runs once per
 #: reviewer, and the simulation keeps each one's shift.
 MOST_REVIEWERS = 1_000_000
+
+#: Memory of ``import azure-di`` per byte of the result it reads: the file's bytes, its OCR words as records'
+#: words, and the line written (ru_maxrss above the start-up's, generated v3 results of compact JSON, 400 words a
+#: page, at 20 and 85 MB: benchmarks/bench_import_azure.py), rounded up.
+AZURE_IMPORT_BYTES_PER_BYTE = 8
 
 _NO_LIMIT = 2**62  # cgroup v1 writes "no limit" as a number near 2**63
 _CGROUP = Path("/sys/fs/cgroup")

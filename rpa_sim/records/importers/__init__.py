@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rpa_sim.common.errors import InputError
+
 __all__ = ["ImportReport"]
+
+# the skipped files and documents a report lists; the rest are counted (as the records reader does)
+_SKIPPED_SHOWN = 20
 
 
 @dataclass
@@ -28,15 +33,23 @@ class ImportReport:
     notes : list of str
         What the user must know: a side the format lacks and how to join it
         (``--predictions``), confidences that were set rather than read, ...
+    skipped : list of InputError
+        The files and documents left out by ``--skip-invalid`` (``skip_invalid=True``), each with its problem.
     """
 
     format: str
     records: int = 0
     unmapped: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    skipped: list[InputError] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The report as lines of text for the command line."""
         lines = [f"note: {note}" for note in self.notes]
         lines += [f"not mapped: {count} {reason}" for reason, count in sorted(self.unmapped.items())]
+        if self.skipped:
+            lines.append(f"skipped (--skip-invalid): {len(self.skipped)}, each with its problem:")
+            lines += [f"  {error}" for error in self.skipped[:_SKIPPED_SHOWN]]
+            if len(self.skipped) > _SKIPPED_SHOWN:
+                lines.append(f"  ... and {len(self.skipped) - _SKIPPED_SHOWN} more")
         return lines

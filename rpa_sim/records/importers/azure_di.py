@@ -49,12 +49,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from rpa_sim.common.errors import InputError
+from rpa_sim.common import limits
+from rpa_sim.common.errors import InputError, shown
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import FieldChecks, load_json, show
+from rpa_sim.records.importers._json import FieldChecks, JSONParts, LazyList, load_json_parts, show
 from rpa_sim.records.importers.service import (
     FieldMap,
     bounding_box,
+    each_source,
     joined_records,
     read_joins,
     source_files,
@@ -72,16 +74,29 @@ from rpa_sim.records.models import (
     Word,
 )
 
-__all__ = ["FORMAT", "VALUE_CHOICES", "import_azure_di", "typed_value"]
+__all__ = ["FORMAT", "KNOWN_VERSIONS", "VALUE_CHOICES", "import_azure_di", "typed_value"]
 
 FORMAT = "azure-di"
 VALUE_CHOICES = ("text", "typed")
 ValueChoice = Literal["text", "typed"]
+#: The API versions whose results this importer reads: Form Recognizer 2.0 and 2.1 (``documentResults``;
+#: the result's ``version``), and the ``apiVersion`` of every later one (``documents``), previews included.
+KNOWN_VERSIONS = ("2.0.0", "2.1.0", "2021-09-30-preview", "2022-01-30-preview", "2022-06-30-preview", "2022-08-31",
+                  "2023-02-28-preview", "2023-07-31", "2023-10-31-preview", "2024-02-29-preview",
+                  "2024-07-31-preview", "2024-11-30")
+# the beginnings of the problems that say a shape was not recognised (a value out of range is another matter)
+_SHAPE_PROBLEMS = ("missing", "expected an object", "expected a list", "expected a string", "not an analyze result",
+                   "expected x, y pairs")
 
 # The typed value of each kind of field, in the order they are looked for; both API generations' names.
 _SCALAR_VALUES = ("valueString", "valueNumber", "valueInteger", "valueDate", "valueTime", "valuePhoneNumber",
                   "valueCountryRegion", "valueCountry", "valueSelectionMark", "valueSignature", "valueBoolean")
 _CURRENCY, _ARRAY, _OBJECT = "valueCurrency", "valueArray", "valueObject"
+# the fields every word sets (model_construct's _fields_set, shared: a frozen model never changes it)
+_WORD_FIELDS = {"text", "bbox"}
+# a field the service lists without a value: what it found, not a value lost (a custom model lists every field)
+_NO_VALUE = "fields without a value (neither text nor typed value)"
+_NO_FIELD_LEFT = "groups with no field left (no group written)"
 
 
 def typed_value(field: dict[str, Any]) -> str | bool | float | None:
@@ -110,7 +125,8 @@ def typed_value(field: dict[str, Any]) -> str | bool | float | None:
 
 
 def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_truth: str | Path | None = None,
-                    fields: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
+                    fields: str | Path | None = None, skip_invalid: bool = False,
+                    join_lines: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read Azure Document Intelligence / Form Recognizer analyze results into KIE records.
 
     Parameters
@@ -125,6 +141,11 @@ def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_t
         without it the records are predictions only.
     fields : path-like, optional
         A YAML map of field names to ground-truth keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
+    skip_invalid : bool, default=False
+        Leave out (and count) a file or document with a problem rather than
+        stop (:func:`~rpa_sim.records.importers.service.each_source`).
+    join_lines : bool, default=False
+        Write each line break of a value (a two-line address) as a space.
 
     Returns
     -------
@@ -139,7 +160,11 @@ def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_t
         At the call for a missing source, an empty folder or a bad ground truth
         or map; while iterating for a file that is not an analyze result (no
         ``documentResults`` or ``documents``, a confidence outside [0, 1], a
-        polygon of an odd count of numbers...), with the file and field path.
+        polygon of an odd count of numbers...), with the file and field path,
+        and for a shape not recognised, the file's ``apiVersion`` and
+        :data:`KNOWN_VERSIONS`; for a file larger than the memory available
+        could import (about :data:`~rpa_sim.common.limits.AZURE_IMPORT_BYTES_PER_BYTE`
+        times its size), before it is read.
 
     Examples
     --------
@@ -164,7 +189,11 @@ def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_t
     report.notes.append("value = the recognised text (content, text): what the page shows" if value == "text" else
                         "value = the typed value (valueString, valueNumber..., a currency's amount)")
     options = _Options(value, field_map)
-    return joined_records(_records(files, options, report), ground_truth=truth, fields=field_map,
+    stats: Counter[str] = Counter()
+    records = each_source(files, lambda path: _file_records(path, options, report.unmapped, stats), report=report,
+                          skip_invalid=skip_invalid, join_lines=join_lines,
+                          not_lost=(_NO_VALUE, _NO_FIELD_LEFT))
+    return joined_records(_noted(records, stats, options, report), ground_truth=truth, fields=field_map,
                           report=report), report
 
 
@@ -174,17 +203,32 @@ class _Options:
     fields: FieldMap
 
 
-def _records(files: list[Path], options: _Options, report: ImportReport) -> Iterator[KIERecord]:
+def _file_records(path: Path, options: _Options, unmapped: Counter[str], totals: Counter[str]) -> Iterator[KIERecord]:
+    """The records of one file; its counts join ``totals`` only once it is read whole."""
+    _check_memory(path)
     stats: Counter[str] = Counter()
-    for path in files:
-        yield from _Result(str(path), path.stem, options, report.unmapped, stats).records(load_json(path))
-    _notes(stats, options, report)
+    yield from _Result(str(path), path.stem, options, unmapped, stats).records(load_json_parts(path))
+    totals.update(stats)
 
 
-def _notes(stats: Counter[str], options: _Options, report: ImportReport) -> None:
+def _check_memory(path: Path) -> None:
+    """Refuse, before reading it, a file that would take more memory than this machine has available."""
+    size = path.stat().st_size
+    try:
+        limits.require_memory(size * limits.AZURE_IMPORT_BYTES_PER_BYTE, what=f"its {limits.size_text(size)}")
+    except limits.SizeError as error:
+        raise InputError(f"too large to import here: {error}", path=str(path)) from None
+
+
+def _noted(records: Iterator[KIERecord], stats: Counter[str], options: _Options,
+           report: ImportReport) -> Iterator[KIERecord]:
+    yield from records
     for shape in ("v2.1", "v3 or later"):
         if stats[shape]:
             report.notes.append(f"files of the {shape} shape: {stats[shape]}")
+    if stats["preview boxes"]:
+        report.notes.append(f"files of a 2021 or 2022 preview, whose boundingBox is the polygon: "
+                            f"{stats['preview boxes']}")
     if stats["fallback"]:
         other = "typed value" if options.value == "text" else "recognised text"
         report.notes.append(f"fields without a {'recognised text' if options.value == 'text' else 'typed value'}, "
@@ -212,19 +256,39 @@ class _Result(FieldChecks):
         self.unmapped, self.stats = unmapped, stats
         self.fields = options.fields
         self.page_count: int | None = None
+        #: the result's apiVersion (v2.1: its version), for messages about a shape not recognised
+        self.version: str | None = None
+        #: whether v3 boxes are boundingBox (the 2021 and 2022 previews), not polygon
+        self.preview = False
 
     def error(self, field: str, problem: str) -> InputError:
+        if problem.startswith(_SHAPE_PROBLEMS):
+            problem += f" ({self.version_note()})"
         return InputError(problem, path=self.path, field=field or None)
 
+    def version_note(self) -> str:
+        """What a message about a shape not recognised adds: the file's API version and those read."""
+        read = f"the versions read are {', '.join(KNOWN_VERSIONS[:2])} and {KNOWN_VERSIONS[2]} to {KNOWN_VERSIONS[-1]}"
+        if self.version is None:
+            return f"the file gives no apiVersion; {read}"
+        if self.version in KNOWN_VERSIONS:
+            return f"apiVersion {shown(self.version)}, a version read, but not in its shape; {read}"
+        return f"apiVersion {shown(self.version)}; {read}"
+
     def records(self, data: Any) -> Iterator[KIERecord]:
-        top = self.as_object(data, "")
-        where = ""
+        if not isinstance(data, JSONParts):
+            self.as_object(data, "")  # a JSON value that is not an object
+        top, where = data, ""
         if "analyzeResult" in top:
-            status = top.get("status", "succeeded")
+            status = top.value("status", "succeeded")
             if status != "succeeded":
                 raise self.error("status", f"{show(status)}: the analysis did not succeed, so it has no result")
             where = "analyzeResult"
-            top = self.as_object(top["analyzeResult"], where)
+            top = top.object("analyzeResult")
+            if not isinstance(top, JSONParts):
+                self.as_object(top, where)
+        version = top.value("apiVersion", top.value("version"))
+        self.version = version if isinstance(version, str) else None
         if "documentResults" in top:
             self.stats["v2.1"] += 1
             documents_key, pages_key = "documentResults", "readResults"
@@ -233,12 +297,16 @@ class _Result(FieldChecks):
             documents_key, pages_key = "documents", "pages"
         else:
             raise self.error(where, f"not an analyze result: no documentResults (v2.1) or documents (v3 and later); "
-                                    f"keys: {sorted(top)}")
-        document = self.document(top.get(pages_key, []), _step(where, pages_key))
-        documents = self.as_list(top[documents_key], _step(where, documents_key))
+                                    f"keys: {sorted(top.keys())}")
+        document = self.document(top.listed(pages_key, []), _step(where, pages_key))
+        documents_where = _step(where, documents_key)
+        documents = top.listed(documents_key)
+        documents = list(documents) if isinstance(documents, LazyList) else self.as_list(documents, documents_where)
+        del data, top  # the file's bytes: not held while the records are written
         for index, raw in enumerate(documents):
-            document_where = f"{_step(where, documents_key)}[{index}]"
+            document_where = f"{documents_where}[{index}]"
             yield self.record(index, self.as_object(raw, document_where), document_where, document)
+        self.stats["preview boxes"] += self.preview
 
     def record(self, index: int, analysed: dict[str, Any], where: str, document: Document | None) -> KIERecord:
         doc_type = analysed.get("docType")
@@ -303,7 +371,7 @@ class _Result(FieldChecks):
                 if entity is not None:
                     entities.append(entity)
         if not entities:
-            self.unmapped["groups with no field left (no group written)"] += 1
+            self.unmapped[_NO_FIELD_LEFT] += 1
             return None
         return PredictedGroup(name=group_name, entities=entities)
 
@@ -313,7 +381,7 @@ class _Result(FieldChecks):
             return None
         value = self.value(field, where)
         if value is None:
-            self.unmapped["fields without a value (neither text nor typed value)"] += 1
+            self.unmapped[_NO_VALUE] += 1
             return None
         return PredictedEntity(key=key, value=value, confidence=self.confidence(field, where),
                                evidence=self.evidence(field, where) or None)
@@ -355,7 +423,8 @@ class _Result(FieldChecks):
             region_where = f"{where}.boundingRegions[{index}]"
             region = self.as_object(raw, region_where)
             page = self.page_number(self.required(region, "pageNumber", region_where), f"{region_where}.pageNumber")
-            shape = "polygon" if "polygon" in region else "boundingBox"  # boundingBox: the 2021 previews
+            shape = "polygon" if "polygon" in region else "boundingBox"  # boundingBox: the 2021 and 2022 previews
+            self.preview = self.preview or shape == "boundingBox"
             box = self.polygon(self.required(region, shape, region_where), f"{region_where}.{shape}")
             evidence.append(Evidence(page=page - 1, bbox=box))
         return evidence
@@ -368,7 +437,10 @@ class _Result(FieldChecks):
         return value
 
     def polygon(self, raw: Any, where: str) -> Box:
-        numbers = [self.as_number(v, f"{where}[{i}]") for i, v in enumerate(self.as_list(raw, where))]
+        values = self.as_list(raw, where)
+        numbers = _plain_numbers(values)
+        if numbers is None:  # something other than finite numbers: the first one is named
+            numbers = [self.as_number(v, f"{where}[{i}]") for i, v in enumerate(values)]
         if not numbers or len(numbers) % 2:
             raise self.error(where, f"expected x, y pairs of coordinates, got {len(numbers)} numbers")
         return bounding_box(zip(numbers[::2], numbers[1::2]))
@@ -376,7 +448,7 @@ class _Result(FieldChecks):
     def document(self, raw_pages: Any, where: str) -> Document | None:
         """The pages (sizes, units and OCR words) of the result; ``None`` when they hold no word."""
         pages: dict[int, tuple[float, float, list[Word]]] = {}
-        for index, raw in enumerate(self.as_list(raw_pages, where)):
+        for index, raw in enumerate(raw_pages if isinstance(raw_pages, LazyList) else self.as_list(raw_pages, where)):
             page_where = f"{where}[{index}]"
             page = self.as_object(raw, page_where)
             number_key = "pageNumber" if "pageNumber" in page else "page"
@@ -414,11 +486,27 @@ class _Result(FieldChecks):
         words = []
         for word_where, raw in raw_words:
             word = self.as_object(raw, word_where)
-            text_key, shape = ("content", "polygon") if "content" in word else ("text", "boundingBox")
+            text_key = "content" if "content" in word else "text"
+            # v3 and later: a polygon; v2.1 and the 2021 and 2022 previews: a boundingBox of 8 numbers
+            shape = "boundingBox" if "boundingBox" in word or text_key == "text" else "polygon"
+            self.preview = self.preview or (shape == "boundingBox" and text_key == "content")
             text = self.as_text(self.required(word, text_key, word_where), f"{word_where}.{text_key}")
             box = self.polygon(self.required(word, shape, word_where), f"{word_where}.{shape}")
-            words.append(Word(text=text, bbox=box))
+            # checked here (a box of finite numbers, in order): built without the model's checks, its set of
+            # fields shared, which halves a word's memory (a result may hold millions)
+            words.append(Word.model_construct(_WORD_FIELDS, text=text, bbox=box))
         return words
+
+
+def _plain_numbers(values: list[Any]) -> list[float] | None:
+    """``values`` as floats when all are finite numbers (the polygons of every word: checked in one pass)."""
+    if not all(type(value) is float or type(value) is int for value in values):
+        return None
+    try:
+        numbers = list(map(float, values))
+    except OverflowError:  # an integer past a double's range
+        return None
+    return numbers if all(map(math.isfinite, numbers)) else None
 
 
 def _step(where: str, key: str) -> str:

@@ -49,7 +49,7 @@ from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
 from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
-from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
+from rpa_sim.records.importers.service import FieldMap, each_source, joined_records, read_joins, value_text
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 
 __all__ = ["FORMAT", "LINES_SUFFIXES", "Mapping", "TruthMapping", "load_mapping", "import_mapping"]
@@ -142,7 +142,8 @@ def _documents(files: list[Path]) -> Iterator[tuple[Path, int | None, Any]]:
 
 
 def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str | Path | None = None,
-                   fields: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
+                   fields: str | Path | None = None,
+                   join_lines: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read any JSON or JSON Lines output into KIE records, as a mapping file says.
 
     Parameters
@@ -158,6 +159,9 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
     fields : path-like, optional
         A map of predicted keys to ground-truth keys
         (:class:`~rpa_sim.records.importers.service.FieldMap`).
+    join_lines : bool, default=False
+        Write each line break of a predicted value as a space
+        (:func:`~rpa_sim.records.importers.service.each_source`).
 
     Returns
     -------
@@ -200,7 +204,8 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
     else:
         truth, field_map = None, FieldMap() if fields is None else FieldMap.load(fields)
     importer = _Importer(settings, str(mapping), report, field_map)
-    records = importer.records(str(source), _documents(files))
+    records = each_source([source], lambda whole: importer.records(str(whole), _documents(files)), report=report,
+                          join_lines=join_lines)
     return joined_records(records, ground_truth=truth, fields=field_map, report=report), report
 
 

@@ -54,6 +54,7 @@ from rpa_sim.records.importers._json import FieldChecks, load_json, show
 from rpa_sim.records.importers.service import (
     FieldMap,
     bounding_box,
+    each_source,
     joined_records,
     read_joins,
     source_files,
@@ -78,10 +79,13 @@ CONFIDENCE_LEVELS = {"Certain": 1.0, "High": 0.9, "Medium": 0.6, "Low": 0.3}
 # what a v1 field or list item holds beside its data
 _V1_METADATA = frozenset({"confidence", "polygon", "page_id", "bounding_box", "raw_value"})
 _BOX_DECIMALS = 2
+# what a response gave no value for ("not found"), or what follows from it: what the service found, not values lost
+_NOT_LOST = ("fields without a value (not found)", "fields of list items and objects without a value",
+             "list items or objects with no field left (no group written)")
 
 
-def import_mindee(source: str | Path, *, ground_truth: str | Path | None = None,
-                  fields: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
+def import_mindee(source: str | Path, *, ground_truth: str | Path | None = None, fields: str | Path | None = None,
+                  skip_invalid: bool = False, join_lines: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read Mindee v1 or v2 API responses into KIE records.
 
     Parameters
@@ -93,6 +97,11 @@ def import_mindee(source: str | Path, *, ground_truth: str | Path | None = None,
         A ground truth to join by id (:func:`~rpa_sim.records.importers.service.read_ground_truth`).
     fields : path-like, optional
         A YAML map of field names to ground-truth keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
+    skip_invalid : bool, default=False
+        Leave out (and count) a response with a problem rather than stop
+        (:func:`~rpa_sim.records.importers.service.each_source`).
+    join_lines : bool, default=False
+        Write each line break of a value as a space.
 
     Returns
     -------
@@ -126,14 +135,21 @@ def import_mindee(source: str | Path, *, ground_truth: str | Path | None = None,
     files = source_files(source, what="Mindee API responses")
     report = ImportReport(FORMAT)
     truth, field_map = read_joins(ground_truth=ground_truth, fields=fields, report=report)
-    return joined_records(_records(files, field_map, report), ground_truth=truth, fields=field_map,
-                          report=report), report
+    return joined_records(_records(files, field_map, report, skip_invalid=skip_invalid, join_lines=join_lines),
+                          ground_truth=truth, fields=field_map, report=report), report
 
 
-def _records(files: list[Path], fields: FieldMap, report: ImportReport) -> Iterator[KIERecord]:
+def _records(files: list[Path], fields: FieldMap, report: ImportReport, *, skip_invalid: bool,
+             join_lines: bool) -> Iterator[KIERecord]:
     stats: Counter[str] = Counter()
-    for path in files:
-        yield _Response(str(path), fields, report.unmapped, stats).record(path.stem, load_json(path))
+
+    def read(path: Path) -> Iterator[KIERecord]:  # a file's counts join the others' once it is read whole
+        file_stats: Counter[str] = Counter()
+        yield _Response(str(path), fields, report.unmapped, file_stats).record(path.stem, load_json(path))
+        stats.update(file_stats)
+
+    yield from each_source(files, read, report=report, skip_invalid=skip_invalid, join_lines=join_lines,
+                           not_lost=_NOT_LOST)
     for version in ("v1", "v2"):
         if stats[version]:
             report.notes.append(f"{version} responses: {stats[version]}")

@@ -41,6 +41,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, show
+from rpa_sim.records.importers.service import each_source
 from rpa_sim.records.models import (
     Document,
     KIERecord,
@@ -60,6 +61,12 @@ FORMAT = "textract-expense"
 # divided by a page or box size and IoU is a ratio of areas: scaling either axis
 # changes none of them, so the true aspect ratio is not needed.
 PAGE_SIZE = 1000.0
+# the whole row's text, which repeats its fields: not imported, but no value lost
+_ROW_FIELDS = "EXPENSE_ROW line item fields (the whole row's text, repeating its fields)"
+# what a response gave no value for, what follows from it, and the rows: what the service found, no value lost
+_NOT_LOST = frozenset({f"{kind}s {what}" for kind in ("summary field", "line item field")
+                       for what in ("without a ValueDetection", "with an empty value")} |
+                      {"line items with no field left (no group written)", _ROW_FIELDS})
 LINE_ITEM_GROUP = "line_item"
 OTHER_TYPE = "OTHER"
 ROW_TYPE = "EXPENSE_ROW"
@@ -118,8 +125,8 @@ def pixel_box(bounding_box: Mapping[str, float]) -> tuple[float, float, float, f
             round((top + bounding_box["Height"]) * PAGE_SIZE, _BOX_DECIMALS))
 
 
-def import_textract_expense(source: str | Path, *, predictions: str | Path | None = None,
-                            ) -> tuple[Iterator[KIERecord], ImportReport]:
+def import_textract_expense(source: str | Path, *, predictions: str | Path | None = None, skip_invalid: bool = False,
+                            join_lines: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read AnalyzeExpense responses into prediction-only KIE records.
 
     Parameters
@@ -130,6 +137,11 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
     predictions : path-like, optional
         Not applicable: a response is itself the prediction side. Giving one
         raises :class:`InputError` that says how to join the ground truth.
+    skip_invalid : bool, default=False
+        Leave out (and count) a file or document with a problem rather than
+        stop (:func:`~rpa_sim.records.importers.service.each_source`).
+    join_lines : bool, default=False
+        Write each line break of a value (an address on two lines) as a space.
 
     Returns
     -------
@@ -178,16 +190,23 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
         "as canonical JSONL with the same ids (<file stem>-<n>, n = 1 for a file's first expense document) "
         "and join them with `rpa-sim score GT.jsonl --predictions IMPORTED.jsonl`")
     report.notes.append("confidence = ValueDetection.Confidence / 100; Type and label confidences are not used")
-    return _records(files, report), report
-
-
-def _records(files: list[Path], report: ImportReport) -> Iterator[KIERecord]:
     stats: Counter[str] = Counter()
-    for path in files:
-        response = load_json(path)
-        for record in _Response(str(path), path.stem, response, report.unmapped, stats).records():
-            report.records += 1
-            yield record
+    records = each_source(files, lambda path: _file_records(path, report.unmapped, stats), report=report,
+                          skip_invalid=skip_invalid, join_lines=join_lines, not_lost=_NOT_LOST)
+    return _records(records, report, stats), report
+
+
+def _file_records(path: Path, unmapped: Counter[str], totals: Counter[str]) -> Iterator[KIERecord]:
+    """The records of one response; its counts join ``totals`` only once it is read whole."""
+    stats: Counter[str] = Counter()
+    yield from _Response(str(path), path.stem, load_json(path), unmapped, stats).records()
+    totals.update(stats)
+
+
+def _records(records: Iterator[KIERecord], report: ImportReport, stats: Counter[str]) -> Iterator[KIERecord]:
+    for record in records:
+        report.records += 1
+        yield record
     if stats["other"]:
         report.notes.append("OTHER fields keyed by their printed label as OTHER.<LABEL> (upper case, other "
                             f"characters than letters and digits -> _): {stats['other']}")
@@ -272,7 +291,7 @@ class _Response(FieldChecks):
         if "GroupProperties" in field:
             self.unmapped[f"{kind} GroupProperties (vendor/receiver grouping; the key is the Type alone)"] += 1
         if type_key == ROW_TYPE:
-            self.unmapped["EXPENSE_ROW line item fields (the whole row's text, repeating its fields)"] += 1
+            self.unmapped[_ROW_FIELDS] += 1
             return None
         if "ValueDetection" not in field:
             self.unmapped[f"{kind}s without a ValueDetection"] += 1
