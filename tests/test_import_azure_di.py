@@ -289,3 +289,163 @@ def test_the_command_line(capsys, tmp_path):
     assert status == 1 and err == f"rpa-sim: error: {tmp_path / 'nope.json'}: no such file or folder\n"
     status, _, err = run_cli(capsys, "import", "azure-di", _receipt(), "--value", "raw", "--out", out)
     assert status == 2 and "invalid choice: 'raw'" in err
+
+
+# --------------------------------------------------------------------------- v3 previews, versions
+
+
+def _vendor(name):
+    return shared_path("data", "vendors", "azure", name)
+
+
+def test_the_real_v3_preview_invoice():
+    # api 2022-01-30-preview: words and regions give boundingBox (8 numbers, inches), where v3 GA gives polygon
+    [record], report = _import(_vendor("invoice_v3preview_2022-01-30.json"))
+    assert (record.id, record.document_type) == ("invoice_v3preview_2022-01-30-1", "invoice")
+    assert _entities(record) == [
+        ("CustomerAddress", "1020 Enterprise Way Sunnayvale, CA 87659", 0.838), ("CustomerAddressRecipient",
+         "Microsoft", 0.986), ("CustomerName", "Microsoft", 0.986), ("DueDate", "6/24/2017", 0.986),
+        ("InvoiceDate", "6/18/2017", 0.695), ("InvoiceId", "34278587", 0.986), ("InvoiceTotal", "$56,651.49", 0.484),
+        ("VendorAddress", "1 Redmond way Suite 6000 Redmond, WA 99243", 0.856), ("VendorName", "Contoso", 0.986)]
+    assert record.prediction.entities[0].evidence == [Evidence(page=0, bbox=(5.196, 1.716, 6.6526, 2.0359))]
+    [page] = record.document.pages
+    assert (page.width, page.height, len(page.words)) == (8.5, 11.0, 34)
+    assert (page.words[0].text, page.words[0].bbox) == ("Contoso", (0.5384, 1.1583, 1.4466, 1.3534))
+    assert "files of a 2021 or 2022 preview, whose boundingBox is the polygon: 1" in report.notes
+
+
+def _preview(tmp_path, change):
+    data = json.loads(_vendor("invoice_v3preview_2022-01-30.json").read_text())
+    change(data["analyzeResult"])
+    return _write(tmp_path, data)
+
+
+VERSIONS = "the versions read are 2.0.0, 2.1.0 and 2021-09-30-preview to 2024-11-30)"
+
+
+def test_a_shape_not_recognised_names_the_files_version_and_those_read(tmp_path):
+    def no_word_box(result):
+        del result["pages"][0]["words"][0]["boundingBox"]
+
+    with pytest.raises(InputError) as caught:
+        _import(_preview(tmp_path, no_word_box))
+    assert str(caught.value).endswith(
+        'analyzeResult.pages[0].words[0].polygon: missing (apiVersion "2022-01-30-preview", a version read, but not '
+        f"in its shape; {VERSIONS}")
+
+    def future(result):
+        result["apiVersion"] = "2099-01-01"
+        result["results"] = result.pop("documents")
+
+    with pytest.raises(InputError) as caught:
+        _import(_preview(tmp_path, future))
+    assert 'keys: [\'apiVersion\', \'content\', \'modelId\', \'pages\', \'results\', \'stringIndexType\', ' \
+           f'\'styles\', \'tables\'] (apiVersion "2099-01-01"; {VERSIONS}' in str(caught.value)
+    with pytest.raises(InputError, match=r"documents: expected a list, got 5 \(the file gives no apiVersion;"):
+        _import(_write(tmp_path, {"documents": 5}))
+
+
+# --------------------------------------------------------------------------- memory and size
+
+
+def _large_result(tmp_path, pages):
+    """The real v3.1 receipt with its page of 43 words repeated, as compact JSON: OCR words are most of it."""
+    data = json.loads(_vendor("receipt_v3.1_analyze_result.json").read_text())
+    page = data["analyzeResult"]["pages"][0]
+    data["analyzeResult"]["pages"] = [{**page, "pageNumber": n + 1} for n in range(pages)]
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(data, separators=(",", ":")))
+    return path
+
+
+def test_a_large_result_is_imported_in_a_few_times_its_size(tmp_path):
+    import tracemalloc
+
+    path = _large_result(tmp_path, 150)
+    tracemalloc.start()
+    try:
+        records, _ = import_azure_di(path)
+        write_records(records, tmp_path / "out.jsonl")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the whole JSON parsed at once held some 13 times the file; a part at a time, the records and their lines
+    assert peak < 8 * path.stat().st_size
+    record = json.loads((tmp_path / "out.jsonl").read_text())
+    assert [len(page["words"]) for page in record["document"]["pages"]] == [43] * 150
+
+
+def test_a_result_too_large_for_the_memory_is_refused_before_it_is_read(tmp_path, capsys, monkeypatch):
+    from rpa_sim.common import limits
+
+    path = _large_result(tmp_path, 3)
+    monkeypatch.setattr(limits, "available_memory", lambda: 1000)
+    status, _, err = run_cli(capsys, "import", "azure-di", path, "--out", tmp_path / "out.jsonl")
+    assert status == 1 and err.count("\n") == 1 and not (tmp_path / "out.jsonl").exists()
+    assert err.startswith(f"rpa-sim: error: {path}: too large to import here: its ")
+    assert "of memory, more than the 1 kB this machine has available" in err
+
+
+def test_running_out_of_memory_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    from rpa_sim.records.importers import _json
+
+    def exhausted(path):
+        raise MemoryError
+
+    monkeypatch.setattr(_json, "read_input", exhausted)
+    status, _, err = run_cli(capsys, "import", "azure-di", _receipt(), "--out", tmp_path / "out.jsonl")
+    assert (status, err) == (1, "rpa-sim: error: out of memory: this machine has too little for the input "
+                                "(docs/cli.md, Sizes)\n")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"documents": [\n  1,,2]}', "line 2: invalid JSON: invalid character at column 5"),
+    ('{"documents": []', "invalid JSON: input data was truncated"),
+    (b'{"content": "\xff", "documents": []}', "not UTF-8 (byte 13)"),
+    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "invalid JSON: nested too deeply"),
+], ids=["line and column", "truncated", "not UTF-8", "nested"])
+def test_bad_json_is_named_at_its_line_and_column(tmp_path, text, message):
+    path = tmp_path / "result.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(InputError) as caught:
+        _import(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+# --------------------------------------------------------------------------- several files, line breaks
+
+
+def test_skip_invalid_leaves_out_a_bad_file_and_lists_it(tmp_path, capsys):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "a.json").write_bytes(_receipt().read_bytes())
+    (folder / "b.json").write_text('{"analyzeResult": {"pages": []}}')
+    with pytest.raises(InputError, match="b.json: analyzeResult: not an analyze result"):
+        _import(folder)
+    records, report = _import(folder, skip_invalid=True)
+    assert [r.id for r in records] == ["a-1"] and report.records == 1
+    assert [str(error).split(": ")[1] for error in report.skipped] == ["analyzeResult"]
+    status, _, err = run_cli(capsys, "import", "azure-di", folder, "--skip-invalid", "--out", tmp_path / "o.jsonl")
+    assert status == 0 and f"skipped (--skip-invalid): 1, each with its problem:\n  {folder / 'b.json'}: " in err
+    (folder / "a.json").unlink()
+    status, _, err = run_cli(capsys, "import", "azure-di", folder, "--skip-invalid", "--out", tmp_path / "o.jsonl")
+    assert status == 1 and err.startswith("rpa-sim: error: nothing to import: every file or document has a problem")
+
+
+def test_values_none_of_which_map_are_an_error_and_fields_without_a_value_are_not(tmp_path):
+    nested = {"documents": [{"fields": {"Rows": {"type": "array", "valueArray": [{"type": "array", "valueArray": []}]}}}]}
+    with pytest.raises(InputError, match=r"id result-1: none of its values could be mapped \(1 arrays directly inside "
+                                         r"arrays"):
+        _import(_write(tmp_path, nested))
+    # a custom model lists the fields it did not find without a value: that is what it found
+    [record], report = _import(_write(tmp_path, {"documents": [{"fields": {"Signature": {"type": "string"}}}]}))
+    assert record.prediction.entities == [] and report.unmapped == {NO_VALUE: 1}
+
+
+def test_join_lines_on_the_real_v31_receipt():
+    [kept], _ = _import(_vendor("receipt_v3.1_analyze_result.json"))
+    [joined], report = _import(_vendor("receipt_v3.1_analyze_result.json"), join_lines=True)
+    assert kept.prediction.entities[0].value == "123 Main Street\nRedmond, WA 98052"
+    assert joined.prediction.entities[0].value == "123 Main Street Redmond, WA 98052"
+    assert [e.value for e in joined.prediction.entities[1:]] == [e.value for e in kept.prediction.entities[1:]]
+    assert "values with line breaks, each break written as a space (--join-lines): 1" in report.notes

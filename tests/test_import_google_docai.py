@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from rpa_sim.common.errors import InputError
+from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.records.importers.google_docai import import_google_docai
 from rpa_sim.records.models import Evidence
 from tests.conftest import run_cli, shared_path
@@ -280,3 +280,212 @@ def test_the_command_line(capsys, tmp_path):
     assert record["id"] == "invoice-1" and record["prediction"]["entities"][0]["value"] == "1970-01-01"
     status, _, err = run_cli(capsys, "import", "google-docai", _invoice(), "--out", out, "--ground-truth", out)
     assert status == 2 and err.startswith("rpa-sim: error: ")
+
+
+# --------------------------------------------------------------------------- snake_case (the Python client)
+
+
+def _vendor(name):
+    return shared_path("data", "vendors", "google-docai", name)
+
+
+def _snake(data, type_key="type_"):
+    """A camelCase Document as the Python client writes it: every key snake_case, ``type`` as ``type_key``."""
+    if isinstance(data, list):
+        return [_snake(item, type_key) for item in data]
+    if not isinstance(data, dict):
+        return data
+    renamed = {}
+    for key, value in data.items():
+        snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+        renamed[type_key if snake == "type" else snake] = _snake(value, type_key)
+    return renamed
+
+
+def _values(record):
+    prediction = record.prediction
+    return ([(e.key, e.value, e.confidence, e.evidence) for e in prediction.entities],
+            [(g.name, [(e.key, e.value, e.confidence, e.evidence) for e in g.entities]) for g in prediction.groups])
+
+
+@pytest.mark.parametrize("type_key", ["type_", "type"])
+def test_the_invoice_in_snake_case_imports_as_in_camel_case(tmp_path, type_key):
+    # proto-plus's to_dict writes type_, MessageToDict(preserving_proto_field_name=True) type: both read alike
+    [camel], _ = _import(_invoice())
+    snake_path = _write(tmp_path / "invoice_parser_output.json", _snake(json.loads(_invoice().read_text()), type_key))
+    [snake], report = _import(snake_path)
+    assert _values(snake) == _values(camel) and snake.document == camel.document
+    assert "files with snake_case keys (the Python client's to_dict): 1" in report.notes and not report.unmapped
+
+
+def test_the_real_snake_case_documents():
+    [receipt], report = _import(_vendor("expense_receipt_enrichments_snake.json"))
+    entities, groups = _values(receipt)
+    assert [(key, value, confidence) for key, value, confidence, _ in entities[:4]] == [
+        ("currency", "€", 0.84975004), ("receipt_date", "11/12/2022", 0.8456596), ("total_amount", "9,50", 0.81225735),
+        ("purchase_time", "12h42\n", 1.0)]
+    assert [(name, [(k, v, c) for k, v, c, _ in members]) for name, members in groups] == [
+        ("line_item", [("description", "Entrée plein tarif", 0.3110357), ("amount", "6,00", 0.9703629)]),
+        ("line_item", [("description", "Entrée tarif réduit", 0.38252917), ("amount", "3,50", 0.89714617)])]
+    # the currency's box: its normalized vertices times the page's 1080 x 423 px dimension
+    assert entities[0][3] == [Evidence(page=0, bbox=(686.0, 244.0, 696.0, 258.0))]
+    assert [(p.width, p.height, len(p.words)) for p in receipt.document.pages] == [(1080.0, 423.0, 63)]
+    assert "entities without a mentionText, whose normalizedValue.text is the value: 3" in report.notes
+    [packing], _ = _import(_vendor("invoice_packing_list_snake.json"))
+    assert packing.prediction.entities[0].value == "12 Rue de Londres\n75009 Paris\nFRANCE"
+    # two pages; page references written "1" (an int64 as a string) are the second page
+    [energy], _ = _import(_vendor("energy_invoice_snake.json"))
+    values = [e for e in energy.prediction.entities] + [e for g in energy.prediction.groups for e in g.entities]
+    assert (len(energy.prediction.entities), len(energy.prediction.groups), len(values)) == (18, 10, 36)
+    assert Counter(b.page for e in values for b in e.evidence or []) == {0: 15, 1: 20}
+    assert [len(p.words) for p in energy.document.pages] == [331, 328]
+
+
+# --------------------------------------------------------------------------- a document none of whose values map
+
+
+def test_a_document_none_of_whose_values_can_be_read_is_an_error(tmp_path, capsys):
+    # keys in a spelling no reader knows: every value is lost, which must not read as "nothing found"
+    document = {"text": "ab", "entities": [{"type": "total", "mentionTxt": "12"}, {"type": "tax", "mention": "1"}]}
+    path = _write(tmp_path / "docs" / "b.json", document)
+    _write(tmp_path / "docs" / "a.json", {"text": "ab", "entities": [_entity("total", "9", 0.9)]})
+    with pytest.raises(InputError, match=r"b\.json: id b: none of its values could be mapped \(2 entities without a "
+                                         r"mentionText or normalizedValue\.text\)"):
+        _import(path)
+    [kept], report = _import(tmp_path / "docs", skip_invalid=True)
+    assert kept.id == "a" and report.records == 1 and not report.unmapped  # the skipped document's counts go too
+    [skipped] = report.skipped
+    assert str(skipped).startswith(f"{path}: id b: none of its values could be mapped")
+    status, _, err = run_cli(capsys, "import", "google-docai", tmp_path / "docs", "--skip-invalid", "--out",
+                             tmp_path / "out.jsonl")
+    assert status == 0 and "skipped (--skip-invalid): 1, each with its problem:\n  " in err
+    # a Document with no entity at all is what the processor found: an empty record
+    [empty], _ = _import(_write(tmp_path / "empty.json", {"text": "ab", "entities": []}))
+    assert empty.prediction.entities == []
+
+
+# --------------------------------------------------------------------------- batch outputs
+
+
+def _shards(name):
+    return _vendor("shards") / name
+
+
+@pytest.fixture(scope="module")
+def batch():
+    """The real shards folder, laid out as a batch's output (a folder per document), imported skipping the bad."""
+    return _import(_vendor("shards"), skip_invalid=True)
+
+
+def test_the_real_sharded_documents(batch):
+    [record, _], report = batch
+    prediction = record.prediction
+    assert (record.id, len(prediction.entities), len(prediction.groups)) == ("large_invoice_48_pages", 18, 145)
+    assert sum(len(g.entities) for g in prediction.groups) == 577
+    assert (len(record.document.pages), sum(len(p.words) for p in record.document.pages)) == (48, 4128)
+    assert "documents merged from their shards in shardIndex order: 2" in report.notes
+    # file names that do not follow shardIndex: merged by shardIndex, the texts' offsets following one another
+    unordered = batch[0][1]
+    assert unordered.id == "unordered" and unordered.prediction.entities == [] and unordered.document is None
+
+
+def test_a_missing_shard_is_named_by_its_index(capsys, tmp_path):
+    # the file named -2 held shardIndex 0: the index is Document AI's, not the file name's
+    with pytest.raises(InputError, match=r"missing_one: shard 0 of the 5 \(shardIndex 0 to 4\) is missing: 4 given"):
+        _import(_shards("missing_one"))
+    status, _, err = run_cli(capsys, "import", "google-docai", _shards("missing_one"), "--out", tmp_path / "o.jsonl")
+    assert status == 1 and err.count("\n") == 1 and not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_batch_output_folder_gives_one_record_per_document(tmp_path, batch):
+    # the real shards folder is laid out as a batch's output: a folder per document (one has a shard missing)
+    records, report = batch
+    assert [r.id for r in records] == ["large_invoice_48_pages", "unordered"]
+    assert [str(error).split(": ")[0] for error in report.skipped] == [str(_shards("missing_one"))]
+    # folders named after the inputs' positions come in their order (2 before 10), each one record
+    for index in (10, 2, 1):
+        _write(tmp_path / "batch" / str(index) / f"doc{index}-0.json",
+               {"text": "ab", "entities": [_entity("total", str(index), 0.5)]})
+    records, _ = _import(tmp_path / "batch")
+    assert [(r.id, r.prediction.entities[0].value) for r in records] == [("1", "1"), ("2", "2"), ("10", "10")]
+    # a folder of whole Documents: one record each, named after the files, in the same order
+    for name in ("expense_receipt_enrichments_snake.json", "invoice_packing_list_snake.json",
+                 "invoice_parser_output.json"):
+        (tmp_path / "documents").mkdir(exist_ok=True)
+        (tmp_path / "documents" / name).write_bytes(_vendor(name).read_bytes())
+    records, report = _import(tmp_path / "documents")
+    assert [r.id for r in records] == ["expense_receipt_enrichments_snake", "invoice_packing_list_snake",
+                                       "invoice_parser_output"]
+    assert report.records == 3 and "files with snake_case keys (the Python client's to_dict): 2" in report.notes
+    with pytest.raises(UsageError, match="--id \"x\" names the record of one document, and .* holds 3"):
+        import_google_docai(tmp_path / "documents", document_id="x")
+    (tmp_path / "batch" / "loose.json").write_text("{}")
+    with pytest.raises(InputError, match=r"holds both \.json files \(loose\.json\.\.\.\) and folders of them"):
+        import_google_docai(tmp_path / "batch")
+
+
+# --------------------------------------------------------------------------- pages without a dimension
+
+
+def test_pages_without_a_dimension_take_their_image_size():
+    path = _vendor("invoice_process_response.json")
+    [record], report = _import(path)
+    first = json.loads(path.read_text())["document"]["entities"]
+    vertices = next(e for e in first if e["type"] == "invoice_id")["pageAnchor"]["pageRefs"][0]["boundingPoly"][
+        "normalizedVertices"]
+    xs, ys = [v.get("x", 0) for v in vertices], [v.get("y", 0) for v in vertices]
+    expected = (round(min(xs) * 1933, 2), round(min(ys) * 2068, 2), round(max(xs) * 1933, 2), round(max(ys) * 2068, 2))
+    invoice_id = next(e for e in record.prediction.entities if e.key == "invoice_id")
+    assert invoice_id.evidence == [Evidence(page=0, bbox=expected)] and expected[2] > 1000  # not a 1000 px page
+    assert "pages without a dimension, sized by their image (pages[].image.width and height): 1" in report.notes
+    assert not any("virtual" in note for note in report.notes)
+
+
+# --------------------------------------------------------------------------- hostile numbers and ids
+
+
+@pytest.mark.parametrize("number", ["²", "9" * 5000, "-1", "1e3", "٣"])
+def test_numbers_as_strings_that_are_no_int64_are_one_line_errors(tmp_path, capsys, number):
+    document = {"text": "ab", "pages": [_page(1, (0, 1))], "entities": [_entity("a", "b", 0.5, page=number)]}
+    path = _write(tmp_path / "doc.json", document)
+    status, _, err = run_cli(capsys, "import", "google-docai", path, "--out", tmp_path / "out.jsonl")
+    assert status == 1 and err.count("\n") == 1
+    assert err.startswith(f"rpa-sim: error: {path}: entities[0].pageAnchor.pageRefs[0].page: expected a whole number")
+    shard = {"shardInfo": {"shardIndex": number, "shardCount": "2"}, "text": ""}
+    with pytest.raises(InputError, match="shardInfo.shardIndex: expected a whole number >= 0"):
+        _import(_write(tmp_path / "shards" / "a.json", shard))
+
+
+def test_an_empty_id_is_refused(capsys, tmp_path):
+    status, _, err = run_cli(capsys, "import", "google-docai", _invoice(), "--id", "", "--out", tmp_path / "o.jsonl")
+    assert status == 2 and err.startswith('rpa-sim: error: --id "": a record\'s id is a non-empty string')
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+# --------------------------------------------------------------------------- line breaks
+
+
+def test_join_lines_writes_each_line_break_as_a_space(capsys, tmp_path):
+    [kept], report = _import(_invoice())
+    assert [e.value for e in kept.prediction.entities if e.key.endswith("_address")] == [
+        "222 Main Street\nAnytown, USA", "111 Main Street\nAnytown, USA"]
+    assert any(note.startswith("values with line breaks, kept as the service wrote them") and note.endswith(": 2")
+               for note in report.notes)
+    [joined], report = _import(_invoice(), join_lines=True)
+    assert [e.value for e in joined.prediction.entities if e.key.endswith("_address")] == [
+        "222 Main Street Anytown, USA", "111 Main Street Anytown, USA"]
+    assert "values with line breaks, each break written as a space (--join-lines): 2" in report.notes
+    # against a ground truth typed on one line, the address agrees only once joined
+    truth = _write(tmp_path / "truth.json", {"fields": {"receiver_address": "222 Main Street Anytown, USA"}})
+    fields = tmp_path / "fields.yaml"
+    fields.write_text("receiver_address: receiver_address\n" + "".join(
+        f"{e.key}: null\n" for e in kept.prediction.entities if e.key != "receiver_address") + "line_item: null\n"
+        "vat: null\n")
+    for options, correct in (((), 0), (("--join-lines",), 1)):
+        out = tmp_path / "joined.jsonl"
+        status, _, err = run_cli(capsys, "import", "google-docai", _invoice(), "--ground-truth", truth, "--fields",
+                                 fields, "--out", out, *options)
+        assert status == 0, err
+        status, scores, err = run_cli(capsys, "score", out, "--json")
+        assert status == 0, err
+        assert (json.loads(scores)["tp"], json.loads(scores)["substitutions"]) == (correct, 1 - correct)

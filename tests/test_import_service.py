@@ -12,13 +12,14 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers.service import (
     FieldMap,
+    join_lines,
     joined_records,
     read_ground_truth,
     read_joins,
     value_text,
 )
 from rpa_sim.records.models import Entity, Group, KIERecord, PredictedExtraction
-from tests.conftest import shared_path
+from tests.conftest import run_cli, shared_path
 
 NULL = "ground-truth fields with a null value (left out)"
 
@@ -151,3 +152,51 @@ def test_values_read_alike_on_both_sides():
     assert [value_text(v) for v in ("01", 2140.0, 2140, 14.5, 1e15, 1e-7, -0.0, False)] == [
         "01", "2140", "2140", "14.5", "1000000000000000", "1e-07", "0", "false"]
     assert value_text(1e16) == "1e+16"  # past 2**53 a float stands for no one integer: written as the float
+
+
+def test_the_several_documents_form_takes_a_source_note_too(tmp_path):
+    truth, _ = _truth(tmp_path, {"source": "typed from the scans, 2024-03", "r-1": {"Total": "9.00"}})
+    assert list(truth.documents) == ["r-1"] and _pairs(truth.documents["r-1"]) == ([("Total", "9.00")], [])
+
+
+def test_join_lines_writes_every_kind_of_line_break_as_one_space():
+    assert join_lines("1 Main St\r\nTown\rState\u2028Zip\n") == "1 Main St Town State Zip "
+    assert join_lines("no break") == "no break"
+
+
+def test_a_report_lists_twenty_skipped_and_counts_the_rest():
+    report = ImportReport("test", skipped=[InputError("bad", path=f"{n}.json") for n in range(23)])
+    lines = report.lines()
+    assert lines[0] == "skipped (--skip-invalid): 23, each with its problem:"
+    assert lines[1:3] == ["  0.json: bad", "  1.json: bad"] and lines[-1] == "  ... and 3 more" and len(lines) == 22
+
+
+def _textract_folder(tmp_path):
+    folder = tmp_path / "textract"
+    folder.mkdir()
+    for path in shared_path("data", "textract").glob("*.json"):
+        (folder / path.name).write_bytes(path.read_bytes())
+    (folder / "z_broken.json").write_text('{"ExpenseDocuments": 3}')
+    return folder
+
+
+@pytest.mark.parametrize("importer", ["textract-expense", "mindee"])
+def test_every_importer_over_a_folder_takes_skip_invalid_and_join_lines(capsys, tmp_path, importer):
+    if importer == "textract-expense":
+        folder = _textract_folder(tmp_path)
+    else:
+        folder = tmp_path / "mindee"
+        folder.mkdir()
+        response = {"inference": {"result": {"fields": {"address": {
+            "value": "1 Main St\nTown", "confidence": "High", "locations": []}}}}}
+        (folder / "a.json").write_text(json.dumps(response))
+        (folder / "z_broken.json").write_text('{"inference": 3}')
+    out = tmp_path / "out.jsonl"
+    status, _, err = run_cli(capsys, "import", importer, folder, "--out", out)
+    assert status == 1 and err.startswith(f"rpa-sim: error: {folder / 'z_broken.json'}: ")
+    status, _, err = run_cli(capsys, "import", importer, folder, "--skip-invalid", "--join-lines", "--out", out)
+    assert status == 0, err
+    assert f"skipped (--skip-invalid): 1, each with its problem:\n  {folder / 'z_broken.json'}: " in err
+    assert "note: values with line breaks, each break written as a space (--join-lines): " in err
+    values = [e["value"] for line in out.read_text().splitlines() for e in json.loads(line)["prediction"]["entities"]]
+    assert values and not any("\n" in value for value in values)
