@@ -417,7 +417,7 @@ def test_a_batch_output_folder_gives_one_record_per_document(tmp_path, batch):
     assert [r.id for r in records] == ["expense_receipt_enrichments_snake", "invoice_packing_list_snake",
                                        "invoice_parser_output"]
     assert report.records == 3 and "files with snake_case keys (the Python client's to_dict): 2" in report.notes
-    with pytest.raises(UsageError, match="--id \"x\" names the record of one document, and .* holds 3"):
+    with pytest.raises(UsageError, match=r"--id \"x\" names the record of one document, and .* holds 3"):
         import_google_docai(tmp_path / "documents", document_id="x")
     (tmp_path / "batch" / "loose.json").write_text("{}")
     with pytest.raises(InputError, match=r"holds both \.json files \(loose\.json\.\.\.\) and folders of them"):
@@ -452,7 +452,7 @@ def test_numbers_as_strings_that_are_no_int64_are_one_line_errors(tmp_path, caps
     assert status == 1 and err.count("\n") == 1
     assert err.startswith(f"rpa-sim: error: {path}: entities[0].pageAnchor.pageRefs[0].page: expected a whole number")
     shard = {"shardInfo": {"shardIndex": number, "shardCount": "2"}, "text": ""}
-    with pytest.raises(InputError, match="shardInfo.shardIndex: expected a whole number >= 0"):
+    with pytest.raises(InputError, match=r"shardInfo\.shardIndex: expected a whole number >= 0"):
         _import(_write(tmp_path / "shards" / "a.json", shard))
 
 
