@@ -162,9 +162,9 @@ def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_t
         ``documentResults`` or ``documents``, a confidence outside [0, 1], a
         polygon of an odd count of numbers...), with the file and field path,
         and for a shape not recognised, the file's ``apiVersion`` and
-        :data:`KNOWN_VERSIONS`; for a file larger than the memory available
-        could import (about :data:`~rpa_sim.common.limits.AZURE_IMPORT_BYTES_PER_BYTE`
-        times its size), before it is read.
+        :data:`KNOWN_VERSIONS`; before it is read, for a file too large for
+        the memory available (an import takes about
+        :data:`~rpa_sim.common.limits.AZURE_IMPORT_BYTES_PER_BYTE` times its size).
 
     Examples
     --------
