@@ -31,7 +31,7 @@ def make_log(*, reviewed: list[bool] = (), strata: list[tuple[str | None, float,
                          correct=np.array(correct, dtype=np.int8),
                          confidence=np.full(n, np.nan) if confidence is None else confidence,
                          stratum=None if all(s is None for s in names) else object_column(names),
-                         line=np.arange(1, n + 1), source="day.jsonl")
+                         line=np.arange(1, n + 1), path="day.jsonl")
 
 
 # --------------------------------------------------------------------------- Clopper-Pearson

@@ -46,7 +46,7 @@ def test_write_then_read_round_trips(tmp_path):
         assert np.array_equal(getattr(back, name), getattr(log, name))
     for name in ("stratum", "id", "key", "value", "corrected_value"):
         assert getattr(back, name).tolist() == getattr(log, name).tolist()
-    assert back.line.tolist() == [1, 2, 3, 4] and back.source == str(path)
+    assert back.line.tolist() == [1, 2, 3, 4] and back.path == str(path)
 
 
 def test_gzip_logs_are_the_same_rows_and_equal_logs_give_equal_bytes(tmp_path):

@@ -11,7 +11,8 @@ leaving no partial output behind.
 
 The package: :mod:`~rpa_sim.cli.parser` builds the parser from the command groups
 (:mod:`~rpa_sim.cli.scenarios`, :mod:`~rpa_sim.cli.evaluation`, :mod:`~rpa_sim.cli.records`,
-:mod:`~rpa_sim.cli.export`, :mod:`~rpa_sim.cli.staffing`, :mod:`~rpa_sim.cli.monitoring`), whose options come
+:mod:`~rpa_sim.cli.export`, :mod:`~rpa_sim.cli.staffing`, :mod:`~rpa_sim.cli.monitoring`,
+:mod:`~rpa_sim.cli.live`), whose options come
 from :mod:`~rpa_sim.cli.options`; :mod:`~rpa_sim.cli.data` reads DATA, :mod:`~rpa_sim.cli.output` formats
 what is printed, and :mod:`~rpa_sim.cli.named_files` keeps an output from replacing an input.
 """
@@ -26,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from rpa_sim.cli import evaluation, export, monitoring, records, scenarios, staffing
+from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, staffing
 from rpa_sim.cli.named_files import refuse_replacing_inputs
 from rpa_sim.cli.output import one_line
 from rpa_sim.cli.parser import EXIT_USAGE, build_parser
@@ -39,7 +40,7 @@ EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 128 + signal.SIGINT, 128 + si
 #: Each command's function, by its name: it returns the exit status, or raises InputError or UsageError.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **scenarios.COMMANDS, **evaluation.COMMANDS, **records.COMMANDS, **export.COMMANDS, **staffing.COMMANDS,
-    **monitoring.COMMANDS}
+    **monitoring.COMMANDS, **live.COMMANDS}
 
 
 class _Terminated(BaseException):

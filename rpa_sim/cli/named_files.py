@@ -19,10 +19,12 @@ def _named_outputs(args: argparse.Namespace) -> list[tuple[str, str | Path]]:
     """The files the command line asks to write (evaluate's ``--out DIR/``: a folder replaced whole)."""
     outputs: list[tuple[str, str | Path]] = []
     if args.command in ("evaluate", "sweep", "plan-audit", "generate", "import", "report", "export-policy",
-                        "replay") and args.out is not None:
+                        "replay", "watch") and args.out is not None:
         outputs.append((getattr(args, "spellings", {}).get("out", "--out"), args.out))
     if getattr(args, "review_log", None) is not None:
         outputs.append(("--review-log", args.review_log))
+    if args.command == "watch" and args.state is not None:
+        outputs.append(("--state", args.state))
     # only a folder that exists can hold a file to replace; the modules that name the files are heavy to import
     if args.command == "run" and args.out_dir is not None and args.out_dir.is_dir():
         from rpa_sim.study.run import OUTPUT_FILES  # noqa: PLC0415
@@ -41,6 +43,15 @@ def _shards(data: Path) -> tuple[Path, ...]:
     try:
         return resolve_shards(data)
     except InputError:  # the command says why when it reads DATA
+        return ()
+
+
+def _logs(logs: str) -> tuple[Path, ...]:
+    from rpa_sim.operate.live.reader import log_files  # noqa: PLC0415
+
+    try:
+        return log_files(logs)
+    except InputError:  # the command says why when it reads LOGS
         return ()
 
 
@@ -76,6 +87,8 @@ def _named_inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
     """Every file the command line reads; found only when asked for, that is when an output exists already."""
     if getattr(args, "data", None) is not None:
         yield from (("DATA", shard) for shard in _shards(args.data))
+    if args.command == "watch":
+        yield from (("LOGS", log) for log in _logs(args.logs))
     for dest, label in (("predictions", "--predictions"), ("audit_plan", "--audit-plan"), ("settings", "--settings"),
                         ("source", "SRC"), ("ground_truth", "--ground-truth"), ("fields", "--fields"),
                         ("mapping", "--mapping"), ("from_summary", "--from")):

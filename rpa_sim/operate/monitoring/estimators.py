@@ -48,7 +48,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.operate.monitoring.log import ProductionLog
 
 __all__ = ["METHODS", "IMPLAUSIBLE", "Interval", "StratumEstimate", "Estimate", "clopper_pearson", "ppi_mean",
-           "estimate"]
+           "stratified_bounds", "estimate"]
 
 METHODS = ("classical", "stratified", "ppi")
 #: A stratum's audits are refused as impossible when Binomial(accepted rows, inclusion probability) gives a count
@@ -174,6 +174,24 @@ def _exact_interval(errors: int, n: int, alpha: float) -> tuple[float, float]:
     return low, high
 
 
+def stratified_bounds(accepted: np.ndarray, audited: np.ndarray, errors: np.ndarray, *,
+                      confidence_level: float) -> tuple[float, float]:
+    """The exact stratified interval of an error rate from per-stratum counts (``--method stratified``).
+
+    Each stratum's Clopper-Pearson interval at ``1 - alpha / H`` (Bonferroni over the ``H`` strata; [0, 1]
+    for a stratum without audits), weighted by its share ``N_h / N`` of the accepted rows and added. One
+    stratum: its exact interval at ``confidence_level``.
+
+    >>> low, high = stratified_bounds(np.array([100, 300]), np.array([10, 6]), np.array([1, 0]), confidence_level=0.95)
+    >>> round(low, 4), round(high, 4)
+    (0.0003, 0.5113)
+    """
+    alpha = _alpha(confidence_level) / max(len(accepted), 1)
+    bounds = np.array([_exact_interval(int(k), int(n), alpha) for k, n in zip(errors, audited)]).reshape(-1, 2)
+    share = accepted / accepted.sum()
+    return _share(float(share @ bounds[:, 0])), _share(float(share @ bounds[:, 1]))
+
+
 def ppi_mean(labels: np.ndarray, labelled_proxies: np.ndarray, proxies: np.ndarray, *,
              confidence_level: float, weights: np.ndarray | None = None) -> tuple[float, float, float, float]:
     """PPI++ for a mean: the estimate, its normal interval (not clipped) and the power-tuning ``λ``.
@@ -260,7 +278,7 @@ def _check_audits(log: ProductionLog, accepted: np.ndarray) -> None:
     raise InputError(f"{n:,} auto-accepted rows{where} at inclusion probability {p!r} have {k:,} audited (about "
                      f"{n * p:.3g} expected), a count this {'high' if k > n * p else 'low'} has a chance below "
                      f"{IMPLAUSIBLE:g} under Binomial({n}, {p!r}): the inclusion probabilities cannot be the ones "
-                     f"the audits were drawn with", path=log.source)
+                     f"the audits were drawn with", path=log.path)
 
 
 def _located(log: ProductionLog, rows: np.ndarray, problem: str) -> InputError:
@@ -276,7 +294,7 @@ def _classical(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple[
             line = log.where(int(row))["line"]
             ends.append(f"{float(log.inclusion_probability[row])!r}" + (f" (line {line})" if line else ""))
         raise InputError(f"classical assumes one audit rate for every auto-accepted row, and they differ from "
-                         f"{ends[0]} to {ends[1]}: use --method stratified or ppi", path=log.source)
+                         f"{ends[0]} to {ends[1]}: use --method stratified or ppi", path=log.path)
     audited, errors = _audits(log, accepted)
     bounds = clopper_pearson(errors, audited, confidence_level=level)
     rate = float(rates[0]) if len(rates) else 0.0
@@ -330,8 +348,12 @@ def _stratified(log: ProductionLog, accepted: np.ndarray, level: float) -> tuple
     share = np.array([s.auto_accepted / total for s in strata])
     known = [s.estimate for s in strata if s.estimate is not None]
     point = _share(float(np.dot(share, known))) if strata and len(known) == len(strata) else None
-    low = _share(float(np.dot(share, [s.low for s in strata]))) if strata else None
-    high = _share(float(np.dot(share, [s.high for s in strata]))) if strata else None
+    low: float | None = None
+    high: float | None = None
+    if strata:
+        low, high = stratified_bounds(np.array([s.auto_accepted for s in strata]),
+                                      np.array([s.audited for s in strata]), np.array([s.errors for s in strata]),
+                                      confidence_level=level)
     horvitz_thompson = (_share(sum(s.errors / s.inclusion_probability for s in strata) / total)
                         if strata and all(s.inclusion_probability > 0 for s in strata) else None)
     return Interval(point, low, high), {"horvitz_thompson": horvitz_thompson, "strata": tuple(strata)}

@@ -6,7 +6,10 @@ A log is what a team has once a policy is live: every prediction's route
 it was checked, and, where somebody looked, whether it was correct. rpa-sim
 writes logs (:mod:`rpa_sim.operate.monitoring.replay`) and reads them, its own and a
 team's export alike: only ``route``, ``inclusion_probability`` (on
-auto-accepted rows) and ``correct`` (on checked rows) are required.
+auto-accepted rows) and ``correct`` (on checked rows) are required. A log
+kept over days carries each row's ``day`` (or ``received_at``, whose date as
+written is the day) and its segment columns ``document_type`` and
+``source``, which ``rpa-sim watch`` follows (``docs/live.md``).
 
 Examples
 --------
@@ -32,8 +35,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +48,8 @@ from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.files import atomic_output
 from rpa_sim.common.inputs import input_lines
 
-__all__ = ["ROUTES", "AUTO", "REVIEW", "AUDIT", "UNCHECKED", "ProductionLog", "read_log", "write_log",
-           "object_column"]
+__all__ = ["ROUTES", "AUTO", "REVIEW", "AUDIT", "UNCHECKED", "SEGMENT_COLUMNS", "ProductionLog", "LogReader",
+           "read_log", "write_log", "object_column", "day_of", "log_lines"]
 
 #: The routes, in the order of their codes in :attr:`ProductionLog.route`.
 ROUTES = ("auto", "review", "audit")
@@ -52,10 +57,14 @@ AUTO, REVIEW, AUDIT = range(3)
 #: :attr:`ProductionLog.correct` of a row nobody checked (``null`` in the file).
 UNCHECKED = -1
 
+#: The columns a log's rows may be grouped by into segments (``rpa-sim watch --segments``).
+SEGMENT_COLUMNS = ("document_type", "source", "key")
+
 # The columns in the order a row is written; the reader ignores any other column.
-_COLUMNS = ("id", "key", "value", "confidence", "route", "stratum", "inclusion_probability", "correct",
-            "corrected_value")
-_TEXT_COLUMNS = ("id", "key", "value", "stratum", "corrected_value")
+_COLUMNS = ("day", "id", "document_type", "source", "key", "value", "confidence", "route", "stratum",
+            "inclusion_probability", "correct", "corrected_value")
+_TEXT_COLUMNS = ("id", "document_type", "source", "key", "value", "stratum", "corrected_value")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _BATCH = 4096
 
@@ -81,9 +90,14 @@ class ProductionLog:
         the field or question type, the predicted value and the value a
         reviewer wrote (``""``: removed); each None where not given, and the
         column itself None when no row has it.
+    day, document_type, source : ndarray of object, optional
+        The row's day (``YYYY-MM-DD``: its ``day``, else the date of its
+        ``received_at`` as written), the kind of document and where it came
+        from (a vendor, a channel); None where not given, the column None when
+        no row has it.
     line : ndarray of int64, optional
         The line of each row in its file, for messages (None for a log made in memory).
-    source : str, optional
+    path : str, optional
         The file the log was read from.
     """
 
@@ -96,8 +110,11 @@ class ProductionLog:
     key: np.ndarray | None = None
     value: np.ndarray | None = None
     corrected_value: np.ndarray | None = None
+    day: np.ndarray | None = None
+    document_type: np.ndarray | None = None
+    source: np.ndarray | None = None
     line: np.ndarray | None = None
-    source: str | None = None
+    path: str | None = None
 
     def __len__(self) -> int:
         return len(self.route)
@@ -124,7 +141,7 @@ class ProductionLog:
     def where(self, row: int) -> dict[str, Any]:
         """Where row ``row`` is, as :class:`~rpa_sim.common.errors.InputError` keywords (file, line, id)."""
         record_id = None if self.id is None else self.id[row]
-        return {"path": self.source, "line": None if self.line is None else int(self.line[row]),
+        return {"path": self.path, "line": None if self.line is None else int(self.line[row]),
                 "record_id": record_id if isinstance(record_id, str) else None}
 
 
@@ -133,7 +150,7 @@ class ProductionLog:
 
 def _rows(log: ProductionLog) -> Iterator[dict[str, Any]]:
     columns: dict[str, list[Any]] = {}
-    for name in ("id", "key", "value"):
+    for name in ("day", "id", "document_type", "source", "key", "value"):
         values = getattr(log, name)
         if values is not None:
             columns[name] = values.tolist()
@@ -173,7 +190,7 @@ def write_log(log: ProductionLog, path: str | os.PathLike[str]) -> int:
 # --------------------------------------------------------------------------- reading
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+def log_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The number and text of each non-blank line; a file that cannot be read is an :class:`InputError`.
 
     Read by :func:`rpa_sim.common.inputs.input_lines`: a regular file, gzip-compressed
@@ -208,12 +225,55 @@ def _text(row: dict[str, Any], name: str) -> str | None:
     return value
 
 
-class _Reader:
-    """Columns growing row by row, each row checked as it comes."""
+def day_of(value: Any, *, column: str = "day") -> str:
+    """The day a row's ``day`` (a date ``YYYY-MM-DD``) or ``received_at`` (an ISO 8601 date and time) names.
 
-    def __init__(self, path: Path, need_confidence: bool) -> None:
+    A ``received_at`` gives its own date as written, in its own offset: ``2024-03-01T23:30:00-05:00`` is
+    on 2024-03-01 (in UTC it is already 2024-03-02). A team's day is the day of its own clock.
+
+    >>> day_of("2024-03-01"), day_of("2024-03-01T23:30:00-05:00", column="received_at")
+    ('2024-03-01', '2024-03-01')
+    >>> day_of("2024-02-30")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a date YYYY-MM-DD, got "2024-02-30" (day is out of range for month)
+    """
+    if column == "day":
+        if not isinstance(value, str) or not _DATE.fullmatch(value):
+            raise ValueError(f"expected a date YYYY-MM-DD, got {shown(value)}")
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError as error:
+            raise ValueError(f"expected a date YYYY-MM-DD, got {shown(value)} ({error})") from None
+    if not isinstance(value, str):
+        raise ValueError(f"expected an ISO 8601 date and time such as 2024-03-01T09:15:00+01:00, got {shown(value)}")
+    try:
+        # Python before 3.11 does not read a final Z
+        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
+    except ValueError:
+        raise ValueError(f"expected an ISO 8601 date and time such as 2024-03-01T09:15:00+01:00, "
+                         f"got {shown(value)}") from None
+    return moment.date().isoformat()
+
+
+class LogReader:
+    """A log's columns growing row by row, each row checked as it comes (:func:`read_log` reads a file with it).
+
+    Parameters
+    ----------
+    path : Path
+        The file, for messages.
+    need_confidence : bool, default=False
+        Require a confidence on every auto-accepted row.
+    need_day : bool, default=False
+        Require a ``day`` or ``received_at`` on every row (``rpa-sim watch``).
+    """
+
+    def __init__(self, path: Path, need_confidence: bool = False, need_day: bool = False) -> None:
         self.path = path
         self.need_confidence = need_confidence
+        self.need_day = need_day
+        self.days: list[str | None] = []
         self.route: list[int] = []
         self.inclusion: list[float] = []
         self.correct: list[int] = []
@@ -226,6 +286,7 @@ class _Reader:
         self.without_stratum: int | None = None
 
     def add(self, number: int, text: str) -> None:
+        """Check the row of line ``number`` and add it; :class:`InputError` names the line and field of a problem."""
         try:
             row = json.loads(text.rstrip("\r\n"))
         except json.JSONDecodeError as error:
@@ -240,6 +301,8 @@ class _Reader:
         record_id = row.get("id") if isinstance(row.get("id"), str) else None
         field = None
         try:
+            field = "received_at" if row.get("day") is None and row.get("received_at") is not None else "day"
+            day = self._day(row, field)
             field = "route"
             route = self._route(row)
             field = "inclusion_probability"
@@ -255,6 +318,7 @@ class _Reader:
             self._stratum(number, texts["stratum"], route, inclusion)
         except ValueError as error:
             raise InputError(str(error), path=str(self.path), line=number, record_id=record_id, field=field) from None
+        self.days.append(day)
         self.route.append(route)
         self.inclusion.append(inclusion)
         self.correct.append(correct)
@@ -262,6 +326,14 @@ class _Reader:
         for name, value in texts.items():
             self.text[name].append(value)
         self.lines.append(number)
+
+    def _day(self, row: dict[str, Any], column: str) -> str | None:
+        # a day given wins over received_at; a null is none
+        if row.get(column) is None:
+            if self.need_day:
+                raise ValueError("missing: watch needs the day of every row (a day, or a received_at)")
+            return None
+        return day_of(row[column], column=column)
 
     def _route(self, row: dict[str, Any]) -> int:
         if "route" not in row:
@@ -321,12 +393,12 @@ class _Reader:
         if not self.route:
             raise InputError("no rows: a log has one row per prediction", path=str(self.path))
         columns = {name: None if all(v is None for v in values) else object_column(values)
-                   for name, values in self.text.items()}
+                   for name, values in [*self.text.items(), ("day", self.days)]}
         return ProductionLog(route=np.array(self.route, dtype=np.int8),
                              inclusion_probability=np.array(self.inclusion, dtype=np.float64),
                              correct=np.array(self.correct, dtype=np.int8),
                              confidence=np.array(self.confidence, dtype=np.float64),
-                             line=np.array(self.lines, dtype=np.int64), source=str(self.path), **columns)
+                             line=np.array(self.lines, dtype=np.int64), path=str(self.path), **columns)
 
 
 def read_log(path: str | os.PathLike[str], *, need_confidence: bool = False) -> ProductionLog:
@@ -345,7 +417,7 @@ def read_log(path: str | os.PathLike[str], *, need_confidence: bool = False) -> 
         fit the format of ``docs/monitoring.md``, naming file, line and field.
     """
     path = Path(path)
-    reader = _Reader(path, need_confidence)
-    for number, text in _lines(path):
+    reader = LogReader(path, need_confidence)
+    for number, text in log_lines(path):
         reader.add(number, text)
     return reader.log()

@@ -1,0 +1,218 @@
+"""What ``watch`` found, typed: per segment and day its figures, and every alarm, dated, with its evidence.
+
+A study, the report and the dashboard render these and compute nothing: the
+status of a segment, its interval, its alarms and proposals are all here.
+:meth:`WatchResult.to_dict` is ``watch --json`` (every key in ``docs/live.md``).
+
+Examples
+--------
+>>> result = WatchResult(max_error=0.03, delta=0.05, segments_by=("document_type",), horizon_days=365,
+...                      days=("2024-05-01",), segments=(), alarms=())
+>>> sorted(result.to_dict())
+['alarms', 'days', 'delta', 'guarantee', 'max_error', 'segments', 'segments_by']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rpa_sim.operate.live.proposals import Proposal
+
+__all__ = ["KINDS", "ERROR_ABOVE_TARGET", "CALIBRATION_CONTRADICTED", "ROOM_TO_AUTOMATE", "Segment", "DayFigures",
+           "Alarm", "SegmentTimeline", "WatchResult", "segment_name"]
+
+ERROR_ABOVE_TARGET = "error_above_target"
+CALIBRATION_CONTRADICTED = "calibration_contradicted"
+ROOM_TO_AUTOMATE = "room_to_automate"
+#: The kinds of alarm, in the order they are listed on one day of one segment.
+KINDS = (ERROR_ABOVE_TARGET, CALIBRATION_CONTRADICTED, ROOM_TO_AUTOMATE)
+
+#: A segment: its value of each ``--segments`` column, in their order (None: the row has none).
+Segment = tuple[tuple[str, "str | None"], ...]
+
+
+def segment_name(segment: Segment) -> str:
+    """A segment as people read it: its values joined by ``/`` (``(none)`` for a missing one).
+
+    >>> segment_name((("document_type", "invoice"), ("source", None)))
+    'invoice / (none)'
+    """
+    return " / ".join("(none)" if value is None else value for _, value in segment)
+
+
+@dataclass(frozen=True)
+class DayFigures:
+    """One segment on one run day (a ``days`` entry of ``--json``).
+
+    Attributes
+    ----------
+    day : str
+        ``YYYY-MM-DD``.
+    auto_accepted, audited, errors_found : int
+        The segment's auto-accepted rows that day, the audited ones, and the errors audits found.
+    estimate : float or None
+        The Horvitz-Thompson error rate of the auto-accepted rows of the current regime (since the change
+        point when there is evidence of one, else since the segment was last above target); None
+        without an audit in it.
+    low : float
+        The time-uniform lower bound of the error rate (valid on every day at once, at ``delta``).
+    high : float or None
+        The upper end of the regime's ``1 - delta`` interval (pointwise: for reading, no alarm rests on it).
+    label_free : float or None
+        The error rate the calibrated confidences predict for the day's auto-accepted rows (assumes
+        calibration); None during the reference period and once calibration is contradicted.
+    alarm : tuple of str
+        The kinds raised on this segment that day, in :data:`KINDS` order.
+    """
+
+    day: str
+    auto_accepted: int
+    audited: int
+    errors_found: int
+    estimate: float | None
+    low: float
+    high: float | None
+    label_free: float | None
+    alarm: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"day": self.day, "auto_accepted": self.auto_accepted, "audited": self.audited,
+                "errors_found": self.errors_found, "estimate": self.estimate, "low": self.low, "high": self.high,
+                "label_free": self.label_free, "alarm": list(self.alarm)}
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """An alarm (``error_above_target``, ``calibration_contradicted``) or a notice (``room_to_automate``).
+
+    Attributes
+    ----------
+    day : str
+    segment : Segment
+    kind : str
+        One of :data:`KINDS`.
+    since : str
+        The first day of the evidence: the estimated change point (``error_above_target``), the first
+        day tested against the calibration (``calibration_contradicted``), the start of the calm run
+        (``room_to_automate``).
+    auto_accepted, audited, errors_found : int
+        The segment's auto-accepted rows, audits and errors found from ``since`` to ``day``.
+    estimate, low, high : float or None
+        The segment's figures that day (:class:`DayFigures`).
+    never_audited : int
+        Auto-accepted rows since ``since`` at inclusion probability 0: no audit could see them.
+    predicted_errors : float or None
+        ``calibration_contradicted``: the errors the calibration predicted among the audits since ``since``.
+    proposal : Proposal or None
+        What to do (``error_above_target``, ``room_to_automate``); None for ``calibration_contradicted``.
+    """
+
+    day: str
+    segment: Segment
+    kind: str
+    since: str
+    auto_accepted: int
+    audited: int
+    errors_found: int
+    estimate: float | None
+    low: float
+    high: float | None
+    never_audited: int
+    predicted_errors: float | None
+    proposal: Proposal | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"day": self.day, "segment": dict(self.segment), "kind": self.kind, "since": self.since,
+                "auto_accepted": self.auto_accepted, "audited": self.audited, "errors_found": self.errors_found,
+                "estimate": self.estimate, "low": self.low, "high": self.high, "never_audited": self.never_audited,
+                "predicted_errors": self.predicted_errors,
+                "proposal": None if self.proposal is None else self.proposal.to_dict()}
+
+
+@dataclass(frozen=True)
+class SegmentTimeline:
+    """One segment over the run: every run day from its first, and its status on the last.
+
+    Attributes
+    ----------
+    segment : Segment
+    days : tuple of DayFigures
+    first_alarm : str or None
+        The day of its first ``error_above_target`` or ``calibration_contradicted`` (a notice is not an alarm).
+    status : str
+        On the last day: ``above target`` (the lower bound has reached ``max_error``), ``within target``,
+        ``no audits`` (auto-accepted rows and no audit in the regime) or ``no auto`` (nothing auto-accepted).
+    calibration : str
+        ``reference`` (being fitted), ``holds`` (not contradicted), ``contradicted``, or ``none`` (no
+        confidences to fit it on).
+    never_audited : int
+        Auto-accepted rows over the whole run at inclusion probability 0.
+    proposal : Proposal or None
+        What to do now: while the segment is above target, the proposal of its last
+        ``error_above_target``; once within target, that of a ``room_to_automate`` raised since its
+        last error alarm; else None.
+    """
+
+    segment: Segment
+    days: tuple[DayFigures, ...]
+    first_alarm: str | None
+    status: str
+    calibration: str
+    never_audited: int
+    proposal: Proposal | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"segment": dict(self.segment), "first_alarm": self.first_alarm,
+                "days": [day.to_dict() for day in self.days]}
+
+
+def _guarantee(max_error: float, delta: float, horizon_days: int) -> str:
+    return (f"When every segment's auto-accepted error rate stays at or below {max_error:g} on every day, the "
+            f"chance that watch ever raises an error_above_target alarm, on any day and any segment, is at most "
+            f"{delta:g}; this holds for every day with no horizon (the horizon of {horizon_days:,} days only "
+            f"sets where detection is fastest).")
+
+
+@dataclass(frozen=True)
+class WatchResult:
+    """Everything ``watch`` says about a run of days (``--json`` is :meth:`to_dict`).
+
+    Attributes
+    ----------
+    max_error, delta : float
+    segments_by : tuple of str
+        The ``--segments`` columns.
+    horizon_days : int
+    days : tuple of str
+        The run days read, in order.
+    segments : tuple of SegmentTimeline
+        In the order of their values (a missing value first).
+    alarms : tuple of Alarm
+        In day order, then segment order, then :data:`KINDS` order.
+    """
+
+    max_error: float
+    delta: float
+    segments_by: tuple[str, ...]
+    horizon_days: int
+    days: tuple[str, ...]
+    segments: tuple[SegmentTimeline, ...]
+    alarms: tuple[Alarm, ...]
+
+    @property
+    def guarantee(self) -> str:
+        """The guarantee, in one sentence (the ``guarantee`` key)."""
+        return _guarantee(self.max_error, self.delta, self.horizon_days)
+
+    @property
+    def calibration_guarantee(self) -> str:
+        """What the label-free tier promises, in one sentence."""
+        return (f"Label-free figures assume calibration; when every segment's audits err as its calibration "
+                f"predicts, the chance of any calibration_contradicted alarm is at most {self.delta:g}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_error": self.max_error, "delta": self.delta, "segments_by": list(self.segments_by),
+                "days": list(self.days), "guarantee": self.guarantee,
+                "segments": [segment.to_dict() for segment in self.segments],
+                "alarms": [alarm.to_dict() for alarm in self.alarms]}
