@@ -109,3 +109,58 @@ def _flush(path: Path, lines: list[str]) -> Path:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     lines.clear()
     return path
+
+
+def platform_export(path: Path, *, days: int = 40, documents: int = 40, seed: int = 7) -> Path:
+    """A platform's export as JSON Lines, one line per processed document (the worked example of docs/live.md).
+
+    Each document has a ``type`` (invoice, receipt), a ``channel`` (email, scan), the time it was
+    ``processed_at`` (in Paris, UTC+2), the ``qa_rate`` its straight-through fields are sampled at (0.2), and
+    four ``fields``, each with its ``value``, ``score``, ``handling`` (``human`` under 0.9, else
+    ``straight_through``, or ``qa`` when sampled) and, where a person looked, the ``final`` value they left.
+    From day 25 on, invoices that come by email are a new vendor's template: eight times the errors at the
+    same scores.
+    """
+    rng = np.random.default_rng(seed)
+    lines = []
+    for index in range(days):
+        day = START + datetime.timedelta(days=index)
+        for kind in ("invoice", "receipt"):
+            for number in range(documents):
+                channel = "email" if number % 3 else "scan"
+                factor = 8.0 if kind == "invoice" and channel == "email" and index >= 25 else 1.0
+                fields = {}
+                for name in ("total", "date", "vendor", "tax"):
+                    score = round(float(1.0 - rng.beta(1.0, 14.0)), 4)
+                    value = f"{name}-{index}-{number}"
+                    wrong = rng.random() < min(0.5 * factor * (1.0 - score), 1.0)
+                    sampled = rng.random() < 0.2
+                    handling = "human" if score < 0.9 else "qa" if sampled else "straight_through"
+                    field = {"value": value, "score": score, "handling": handling}
+                    if handling != "straight_through":
+                        field["final"] = f"{value}-fixed" if wrong else value
+                    fields[name] = field
+                minute = int(rng.integers(8 * 60, 18 * 60))
+                lines.append(json.dumps({
+                    "doc": f"{kind[:3]}-{index:03d}-{number:03d}", "type": kind, "channel": channel,
+                    "processed_at": f"{day.isoformat()}T{minute // 60:02d}:{minute % 60:02d}:00+02:00",
+                    "qa_rate": 0.2, "fields": fields}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+#: The mapping of :func:`platform_export` (docs/live.md).
+PLATFORM_MAPPING = """\
+id: $.doc
+fields: $.fields.*
+value: '@.value'
+confidence: '@.score'
+log:
+  route: '@.handling'
+  routes: {human: review, straight_through: auto, qa: audit}
+  checked_value: '@.final'
+  inclusion_probability: '$.qa_rate'
+  received_at: $.processed_at
+  document_type: $.type
+  source: $.channel
+"""

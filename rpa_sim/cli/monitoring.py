@@ -51,6 +51,9 @@ def add_parsers(commands: Any) -> None:
     replay.add_argument("--false-correction-rate", type=SHARE, default=0.0, metavar="RATE",
                         help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
     seed_argument(replay, what="the day's draws (audits, misses, false corrections)")
+    replay.add_argument("--day", type=_date, metavar="YYYY-MM-DD",
+                        help="write this day on every row, so that rpa-sim watch can follow the logs of several days "
+                             "(default: no day column)")
     out_argument(replay, old="--log",
                  help="the log to write: JSON Lines, gzip-compressed when it ends in .gz, written atomically; "
                       "missing folders are created")
@@ -91,6 +94,16 @@ def add_parsers(commands: Any) -> None:
     format_arguments(plan, what="the plan (csv: one row per band)")
 
 
+def _date(text: str) -> str:
+    """An argparse type: a date ``YYYY-MM-DD``."""
+    from rpa_sim.common.dates import day_of  # noqa: PLC0415
+
+    try:
+        return day_of(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
 @shows_progress
 def replay(args: argparse.Namespace) -> int:
     """``replay DATA --policy P --threshold T --out LOG``: one production day, as its log."""
@@ -109,7 +122,7 @@ def replay(args: argparse.Namespace) -> int:
     reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
     with stage("replaying the day"):
         day = Replayer(evaluated, policy, threshold=args.threshold, audit=audit).day(seed=args.seed,
-                                                                                    reviewer=reviewer)
+                                                                                    reviewer=reviewer, date=args.day)
     with stage(f"writing {args.out.name}"):
         write_log(day.log, args.out)
     counts = day.log.counts()

@@ -89,6 +89,10 @@ def add_parsers(commands: Any) -> None:
     mapping.add_argument("--mapping", type=Path, required=True, metavar="YAML",
                          help="where the id, the fields, their keys, values, confidences and boxes are: paths such as "
                               "$.fields.* (docs/importers/mapping.md) (required)")
+    mapping.add_argument("--review-log", type=Path, metavar="FILE",
+                         help="also write the production log the mapping's log: section reads (route, check, day, "
+                              "segment columns) for rpa-sim estimate and watch (JSON Lines, gzip when it ends in .gz, "
+                              "atomically): a row per imported predicted field (default: none)")
     _service_arguments(mapping, values=None, skip_invalid=False)
 
 
@@ -182,8 +186,10 @@ def import_records(args: argparse.Namespace) -> int:
     elif args.format == "mapping":
         from rpa_sim.records.importers.mapping import import_mapping  # noqa: PLC0415
 
+        if args.review_log is not None and args.review_log.resolve() == args.out.resolve():
+            raise UsageError(f"--review-log {args.review_log} is --out {args.out}: give them different files")
         records, report = import_mapping(args.source, mapping=args.mapping, ground_truth=args.ground_truth,
-                                         fields=args.fields, join_lines=args.join_lines)
+                                         fields=args.fields, join_lines=args.join_lines, review_log=args.review_log)
     elif args.format == "dude":
         from rpa_sim.records.importers.dude import import_dude  # noqa: PLC0415
 

@@ -37,12 +37,13 @@ from typing import Annotated, Literal
 import msgspec
 import numpy as np
 
+from rpa_sim.common.dates import day_of
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.inputs import input_lines
 from rpa_sim.operate.live.proposals import DayVolume
 from rpa_sim.operate.live.result import Segment
 from rpa_sim.operate.live.tally import Tally
-from rpa_sim.operate.monitoring.log import AUDIT, REVIEW, ROUTES, UNCHECKED, LogReader, day_of
+from rpa_sim.operate.monitoring.log import AUDIT, REVIEW, ROUTES, UNCHECKED, LogReader
 
 __all__ = ["LOG_SUFFIXES", "MOST_STRATA", "LogDay", "log_files", "read_days"]
 

@@ -35,21 +35,20 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rpa_sim.common.dates import day_of
 from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.files import atomic_output
 from rpa_sim.common.inputs import input_lines
 
 __all__ = ["ROUTES", "AUTO", "REVIEW", "AUDIT", "UNCHECKED", "SEGMENT_COLUMNS", "ProductionLog", "LogReader",
-           "read_log", "write_log", "object_column", "day_of", "log_lines"]
+           "read_log", "write_log", "object_column", "log_lines"]
 
 #: The routes, in the order of their codes in :attr:`ProductionLog.route`.
 ROUTES = ("auto", "review", "audit")
@@ -64,7 +63,6 @@ SEGMENT_COLUMNS = ("document_type", "source", "key")
 _COLUMNS = ("day", "id", "document_type", "source", "key", "value", "confidence", "route", "stratum",
             "inclusion_probability", "correct", "corrected_value")
 _TEXT_COLUMNS = ("id", "document_type", "source", "key", "value", "stratum", "corrected_value")
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _BATCH = 4096
 
@@ -223,37 +221,6 @@ def _text(row: dict[str, Any], name: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"expected a string, got {shown(value)}")
     return value
-
-
-def day_of(value: Any, *, column: str = "day") -> str:
-    """The day a row's ``day`` (a date ``YYYY-MM-DD``) or ``received_at`` (an ISO 8601 date and time) names.
-
-    A ``received_at`` gives its own date as written, in its own offset: ``2024-03-01T23:30:00-05:00`` is
-    on 2024-03-01 (in UTC it is already 2024-03-02). A team's day is the day of its own clock.
-
-    >>> day_of("2024-03-01"), day_of("2024-03-01T23:30:00-05:00", column="received_at")
-    ('2024-03-01', '2024-03-01')
-    >>> day_of("2024-02-30")
-    Traceback (most recent call last):
-    ...
-    ValueError: expected a date YYYY-MM-DD, got "2024-02-30" (day is out of range for month)
-    """
-    if column == "day":
-        if not isinstance(value, str) or not _DATE.fullmatch(value):
-            raise ValueError(f"expected a date YYYY-MM-DD, got {shown(value)}")
-        try:
-            return date.fromisoformat(value).isoformat()
-        except ValueError as error:
-            raise ValueError(f"expected a date YYYY-MM-DD, got {shown(value)} ({error})") from None
-    if not isinstance(value, str):
-        raise ValueError(f"expected an ISO 8601 date and time such as 2024-03-01T09:15:00+01:00, got {shown(value)}")
-    try:
-        # Python before 3.11 does not read a final Z
-        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
-    except ValueError:
-        raise ValueError(f"expected an ISO 8601 date and time such as 2024-03-01T09:15:00+01:00, "
-                         f"got {shown(value)}") from None
-    return moment.date().isoformat()
 
 
 class LogReader:

@@ -121,6 +121,10 @@ class Replayer:
         self.stratum = strata
         self.confidence = table.confidence
         self.keys = object_column(np.asarray(table.field_names, dtype=object)[table.field_codes].tolist())
+        # the records' document types ("" where a record has none), left out when no record has one
+        types = np.asarray([name or None for name in table.document_types], dtype=object)
+        self.document_type = (object_column(types[table.document_type_codes].tolist())
+                              if any(name for name in table.document_types) else None)
         self.errors = table.errors()
         review = table.review_values()
         self._ids, self._values = object_column(review.ids.tolist()), object_column(review.values.tolist())
@@ -130,11 +134,12 @@ class Replayer:
     def __len__(self) -> int:
         return len(self.reviewed)
 
-    def day(self, *, seed: int, reviewer: Reviewer | None = None) -> ReplayedDay:
+    def day(self, *, seed: int, reviewer: Reviewer | None = None, date: str | None = None) -> ReplayedDay:
         """One day drawn with ``numpy.random.default_rng(seed)``: the same seed gives the same day.
 
         Three uniform draws per row, in this order: the audit, the reviewer's
         miss, the reviewer's false correction (as :meth:`Sweeper.replicate` draws them).
+        With ``date`` (``YYYY-MM-DD``) every row carries it as its ``day``.
         """
         reviewer = reviewer or Reviewer()
         n = len(self)
@@ -154,6 +159,7 @@ class Replayer:
         route = np.where(reviewed, REVIEW, np.where(audited, AUDIT, AUTO)).astype(np.int8)
         log = ProductionLog(route=route, inclusion_probability=self.inclusion_probability, correct=correct,
                             confidence=self.confidence, stratum=self.stratum, id=self._ids, key=self.keys,
-                            value=self._values, corrected_value=corrected)
+                            value=self._values, corrected_value=corrected, document_type=self.document_type,
+                            day=None if date is None else object_column([date] * n))
         errors_after = np.where(reviewed, (errors & missed) | broken, errors)
         return ReplayedDay(log, errors, errors_after)

@@ -35,11 +35,13 @@ Mapping (one KIE record per task; ``docs/importers/label-studio.md``):
   (0 without one).
 - review log (``review_log``): one row per predicted entity of a task with both
   sides, route ``review``, ``correct`` as KIEval labels it against the
-  annotation (exact values), the reviewer's value as ``corrected_value``.
+  annotation (exact values), the reviewer's value as ``corrected_value``, and
+  the ``day`` of the review (:func:`review_day`), for ``rpa-sim watch``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections import Counter
@@ -49,6 +51,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rpa_sim.common.dates import day_of
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.common.files import atomic_output, check_output
 from rpa_sim.common.inputs import check_input
@@ -149,6 +152,21 @@ def _when(item: Mapping[str, Any]) -> datetime | None:
         return instant(item.get("created_at"))
     except ValueError:
         return None
+
+
+def review_day(annotation: Mapping[str, Any]) -> str | None:
+    """The day a review was done: the date of the annotation's ``created_at`` (when the reviewer submitted it),
+    else of its ``updated_at``, as written in its own offset; None when neither reads as a date and time.
+
+    >>> review_day({"created_at": "2024-03-05T23:40:02.117Z", "updated_at": "2024-03-07T08:00:00Z"})
+    '2024-03-05'
+    >>> review_day({"created_at": None, "updated_at": "2024-03-06T01:00:00+09:00"}), review_day({})
+    ('2024-03-06', None)
+    """
+    for name in ("created_at", "updated_at"):
+        with contextlib.suppress(ValueError):
+            return day_of(annotation.get(name), column="received_at")
+    return None
 
 
 def _latest(items: list[tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
@@ -445,6 +463,7 @@ def _records(path: Path, id_from: str, log_path: Path | None, report: ImportRepo
             continue
         if rows is not None and record.ground_truth is not None and record.prediction is not None:
             rows += task.review_rows(record)
+            stats["undated"] += task.day is None
         report.records += 1
         yield record
     if log_path is not None:
@@ -453,6 +472,9 @@ def _records(path: Path, id_from: str, log_path: Path | None, report: ImportRepo
         report.notes.append(f"review log {log_path}: {len(rows or []):,} rows (one per predicted entity of the "
                             f"{stats['both']:,} tasks with a prediction and an annotation), all route review; "
                             f"{reviewed_errors:,} found wrong by the reviewers")
+        if stats["undated"]:
+            report.notes.append(f"review log: {stats['undated']:,} tasks whose annotation has no readable created_at "
+                                f"or updated_at: their rows have no day (rpa-sim watch needs one)")
     _add_notes(report, stats)
 
 
@@ -496,6 +518,7 @@ class _Task:
         self.record_id = self._id(index, id_from)
         # from here on a message names the task by its id, and fields from the task
         self.checks.record_id = self.record_id
+        self.day: str | None = None  # the day of the chosen annotation, for the review log
 
     def _id(self, index: int, id_from: str) -> str:
         if id_from == "id":
@@ -531,6 +554,7 @@ class _Task:
             return None
         self.stats["both" if annotation and prediction else "truth_only" if annotation else "prediction_only"] += 1
         review_seconds = None if annotation is None else self._lead_time(*annotation)
+        self.day = None if annotation is None else review_day(annotation[1])
         return KIERecord(id=self.record_id,
                          ground_truth=None if annotation is None else self._truth(*annotation),
                          prediction=None if prediction is None else self._prediction(*prediction),
@@ -596,7 +620,8 @@ class _Task:
         for entity, label, correction in zip(record.prediction.entities, outcome.labels.tolist(),
                                              outcome.corrections, strict=True):
             correct = label == CORRECT
-            rows.append({"id": record.id, "key": entity.key, "value": entity.value, "confidence": entity.confidence,
-                         "route": "review", "inclusion_probability": 1.0, "correct": correct,
-                         "corrected_value": None if correct else correction or ""})
+            row = {} if self.day is None else {"day": self.day}
+            rows.append({**row, "id": record.id, "key": entity.key, "value": entity.value,
+                         "confidence": entity.confidence, "route": "review", "inclusion_probability": 1.0,
+                         "correct": correct, "corrected_value": None if correct else correction or ""})
         return rows

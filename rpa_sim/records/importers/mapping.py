@@ -43,12 +43,14 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from rpa_sim.common.errors import InputError, UsageError, shown
+from rpa_sim.common.files import check_output
 from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
 from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
+from rpa_sim.records.importers.mapping_log import LogMapping, LogRows
 from rpa_sim.records.importers.service import FieldMap, each_source, joined_records, read_joins, value_text
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 
@@ -103,6 +105,7 @@ class Mapping(StrictModel):
     page: PathText | None = None
     first_page: Literal[0, 1] = 0
     ground_truth: TruthMapping | None = None
+    log: LogMapping | None = None
 
     @model_validator(mode="after")
     def _fields_have_keys(self) -> Mapping:
@@ -143,7 +146,8 @@ def _documents(files: list[Path]) -> Iterator[tuple[Path, int | None, Any]]:
 
 def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str | Path | None = None,
                    fields: str | Path | None = None,
-                   join_lines: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
+                   join_lines: bool = False,
+                   review_log: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read any JSON or JSON Lines output into KIE records, as a mapping file says.
 
     Parameters
@@ -162,6 +166,9 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
     join_lines : bool, default=False
         Write each line break of a predicted value as a space
         (:func:`~rpa_sim.records.importers.service.each_source`).
+    review_log : path-like, optional
+        Where to write the production log the mapping's ``log:`` section reads
+        (:mod:`~rpa_sim.records.importers.mapping_log`), once every record is read.
 
     Returns
     -------
@@ -179,7 +186,8 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
         an object or a list, a confidence outside [0, 1], a bad box or page,
         naming the file, the line, the id and the place in the JSON.
     UsageError
-        At the call, for a ground truth both in the mapping and ``ground_truth``.
+        At the call, for a ground truth both in the mapping and ``ground_truth``, or a ``review_log``
+        without a ``log:`` section.
 
     Examples
     --------
@@ -198,12 +206,16 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
     if ground_truth is not None and settings.ground_truth is not None:
         raise UsageError(f"--ground-truth {ground_truth} and the ground_truth section of {mapping} both give a "
                          f"ground truth: keep one")
+    if review_log is not None and settings.log is None:
+        raise UsageError(f"--review-log {review_log}: the mapping {mapping} has no log: section that says where "
+                         f"each field's route and check are (docs/importers/mapping.md)")
+    log_path = None if review_log is None else check_output(review_log)
     report = ImportReport(FORMAT)
     if settings.ground_truth is None:
         truth, field_map = read_joins(ground_truth=ground_truth, fields=fields, report=report)
     else:
         truth, field_map = None, FieldMap() if fields is None else FieldMap.load(fields)
-    importer = _Importer(settings, str(mapping), report, field_map)
+    importer = _Importer(settings, str(mapping), report, field_map, log_path)
     records = each_source([source], lambda whole: importer.records(str(whole), _documents(files)), report=report,
                           join_lines=join_lines)
     return joined_records(records, ground_truth=truth, fields=field_map, report=report), report
@@ -223,9 +235,12 @@ class _Place:
 class _Importer:
     """The records of every source value, read with the mapping's paths."""
 
-    def __init__(self, settings: Mapping, mapping_path: str, report: ImportReport, field_map: FieldMap) -> None:
+    def __init__(self, settings: Mapping, mapping_path: str, report: ImportReport, field_map: FieldMap,
+                 log_path: Path | None = None) -> None:
         self.settings, self.mapping_path, self.report = settings, mapping_path, report
         self.field_map = field_map
+        self.log_path = log_path
+        self.log = None if log_path is None or settings.log is None else LogRows(settings.log)
         self.stats: Counter = Counter()
         self.first = True
         # the settings read per field that matched something in the first record
@@ -251,6 +266,10 @@ class _Importer:
             raise InputError("no records: the source holds no JSON value, or none in which the records path "
                              "finds a record", path=source)
         self._finish()
+        if self.log is not None and self.log_path is not None:
+            written = self.log.write(self.log_path)
+            self.report.notes.append(f"review log {self.log_path}: {written:,} rows, one per imported predicted "
+                                     f"field")
 
     # ------------------------------------------------------------------ one record
 
@@ -324,8 +343,12 @@ class _Importer:
         text = self._text(value, value_match.where, place, setting=f"{side}value", path=settings.value)
         if not predicted:
             return Entity(key=key, value=text)
-        return PredictedEntity(key=key, value=text, confidence=self._confidence(record, field, place),
-                               evidence=self._evidence(record, field, place))
+        entity = PredictedEntity(key=key, value=text, confidence=self._confidence(record, field, place),
+                                 evidence=self._evidence(record, field, place))
+        if self.log is not None:
+            self.log.add(record, field, {"id": place.record_id, "key": key, "value": text,
+                                         "confidence": entity.confidence}, place.error)
+        return entity
 
     def _key(self, record: Match, field: Match, place: _Place, settings: Mapping | TruthMapping, side: str) -> str:
         if settings.key is None:
