@@ -172,3 +172,20 @@ def test_segments_by_several_columns_and_csv(tmp_path, capsys):
                                                            ["mail", "total", "2024-01-01"],
                                                            ["mail", "total", "2024-01-02"]]
     assert lines[2].split(",")[3:6] == ["0", "0", "0"]
+
+
+def test_with_a_scenario_a_proposal_says_the_reviewers_it_takes(tmp_path, capsys):
+    log = write_stream(tmp_path / "log.jsonl", days=22, rows=1000, change=("invoice", 15, 5.0), seed=3)[0]
+    state = tmp_path / "state.json"
+    status, out, err = run_cli(capsys, "watch", log, "--max-error", "0.05", "--scenario", "operations-day", "--json",
+                               "--state", state)
+    assert status == 0, err
+    error = next(alarm for alarm in json.loads(out)["alarms"] if alarm["kind"] == "error_above_target")
+    proposal = error["proposal"]
+    assert proposal["threshold"] is not None and proposal["change_in_reviews_per_day"] > 0
+    assert 0 < proposal["reviewers_now"] <= proposal["reviewers_needed"]
+    more = write_stream(tmp_path / "more.jsonl", days=1, rows=10, seed=4, first_day=22)[0]
+    status, _, err = run_cli(capsys, "watch", more, "--max-error", "0.05", "--state", state)
+    assert status == 1 and "--scenario's operations" in err
+    status, _, err = run_cli(capsys, "watch", log, "--max-error", "0.05", "--scenario", "receipts-demo")
+    assert status == 1 and "has no operations: section" in err

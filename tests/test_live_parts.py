@@ -149,3 +149,21 @@ def test_the_reviewers_a_proposal_takes_come_from_the_queue_model():
     assert staffed.reviewers_needed == max(model.scheduled_needed(Workload(opened=480, reviewed=700,
                                                                            documents=480)))
     assert staffed.reviewers_needed > staffed.reviewers_now
+
+
+def test_a_calm_segment_gets_one_room_to_automate_notice_in_four_weeks():
+    from rpa_sim.operate.live.watch import CALM_DAYS, NOTICE_EVERY, Watcher, WatchSettings
+
+    day = rows([0.8] * 100 + [0.95] * 200, [1] * 100 + [2] * 100 + [0] * 100, [1] * 200 + [-1] * 100,
+               [1.0] * 100 + [0.5] * 200)
+    watcher = Watcher(WatchSettings(max_error=0.05))
+    for index in range(NOTICE_EVERY + 10):
+        watcher.add_day(f"2024-{1 + index // 28:02d}-{1 + index % 28:02d}", {(("document_type", "calm"),): day})
+    result = watcher.result()
+    notices = [alarm for alarm in result.alarms if alarm.kind == "room_to_automate"]
+    days = result.segments[0].days
+    first_calm = next(i for i, figures in enumerate(days) if figures.high is not None and figures.high <= 0.025)
+    assert [alarm.day for alarm in notices] == [days[first_calm + CALM_DAYS - 1].day,
+                                                days[first_calm + CALM_DAYS - 1 + NOTICE_EVERY].day]
+    assert notices[0].proposal.threshold < 0.9 and notices[0].proposal.change_in_reviews_per_day <= -1
+    assert result.segments[0].first_alarm is None and result.segments[0].proposal == notices[-1].proposal

@@ -62,7 +62,7 @@ def test_label_studio_review_rows_carry_the_day_of_the_chosen_annotation(tmp_pat
                            tmp_path / "r.jsonl", "--review-log", log, "--id-from", "data.ocr")
     assert status == 0
     rows = [json.loads(line) for line in log.read_text().splitlines()]
-    assert {row["day"] for row in rows} == {"2024-03-05"} and list(rows[0])[0] == "day"
+    assert {row["day"] for row in rows} == {"2024-03-05"} and next(iter(rows[0])) == "day"
     status, out, _ = run_cli(capsys, "watch", log, "--max-error", "0.05", "--json")
     payload = json.loads(out)
     assert status == 0 and payload["days"] == ["2024-03-05"]

@@ -14,13 +14,13 @@ the first candidate whose bound exceeds ``max_error``, and proposes the last
 one that passed. The window is chosen by the data (the rows since the change
 point), so the level is nominal: a proposal is advice, not a certificate.
 
-When no candidate has enough audits, or the first testable one fails while
-its rows' error rate may still be below ``max_error``, the proposal is an
-audit: the rate of the segment's auto-accepted rows that gives, within
-:data:`SETTLE_DAYS` days, the audits with which the bound can reach
-``max_error`` at the error rate seen (:func:`audits_to_settle`). When that rate
-is already at or above ``max_error``, nothing supports a threshold: review the
-segment.
+When no candidate has enough audits, the proposal is an audit: the rate of
+the segment's auto-accepted rows that gives, within :data:`SETTLE_DAYS` days,
+the audits with which the bound can reach ``max_error`` at the error rate seen
+(:func:`audits_to_settle`); when the first testable candidate fails while its
+rows' error rate is below ``max_error``, the same for the auto-accepted rows
+at or above it. When the rate seen is already at or above ``max_error``,
+nothing supports a threshold: review the segment.
 
 Examples
 --------
@@ -206,8 +206,9 @@ def propose(window: Tally, *, days: int, max_error: float, delta: float,
         if seen >= max_error:
             return _none(f"even at {THRESHOLDS[start]:g} the rows err {seen:.1%} of the time: review every row of "
                          f"this segment until it improves")
-        return _audit(window, days, max_error, delta, estimate,
-                      f"too few audits at or above {THRESHOLDS[start]:g} to show it stays under {max_error:g}")
+        return _audit(window, days, max_error, delta, seen,
+                      f"too few audits at or above {THRESHOLDS[start]:g} to show it stays under {max_error:g}",
+                      band=start)
     below = window.reviewed[:passed].sum() + window.auto[:, :passed].sum()
     per_day = float(below) / days
     checked = int(reviewed[passed] + audited[:, passed].sum())
@@ -230,10 +231,13 @@ def _none(reason: str) -> Proposal:
                     reviewers_now=None, reviewers_needed=None, audit_rate=None, audit_days=None, reason=reason)
 
 
-def _audit(window: Tally, days: int, max_error: float, delta: float, estimate: float | None, why: str) -> Proposal:
-    """An audit that would settle it: its rate over :data:`SETTLE_DAYS` days (longer at rate 1 if need be)."""
+def _audit(window: Tally, days: int, max_error: float, delta: float, estimate: float | None, why: str, *,
+           band: int = 0) -> Proposal:
+    """An audit of the auto-accepted rows at or above ``band`` that would settle it, at the error rate seen there:
+    its rate over :data:`SETTLE_DAYS` days (longer at rate 1 if need be)."""
     needed = audits_to_settle(estimate or 0.0, max_error=max_error, delta=delta)
-    per_day = window.auto_accepted / days
+    per_day = float(window.auto[:, band:-1].sum() if band else window.auto_accepted) / days
+    which = f" at confidence {THRESHOLDS[band]:g} or more" if band else ""
     if needed is None:
         seen = estimate or 0.0
         where = "not under" if seen >= max_error else "so close to"
@@ -246,7 +250,7 @@ def _audit(window: Tally, days: int, max_error: float, delta: float, estimate: f
     checked = int(window.reviewed.sum() + window.audited.sum())
     return Proposal(threshold=None, upper_bound=None, checked=checked, reviews_per_day=None,
                     change_in_reviews_per_day=None, reviewers_now=None, reviewers_needed=None, audit_rate=rate,
-                    audit_days=audit_days, reason=f"{why}: audit {rate:.1%} of its auto-accepted rows for "
+                    audit_days=audit_days, reason=f"{why}: audit {rate:.1%} of its auto-accepted rows{which} for "
                                                   f"{audit_days} days (about {needed:,} audits) to settle it")
 
 
