@@ -31,14 +31,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import binom
 
-from rpa_sim.operate.live.detector import (
-    binomial_log_factors,
-    log_mixture,
-    log_start_weight,
-    null_grid,
-    rejected_through,
-    sr_step,
-)
+from rpa_sim.operate.live.detector import first_alarms
 
 EPS, DELTA, HORIZON, AUDITS, SEGMENTS, CHANGE = 0.03, 0.05, 365, 50, 4, 31
 WINDOWS = (7, 14, 28, 56)
@@ -57,18 +50,8 @@ def draws(streams: int, days: int, rate_of_day, seed: int, *, realised: bool = F
 
 
 def detector(audited: np.ndarray, errors: np.ndarray) -> np.ndarray:
-    """The first alarm day of each stream and segment (0: none), by the detector's own functions."""
-    grid = null_grid(EPS)
-    grid = grid[:int(np.searchsorted(grid, EPS)) + 1]  # the alarm depends on the rates up to EPS alone
-    streams, segments, days = errors.shape
-    log_r = np.full((streams, segments, len(grid), 5), -np.inf)
-    first = np.zeros((streams, segments), dtype=np.int64)
-    for t in range(1, days + 1):
-        log_r = sr_step(log_r, log_start_weight(t, horizon=HORIZON) - math.log(segments),
-                        binomial_log_factors(audited[..., t - 1], errors[..., t - 1], grid))
-        alarm = rejected_through(log_mixture(log_r), DELTA) == len(grid)
-        first = np.where((first == 0) & alarm, t, first)
-    return first
+    """The first alarm day of each stream and segment (0: none), by the detector's own code."""
+    return first_alarms(audited, errors, max_error=EPS, delta=DELTA, horizon=HORIZON)
 
 
 def windowed(audited: np.ndarray, errors: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Streams of production logs over days for the tests of ``rpa-sim watch``: as tallies in memory, or as log files.
 
-:func:`simulate_alarms` runs many seeded streams at once through the detector's
-own functions (:mod:`rpa_sim.operate.live.detector`), vectorised over streams;
+:func:`simulate_alarms` runs many seeded streams at once through the detector
+(:func:`rpa_sim.operate.live.detector.first_alarms`), vectorised over streams;
 :func:`write_stream` writes a stream of logs (JSON Lines) whose errors follow
 the confidences (a calibrated model, ``P(wrong) = scale (1 - c)``), with a
 change on a segment from a day on.
@@ -11,20 +11,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from rpa_sim.operate.live.detector import (
-    binomial_log_factors,
-    log_mixture,
-    log_start_weight,
-    null_grid,
-    rejected_through,
-    sr_step,
-)
+from rpa_sim.operate.live.detector import first_alarms
 from rpa_sim.operate.live.tally import BANDS, Tally, band_of
 
 START = datetime.date(2024, 1, 1)
@@ -50,21 +42,14 @@ def simulate_alarms(draw: Callable[[np.random.Generator, int], tuple[np.ndarray,
     """The first alarm day (1, 2, ...; 0 for none) of each stream and segment, shape (streams, segments).
 
     ``draw(rng, t)`` gives day ``t``'s audits and errors, each of shape (streams, segments), audited at
-    one rate (the binomial factor). Only the grid's null rates up to ``max_error`` are followed: the alarm
-    depends on them alone.
+    one rate; the detector is :func:`rpa_sim.operate.live.detector.first_alarms`.
     """
     rng = np.random.default_rng(seed)
-    grid = null_grid(max_error)
-    grid = grid[:int(np.searchsorted(grid, max_error)) + 1]
-    log_r = np.full((streams, segments, len(grid), 5), -np.inf)
-    first = np.zeros((streams, segments), dtype=np.int64)
+    audited = np.zeros((streams, segments, days), dtype=np.int64)
+    errors = np.zeros_like(audited)
     for t in range(1, days + 1):
-        audited, errors = draw(rng, t)
-        log_r = sr_step(log_r, log_start_weight(t, horizon=horizon) - math.log(segments),
-                        binomial_log_factors(audited, errors, grid))
-        alarm = rejected_through(log_mixture(log_r), delta) == len(grid)
-        first = np.where((first == 0) & alarm, t, first)
-    return first
+        audited[..., t - 1], errors[..., t - 1] = draw(rng, t)
+    return first_alarms(audited, errors, max_error=max_error, delta=delta, horizon=horizon)
 
 
 def write_stream(path: Path, *, days: int, segments: tuple[str, ...] = ("invoice", "receipt"), rows: int = 400,

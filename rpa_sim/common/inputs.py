@@ -47,7 +47,7 @@ from typing import IO, cast
 from rpa_sim.common.errors import InputError
 
 __all__ = ["MAX_LINE_VARIABLE", "MAX_FILE_VARIABLE", "max_line_bytes", "max_file_bytes", "check_limits",
-           "check_input", "open_input", "input_lines", "read_input"]
+           "check_input", "open_input", "input_lines", "read_input", "named_files"]
 
 MAX_LINE_VARIABLE = "RPA_SIM_MAX_LINE_BYTES"
 MAX_FILE_VARIABLE = "RPA_SIM_MAX_FILE_BYTES"
@@ -356,3 +356,35 @@ def input_lines(path: Path, *, advice: str = "save it to a file first") -> Itera
             raise InputError(f"corrupt gzip file after line {splitter.number}: {exc}", path=str(path)) from exc
     splitter.finish(lines)
     yield from lines
+
+
+def named_files(named: str | os.PathLike[str], *, suffixes: tuple[str, ...], what: str) -> tuple[Path, ...]:
+    """The files a path names, in the order they are read: a file; a folder's files ending in ``suffixes``
+    (not hidden, not in subfolders) by name; or, for a path that does not exist and has a glob character, the
+    files the glob matches, in path order (DATA's shards, ``watch``'s LOGS).
+
+    A path that exists is a file or a folder, never a glob, even with ``*`` in its name. A missing path
+    without a glob character is returned as it is, so that reading it says "no such file".
+
+    Raises
+    ------
+    InputError
+        For a folder without such a file (``a folder without a {what}``), or a glob that matches no file.
+    """
+    import glob  # noqa: PLC0415
+
+    path = Path(named)
+    if path.is_dir():
+        found = sorted((entry for entry in path.iterdir() if not entry.name.startswith(".")
+                        and entry.name.lower().endswith(suffixes) and entry.is_file()), key=lambda entry: entry.name)
+        if not found:
+            raise InputError(f"a folder without a {what}: no {', '.join('*' + s for s in suffixes)} file inside",
+                             path=str(named))
+        return tuple(found)
+    text = str(named)
+    if not path.exists() and {"*", "?", "["} & set(text):
+        matches = sorted(match for match in glob.glob(text, recursive=True) if Path(match).is_file())
+        if not matches:
+            raise InputError("matches no file", path=text)
+        return tuple(Path(match) for match in matches)
+    return (path,)

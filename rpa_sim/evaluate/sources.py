@@ -42,7 +42,6 @@ Examples
 
 from __future__ import annotations
 
-import glob
 import gzip
 import json
 import os
@@ -54,6 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.inputs import named_files
 from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables
 from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
 
@@ -102,22 +102,7 @@ def resolve_shards(data: str | os.PathLike[str]) -> tuple[Path, ...]:
     InputError
         For a folder without a shard, or a glob that matches no file.
     """
-    path = Path(data)
-    if path.is_dir():
-        shards = sorted((entry for entry in path.iterdir()
-                         if not entry.name.startswith(".") and entry.name.lower().endswith(SHARD_SUFFIXES)
-                         and entry.is_file()), key=lambda entry: entry.name)
-        if not shards:
-            raise InputError(f"a folder without a shard: no {', '.join('*' + s for s in SHARD_SUFFIXES)} file inside",
-                             path=str(data))
-        return tuple(shards)
-    text = str(data)
-    if not path.exists() and _GLOB_CHARACTERS & set(text):
-        matches = sorted(match for match in glob.glob(text, recursive=True) if Path(match).is_file())
-        if not matches:
-            raise InputError("matches no file", path=text)
-        return tuple(Path(match) for match in matches)
-    return (path,)
+    return named_files(data, suffixes=SHARD_SUFFIXES, what="shard")
 
 
 def is_one_file(data: str | os.PathLike[str], shards: Sequence[Path]) -> bool:

@@ -46,7 +46,7 @@ from scipy.special import xlogy
 
 __all__ = ["ALTERNATIVES", "MIXTURE", "START_SHARE", "GRID_POINTS", "null_grid", "alternatives",
            "log_start_weight", "binomial_log_factors", "horvitz_thompson_log_factors", "sr_step", "log_mixture",
-           "rejected_through", "lower_bound", "log_sum", "LOG_MIXTURE_WEIGHTS"]
+           "rejected_through", "lower_bound", "log_sum", "first_alarms", "LOG_MIXTURE_WEIGHTS"]
 
 #: The alternatives' ratios ``r_j``: ``p_j = 1 - (1 - eps)^r_j``, about ``r_j eps`` for a small ``eps``.
 ALTERNATIVES = np.array([1.6, 2.0, 2.7, 3.7, 6.7])
@@ -190,3 +190,35 @@ def lower_bound(log_m: np.ndarray, grid: np.ndarray, *, delta: float) -> float:
     """The time-uniform lower bound of the error rate: the highest grid rate rejected with all below it; 0 if none."""
     count = int(rejected_through(log_m, delta))
     return float(grid[count - 1]) if count else 0.0
+
+
+def first_alarms(audited: np.ndarray, errors: np.ndarray, *, max_error: float, delta: float,
+                 horizon: int) -> np.ndarray:
+    """The day (1, 2, ...; 0 for none) of each segment's first ``error_above_target``, for many streams at once.
+
+    Every segment-day is audited at one rate (the binomial factor), every segment present from day 1:
+    what ``watch`` does on such logs, vectorised over any leading axes, for simulations of its guarantee
+    and its detection (``tests/test_live_detector.py``, ``benchmarks/bench_live.py``). Only the grid's null
+    rates up to ``max_error`` are followed: the alarm depends on them alone.
+
+    Parameters
+    ----------
+    audited, errors : ndarray of int, shape (..., segments, days)
+
+    Examples
+    --------
+    >>> errors = np.array([[[1] * 20, [1] * 10 + [8] * 10]])  # two segments, 50 audits a day; a jump on day 11
+    >>> first_alarms(np.full(errors.shape, 50), errors, max_error=0.03, delta=0.05, horizon=365).tolist()
+    [[0, 12]]
+    """
+    grid = null_grid(max_error)
+    grid = grid[:int(np.searchsorted(grid, max_error)) + 1]
+    *streams, segments, days = np.shape(errors)
+    log_r = np.full((*streams, segments, len(grid), len(ALTERNATIVES)), -np.inf)
+    first = np.zeros((*streams, segments), dtype=np.int64)
+    for t in range(1, days + 1):
+        log_r = sr_step(log_r, log_start_weight(t, horizon=horizon) - math.log(segments),
+                        binomial_log_factors(audited[..., t - 1], errors[..., t - 1], grid))
+        alarm = rejected_through(log_mixture(log_r), delta) == len(grid)
+        first = np.where((first == 0) & alarm, t, first)
+    return first

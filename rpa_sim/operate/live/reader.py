@@ -24,7 +24,6 @@ segment (:class:`~rpa_sim.operate.live.tally.Tally`) and its volume
 
 from __future__ import annotations
 
-import glob
 import heapq
 import math
 import os
@@ -39,7 +38,7 @@ import numpy as np
 
 from rpa_sim.common.dates import day_of
 from rpa_sim.common.errors import InputError
-from rpa_sim.common.inputs import input_lines
+from rpa_sim.common.inputs import input_lines, named_files
 from rpa_sim.operate.live.proposals import DayVolume
 from rpa_sim.operate.live.result import Segment
 from rpa_sim.operate.live.tally import Tally
@@ -51,7 +50,6 @@ __all__ = ["LOG_SUFFIXES", "MOST_STRATA", "LogDay", "log_files", "read_days"]
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 #: The most distinct inclusion probabilities of one segment on one day: an audit plan has a few strata.
 MOST_STRATA = 64
-_GLOB_CHARACTERS = frozenset("*?[")
 _Probability = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 _ROUTE_CODES = {name: code for code, name in enumerate(ROUTES)}
 _ROUTE_NAMES: tuple[Literal["auto", "review", "audit"], ...] = ("auto", "review", "audit")  # ROUTES, typed
@@ -98,20 +96,7 @@ def log_files(logs: str | os.PathLike[str]) -> tuple[Path, ...]:
     InputError
         For a folder without a log, or a glob that matches no file.
     """
-    path = Path(logs)
-    if path.is_dir():
-        found = sorted((entry for entry in path.iterdir() if not entry.name.startswith(".")
-                        and entry.name.lower().endswith(LOG_SUFFIXES) and entry.is_file()), key=lambda e: e.name)
-        if not found:
-            raise InputError("a folder without a log: no *.jsonl or *.jsonl.gz file inside", path=str(logs))
-        return tuple(found)
-    text = str(logs)
-    if not path.exists() and _GLOB_CHARACTERS & set(text):
-        matches = sorted(match for match in glob.glob(text, recursive=True) if Path(match).is_file())
-        if not matches:
-            raise InputError("matches no file", path=text)
-        return tuple(Path(match) for match in matches)
-    return (path,)
+    return named_files(logs, suffixes=LOG_SUFFIXES, what="log")
 
 
 def _careful(path: Path, lines: Sequence[tuple[int, bytes]]) -> LogReader:
