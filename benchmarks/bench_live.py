@@ -10,7 +10,12 @@
 2. False alarms: the share of no-change streams with any alarm, 365 days, with every segment's rate at
    EPS (binomial audits), or its realised rate exactly EPS every day (the design-based null), for the
    detector and the baseline.
-3. Speed and memory: ``rpa-sim watch`` over 365 days x 10 segments x 300 units a day (about 1.1 M rows),
+3. The label-free tier: on streams whose errors follow the confidences (a calibrated model, 300 units a
+   segment a day, reviewed under 0.9, audited at 0.25), the share whose fitted calibration is ever
+   contradicted within 180 days (a false contradiction: the fit's own error shows there), and, with a
+   confidently wrong template from day 31 (errors x 4 at the same confidences), the days to
+   ``calibration_contradicted`` and to ``error_above_target`` (EPS 0.05), through the full watcher.
+4. Speed and memory: ``rpa-sim watch`` over 365 days x 10 segments x 300 units a day (about 1.1 M rows),
    against ``json.loads`` over the same lines timed in the same run; the peak resident memory of the
    watch process.
 
@@ -32,6 +37,8 @@ import numpy as np
 from scipy.stats import binom
 
 from rpa_sim.operate.live.detector import first_alarms
+from rpa_sim.operate.live.tally import Tally
+from rpa_sim.operate.live.watch import Watcher, WatchSettings
 
 EPS, DELTA, HORIZON, AUDITS, SEGMENTS, CHANGE = 0.03, 0.05, 365, 50, 4, 31
 WINDOWS = (7, 14, 28, 56)
@@ -104,6 +111,42 @@ def false_alarms(streams: int) -> None:
     print()
 
 
+def calibrated_day(rng: np.random.Generator, factor: float) -> Tally:
+    """One segment-day of a calibrated model: P(wrong) = 0.6 (1 - c) x ``factor``."""
+    confidence = np.round(1.0 - rng.beta(1.0, 12.0, 300), 4)
+    wrong = rng.random(300) < np.minimum(0.6 * factor * (1.0 - confidence), 1.0)
+    reviewed = confidence < 0.9
+    audited = ~reviewed & (rng.random(300) < 0.25)
+    route = np.where(reviewed, 1, np.where(audited, 2, 0))
+    correct = np.where(reviewed | audited, (~wrong).astype(int), -1)
+    return Tally.of(route=route, inclusion=np.where(reviewed, 1.0, 0.25), correct=correct, confidence=confidence)
+
+
+def label_free(streams: int) -> None:
+    print(f"## The label-free tier: {streams} streams of 2 segments through the watcher\n")
+    print("| stream | contradicted | median days to calibration_contradicted | median days to "
+          "error_above_target |\n|---|---|---|---|")
+    for name, days, change in (("calibrated, 180 days", 180, None), ("template x4 from day 31", 60, 31)):
+        contradicted, to_calibration, to_error = 0, [], []
+        for seed in range(streams):
+            rng = np.random.default_rng(seed)
+            watcher = Watcher(WatchSettings(max_error=0.05))
+            for t in range(days):
+                factor = 4.0 if change is not None and t + 1 >= change else 1.0
+                watcher.add_day(f"d{t:04d}", {(("document_type", "a"),): calibrated_day(rng, factor),
+                                              (("document_type", "b"),): calibrated_day(rng, 1.0)})
+            kinds = {(alarm.segment[0][1], alarm.kind): int(alarm.day[1:]) + 1 for alarm in watcher.alarms}
+            contradicted += ("a", "calibration_contradicted") in kinds or ("b", "calibration_contradicted") in kinds
+            if change is not None:
+                for kind, found in (("calibration_contradicted", to_calibration), ("error_above_target", to_error)):
+                    if ("a", kind) in kinds and kinds[("a", kind)] >= change:
+                        found.append(kinds[("a", kind)] - change + 1)
+        delays = [f"{np.median(found):g} ({len(found)} of {streams})" if found else "-"
+                  for found in (to_calibration, to_error)]
+        print(f"| {name} | {contradicted / streams:.3f} | {delays[0]} | {delays[1]} |")
+    print()
+
+
 def write_logs(path: Path) -> int:
     """365 days x 10 segments x 300 units (about 1.1 M rows), calibrated, reviewed under 0.9, audited at 0.1."""
     rng = np.random.default_rng(0)
@@ -158,6 +201,7 @@ def main() -> None:
         speed()
     detection(streams)
     false_alarms(streams)
+    label_free(min(streams, 100))
 
 
 if __name__ == "__main__":

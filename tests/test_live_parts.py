@@ -12,12 +12,14 @@ from scipy.stats import beta
 
 from rpa_sim.operate.live.calibration import (
     CALIBRATION_ALTERNATIVES,
+    GROUP_ERRORS,
     GROUP_ROWS,
     calibration_log_factors,
     fit_calibration,
     non_increasing,
     predicted_error,
 )
+from rpa_sim.operate.live.calibration import tolerance as tolerance_of
 from rpa_sim.operate.live.proposals import DayVolume, audits_to_settle, propose, with_reviewers
 from rpa_sim.operate.live.tally import THRESHOLDS, Tally, band_of
 from rpa_sim.operate.live.watch import room
@@ -67,9 +69,12 @@ def test_the_calibration_groups_bands_weighs_audits_by_their_rate_and_never_prom
     f = fit_calibration(reference)
     at = {c: float(f[band_of(np.array([c]))[0]]) for c in (0.5, 0.8, 0.95, 0.999, 1.0)}
     assert at[0.8] == pytest.approx(0.2) and at[0.5] == at[0.8]  # a band below takes the nearest checked group
-    assert at[0.95] == pytest.approx(3 / 60)
-    assert at[0.999] == pytest.approx(0.5 * 10 / (600 + 10)) and at[1.0] == at[0.999]
-    assert np.isnan(f[-1]) and GROUP_ROWS == 50
+    # 0.999 found no error: it joins 0.95 until the group holds two errors, (3 x 2) / (60 x 10 + 60 x 2)
+    assert at[0.95] == at[0.999] == at[1.0] == pytest.approx(6 / 720)
+    assert np.isnan(f[-1]) and (GROUP_ROWS, GROUP_ERRORS) == (50, 2)
+    # a reference without an error is not promised perfect: half an error in one more row of its weight
+    flawless = fit_calibration(rows([0.99] * 60, [2] * 60, [1] * 60, [0.1] * 60))
+    assert flawless[band_of(np.array([0.99]))[0]] == pytest.approx(0.5 * 10 / (600 + 10))
     day = rows([0.999, 0.95, 0.95, 0.5], [0, 0, 2, 1], [-1, -1, 1, 0], [0.1, 0.5, 0.5, 1])
     assert predicted_error(day, f) == pytest.approx((at[0.999] + 2 * at[0.95]) / 3)
     assert predicted_error(rows([np.nan], [0], [-1], [0.1]), f) is None
@@ -80,8 +85,14 @@ def test_the_calibration_detector_is_the_likelihood_ratio_of_each_audited_row():
                              [0.25] * 50 + [1] * 50))
     day = rows([0.97, 0.97, 0.97, 0.8], [2, 2, 0, 1], [0, 1, -1, 0], [0.25, 0.25, 0.25, 1])
     p = float(f[band_of(np.array([0.97]))[0]])
-    q = 1 - (1 - p) ** CALIBRATION_ALTERNATIVES
-    assert np.allclose(np.exp(calibration_log_factors(day, f)), (q / p) * ((1 - q) / (1 - p)))
+    for tolerance in (0.0, 0.5):
+        # more errors than predicted is tested against f (1 + t), fewer against f (1 - t)
+        null = p * np.where(CALIBRATION_ALTERNATIVES > 1, 1 + tolerance, 1 - tolerance)
+        q = 1 - (1 - null) ** CALIBRATION_ALTERNATIVES
+        assert np.allclose(np.exp(calibration_log_factors(day, f, tolerance=tolerance)),
+                           (q / null) * ((1 - q) / (1 - null)))
+    assert tolerance_of(rows([0.97] * 100, [2] * 100, [0] * 16 + [1] * 84, [0.25] * 100)) == 0.5  # 2 / sqrt(16)
+    assert tolerance_of(rows([0.97], [2], [1], [0.25])) == 0.9  # no error: at most 0.9
 
 
 # --------------------------------------------------------------------------- proposals

@@ -89,7 +89,8 @@ def _tracker(tracker: SegmentTracker) -> dict[str, Any]:
         "stable": _tally(tracker.stable), "above": tracker.above, "first_alarm": tracker.first_alarm,
         "reference": _tally(tracker.reference),
         "calibration": None if tracker.calibration is None else _floats(tracker.calibration),
-        "calibration_log_r": _floats(tracker.calibration_log_r), "contradicted": tracker.contradicted,
+        "calibration_log_r": _floats(tracker.calibration_log_r), "tolerance": tracker.tolerance,
+        "contradicted": tracker.contradicted,
         "tested": _tally(tracker.tested), "predicted": tracker.predicted, "calm": tracker.calm,
         "last_notice": tracker.last_notice, "never_audited": tracker.never_audited,
         "days": [day.to_dict() for day in tracker.days]}
@@ -108,6 +109,7 @@ def _read_tracker(data: dict[str, Any], grid_size: int) -> SegmentTracker:
         calibration=None if data["calibration"] is None else _array(data["calibration"], (len(Tally.empty().reviewed),),
                                                                     np.nan),
         calibration_log_r=_array(data["calibration_log_r"], blank.calibration_log_r.shape, -np.inf),
+        tolerance=float(data["tolerance"]),
         contradicted=bool(data["contradicted"]), tested=_read_tally(data["tested"]), predicted=float(data["predicted"]),
         calm=int(data["calm"]), last_notice=data["last_notice"], never_audited=int(data["never_audited"]),
         days=[DayFigures(**{**day, "alarm": tuple(day["alarm"])}) for day in data["days"]])

@@ -139,6 +139,7 @@ class SegmentTracker:
     calibration: np.ndarray | None = None
     calibration_log_r: np.ndarray = field(default_factory=lambda: np.full(len(calib.CALIBRATION_ALTERNATIVES),
                                                                           -np.inf))
+    tolerance: float = 0.0
     contradicted: bool = False
     tested: Tally = field(default_factory=Tally.empty)
     predicted: float = 0.0
@@ -220,12 +221,12 @@ class Watcher:
     ...     return {(("document_type", "invoice"),): Tally.of(route=route, inclusion=np.full(500, 0.1),
     ...             correct=correct, confidence=np.full(500, 0.99))}
     >>> watcher = Watcher(WatchSettings(max_error=0.03))
-    >>> for index in range(20):
+    >>> for index in range(25):
     ...     watcher.add_day(f"2024-05-{index + 1:02d}", day(1 if index < 10 else 6))
     >>> for alarm in watcher.result().alarms:
     ...     print(alarm.day, alarm.kind, "since", alarm.since)
     2024-05-13 error_above_target since 2024-05-11
-    2024-05-20 calibration_contradicted since 2024-05-15
+    2024-05-24 calibration_contradicted since 2024-05-15
     """
 
     def __init__(self, settings: WatchSettings, *, operations: OperationModel | None = None) -> None:
@@ -307,10 +308,11 @@ class Watcher:
             if t - tracker.first == calib.REFERENCE_DAYS - 1:
                 fitted = calib.fit_calibration(tracker.reference)
                 tracker.calibration = None if np.isnan(fitted[:-1]).all() else fitted
+                tracker.tolerance = calib.tolerance(tracker.reference)
             return None
         if tracker.calibration is None or tracker.contradicted:
             return None
-        log_factors = calib.calibration_log_factors(tally, tracker.calibration)
+        log_factors = calib.calibration_log_factors(tally, tracker.calibration, tolerance=tracker.tolerance)
         tracker.calibration_log_r = sr_step(tracker.calibration_log_r, log_weight, log_factors)
         tracker.tested = tracker.tested + tally
         audited = tally.audited[:, :-1].sum(axis=0)
