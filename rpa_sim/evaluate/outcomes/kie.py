@@ -13,12 +13,14 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
 from rpa_sim.common.errors import shown
-from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES, KIEvalCounts, ValueMatch, evaluate_document
+from rpa_sim.evaluate.metrics.kieval import BATCH, OUTCOME_NAMES, KIEvalCounts, ValueMatch
+from rpa_sim.evaluate.metrics.kieval_batch import BatchOutcome, evaluate_batch
 from rpa_sim.evaluate.outcomes.arrow import (
     AT_LEAST_0,
     FINITE_AT_LEAST_0,
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     # the records' models (pydantic) are only named here: reading an outcome table file never imports them
-    from rpa_sim.records.models import Document, KIERecord
+    from rpa_sim.records.models import KIERecord
 
 __all__ = ["KIEOutcomes", "evaluate_kie", "KIE_KINDS", "KIE_OUTCOMES", "DOCUMENT_COUNTS"]
 
@@ -135,6 +137,8 @@ class KIEOutcomes:
         ("entities_gt", "fields in the ground truth"), ("kieval_aligned", "KIEval_Aligned before review"),
         ("entity_f1", "entity F1"), ("precision", "precision"), ("recall", "recall"))
     options: ClassVar[tuple[str, ...]] = ("value_match",)
+    evaluation_modules: ClassVar[tuple[str, ...]] = ("rpa_sim.evaluate.metrics.text", "rpa_sim.evaluate.grounding",
+                                                     "scipy.optimize")
     has_smudge: ClassVar[bool] = False
     file_layout: ClassVar[FileLayout] = FileLayout(_FILE_COLUMNS, KIE_KINDS, ("value_match",),
                                                    KIEvalCounts.field_names())
@@ -456,33 +460,84 @@ class KIEOutcomes:
 
 
 class _Columns:
-    """Growing columns, kept as compact arrays while records stream in."""
+    """Growing columns, kept as numpy parts (and lists of text) while records stream in."""
 
     def __init__(self) -> None:
+        self.documents = 0
         self.document_ids: list[str] = []
         self.keys = Vocabulary()
-        self.document, self.group, self.key = array("i"), array("i"), array("i")
-        self.confidence, self.grounding = array("d"), array("d")
-        self.outcome = array("b")
+        self.parts: dict[str, list[np.ndarray]] = {name: [] for name in (
+            "document", "group", "key", "outcome", "addition_document", "addition_key", "document_counts")}
+        self.confidence: list[float] = []
+        self.grounding: list[float] = []
         self.values: list[str] = []
         self.corrections: list[str] = []
-        self.addition_document, self.addition_key = array("i"), array("i")
-        self.document_counts = array("q")
         self.document_types = Vocabulary()
         self.document_type = array("i")
         self.received_at, self.review_seconds = array("d"), array("d")
 
+    def add(self, records: list[KIERecord], value_match: ValueMatch, grounding: GroundingMode) -> None:
+        """Evaluate a batch of records (:func:`~rpa_sim.evaluate.metrics.kieval_batch.evaluate_batch`) and append its
+        rows."""
+        for record in records:
+            if record.ground_truth is None or record.prediction is None:
+                raise ValueError(f"record {record.id!r} needs both ground_truth and prediction to be evaluated")
+        batch = evaluate_batch([(record.ground_truth, record.prediction) for record in records],
+                               value_match=value_match)
+        # the table's key codes, given in order of first appearance: a document's predictions, then its additions
+        keys_met = np.concatenate([batch.key, batch.addition_key])
+        documents_met = np.concatenate([batch.document, batch.addition_document])
+        order = np.lexsort((np.arange(len(keys_met)), documents_met))
+        first_seen = np.unique(keys_met[order], return_index=True)[1]
+        recoded = np.zeros(len(batch.keys), dtype=np.int32)
+        for local in keys_met[order][np.sort(first_seen)].tolist():
+            recoded[local] = self.keys.code(batch.keys[local])
+        parts = self.parts
+        parts["document"].append(batch.document + self.documents)
+        parts["group"].append(batch.group)
+        parts["key"].append(recoded[batch.key])
+        parts["outcome"].append(batch.labels)
+        parts["addition_document"].append(batch.addition_document + self.documents)
+        parts["addition_key"].append(recoded[batch.addition_key])
+        parts["document_counts"].append(batch.counts)
+        # a null confidence (allowed by a policy's missing_confidence) is unknown: NaN, as grounding
+        confidences = batch.confidences
+        self.confidence.extend(cast(list[float], confidences) if None not in confidences
+                               else [math.nan if c is None else c for c in confidences])
+        self.grounding.extend(_grounding(batch, records, grounding))
+        self.values.extend(batch.values)
+        self.corrections.extend(c if c is not None else "" for c in batch.corrections)
+        for record in records:
+            self.document_ids.append(record.id)
+            self.document_type.append(self.document_types.code(record.document_type or ""))
+            self.received_at.append(epoch_seconds(record.received_at))
+            self.review_seconds.append(math.nan if record.review_seconds is None else record.review_seconds)
+        self.documents += len(records)
 
-def _grounding(values: list[str], given: list[float | None], document: Document | None,
-               mode: GroundingMode) -> list[float]:
-    if mode == "given" or document is None:
-        return [math.nan if g is None or mode == "compute" else g for g in given]
+    def joined(self, name: str, dtype: type) -> np.ndarray:
+        parts = self.parts[name]
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
+
+
+def _grounding(batch: BatchOutcome, records: list[KIERecord], mode: GroundingMode) -> list[float]:
+    """The routing grounding of each predicted entity: as given (NaN where absent), or located in the record's OCR
+    where ``mode`` asks for it (every value for ``"compute"``, the missing ones for ``"auto"``)."""
+    given = batch.groundings
+    grounding = [math.nan if g is None or mode == "compute" else g for g in given]
+    if mode == "given" or all(record.document is None for record in records):
+        return grounding
     from rpa_sim.evaluate.grounding import locatability_many  # noqa: PLC0415
 
-    missing = [i for i, g in enumerate(given) if g is None or mode == "compute"]
-    grounding = [math.nan if g is None else g for g in given]  # the missing ones are all located below
-    for i, score in zip(missing, locatability_many([values[i] for i in missing], document).tolist()):
-        grounding[i] = score
+    bounds = np.searchsorted(batch.document, np.arange(len(records) + 1)).tolist()
+    for index, record in enumerate(records):
+        if record.document is None:
+            continue
+        start, stop = bounds[index], bounds[index + 1]
+        missing = [i for i in range(start, stop) if given[i] is None or mode == "compute"]
+        if missing:
+            located = locatability_many([batch.values[i] for i in missing], record.document).tolist()
+            for i, score in zip(missing, located):
+                grounding[i] = score
     return grounding
 
 
@@ -496,7 +551,8 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
         Each with both a ground truth and a prediction (streamed; consumed
         once); the fast path's records (:func:`rpa_sim.records.models.decode_fast`) as well.
     value_match : {"exact", "normalized"}, default="exact"
-        How values are compared (see :func:`rpa_sim.evaluate.metrics.kieval.evaluate_document`).
+        How values are compared (see :func:`rpa_sim.evaluate.metrics.kieval.evaluate_document`); records are
+        evaluated in batches (:func:`rpa_sim.evaluate.metrics.kieval_batch.evaluate_batch`).
     grounding : {"auto", "given", "compute"}, default="auto"
         ``"given"`` uses the records' ``grounding`` (NaN where absent);
         ``"compute"`` locates every predicted value in the record's OCR
@@ -516,34 +572,15 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
     if grounding not in ("auto", "given", "compute"):
         raise ValueError(f"grounding must be 'auto', 'given' or 'compute', got {grounding!r}")
     columns = _Columns()
-    for index, record in enumerate(records):
-        if record.ground_truth is None or record.prediction is None:
-            raise ValueError(f"record {record.id!r} needs both ground_truth and prediction to be evaluated")
-        result = evaluate_document(record.ground_truth, record.prediction, value_match=value_match)
-        n = len(result.keys)
-        columns.document_ids.append(record.id)
-        columns.document.extend([index] * n)
-        columns.group.extend(result.groups.tolist())
-        columns.key.extend(map(columns.keys.code, result.keys))
-        # a null confidence (allowed by a policy's missing_confidence) is unknown: NaN, as grounding
-        columns.confidence.extend(result.confidences if None not in result.confidences
-                                  else [math.nan if c is None else c for c in result.confidences])
-        columns.grounding.extend(_grounding(result.values, result.groundings, record.document, grounding))
-        columns.outcome.extend(result.labels.tolist())
-        columns.values.extend(result.values)
-        columns.corrections.extend(c if c is not None else "" for c in result.corrections)
-        columns.addition_document.extend([index] * len(result.additions))
-        columns.addition_key.extend(columns.keys.code(a.key) for a in result.additions)
-        columns.document_counts.extend(result.counts.as_tuple())
-        columns.document_type.append(columns.document_types.code(record.document_type or ""))
-        columns.received_at.append(epoch_seconds(record.received_at))
-        columns.review_seconds.append(math.nan if record.review_seconds is None else record.review_seconds)
+    iterator = iter(records)
+    while batch := list(islice(iterator, BATCH)):
+        columns.add(batch, value_match, grounding)
     return _finish(columns, value_match)
 
 
 def _finish(c: _Columns, value_match: ValueMatch) -> KIEOutcomes:
-    counts = packed(c.document_counts, np.int64).reshape(-1, len(KIEvalCounts.field_names()))
-    outcome = packed(c.outcome, np.int8)
+    counts = c.joined("document_counts", np.int64).reshape(-1, len(KIEvalCounts.field_names()))
+    outcome = c.joined("outcome", np.int8)
     value = np.array(c.values, dtype=STRINGS)
     correction = np.array(c.corrections, dtype=STRINGS)
     similarity = np.where(outcome == 0, 1.0, 0.0)
@@ -555,17 +592,17 @@ def _finish(c: _Columns, value_match: ValueMatch) -> KIEOutcomes:
     return KIEOutcomes(
         document_ids=np.array(c.document_ids, dtype=STRINGS),
         keys=c.keys.names(),
-        document=packed(c.document, np.int32),
-        group=packed(c.group, np.int32),
-        key=packed(c.key, np.int32),
-        confidence=packed(c.confidence),
-        grounding=packed(c.grounding),
+        document=c.joined("document", np.int32),
+        group=c.joined("group", np.int32),
+        key=c.joined("key", np.int32),
+        confidence=np.array(c.confidence, dtype=np.float64),
+        grounding=np.array(c.grounding, dtype=np.float64),
         outcome=outcome,
         similarity=similarity,
         value=value,
         correction=correction,
-        addition_document=packed(c.addition_document, np.int32),
-        addition_key=packed(c.addition_key, np.int32),
+        addition_document=c.joined("addition_document", np.int32),
+        addition_key=c.joined("addition_key", np.int32),
         document_counts=counts,
         document_types=c.document_types.names(),
         document_type=packed(c.document_type, np.int32),
@@ -574,4 +611,3 @@ def _finish(c: _Columns, value_match: ValueMatch) -> KIEOutcomes:
         counts=KIEvalCounts(*(int(total) for total in counts.sum(axis=0))),
         value_match=value_match,
     )
-
