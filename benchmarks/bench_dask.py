@@ -27,7 +27,15 @@ from typing import Any
 import numpy as np
 
 from rpa_sim.evaluate import cluster as on_dask
-from rpa_sim.evaluate.sources import evaluate_shards, load_shard, merge_shards, resolve_shards, write_partitions
+from rpa_sim.evaluate.settings import EvaluationSettings
+from rpa_sim.evaluate.sources import (
+    evaluate_shards,
+    load_shard,
+    merge_shards,
+    resolve_shards,
+    shard_kinds,
+    write_partitions,
+)
 from rpa_sim.records.synthetic import write_dataset
 
 SEED = 7
@@ -64,7 +72,8 @@ def timed_on_cluster(shards: tuple[Path, ...], address: str, repeat: int) -> tup
             for shard in shards:  # a new stamp, so a new task: Dask would hand back the last run's results
                 os.utime(shard, ns=(time.time_ns(), time.time_ns() + attempt))
             began = time.perf_counter()
-            results = on_dask.evaluate_with_client(client, shards, evaluate_shard=load_shard, task="kie")
+            results = on_dask.evaluate_with_client(client, shards, evaluate_shard=load_shard,
+                                                   settings=EvaluationSettings(task="kie"))
             best = min(best, time.perf_counter() - began)
     return startup, best, results
 
@@ -78,13 +87,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         shards = make_shards(Path(folder), receipts=args.receipts, shards=args.shards)
         began = time.perf_counter()
-        local = evaluate_shards(shards, task="kie", workers=1)
+        local = evaluate_shards(shard_kinds(shards), EvaluationSettings(task="kie"), workers=1)
         one_process = time.perf_counter() - began
-        reference = merge_shards(shards, local, data=folder).table
+        reference = merge_shards(shard_kinds(shards), local, data=folder).table
         figures = {}
         for address in ("local:1", "local:2"):
             startup, best, results = timed_on_cluster(shards, address, args.repeat)
-            if not same_table(merge_shards(shards, results, data=folder).table, reference):
+            if not same_table(merge_shards(shard_kinds(shards), results, data=folder).table, reference):
                 sys.exit(f"bench_dask: the table of {address} differs from one process's")
             figures[address] = (startup, best, results)
         record_bytes = sum(shard.stat().st_size for shard in shards)
@@ -95,7 +104,7 @@ def main() -> int:
     merges = []
     for _ in range(args.repeat):
         began = time.perf_counter()
-        merge_shards(shards, results, data="shards")
+        merge_shards(shard_kinds(shards), results, data="shards")
         merges.append(time.perf_counter() - began)
     rows = [len(result.table) for result in results]
     distinct = [len(np.unique(result.table.confidence)) for result in results]

@@ -28,7 +28,8 @@ from distributed import Client, LocalCluster
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import reporting
 from rpa_sim.evaluate import cluster as on_dask
-from rpa_sim.evaluate.sources import load_shard, merge_shards, resolve_shards
+from rpa_sim.evaluate.settings import EvaluationSettings
+from rpa_sim.evaluate.sources import load_shard, merge_shards, resolve_shards, shard_kinds
 from rpa_sim.records.synthetic import docvqa_dicts, receipt_dicts
 from tests.conftest import run_cli
 from tests.support_shards import SWEEP, outputs, write_shards
@@ -131,11 +132,11 @@ def test_a_worker_lost_mid_run_changes_nothing(client: Client, data: tuple[Path,
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers need not import the tests
     whole, folder = data
     shards = resolve_shards(folder)
-    task = partial(_dies_once, markers=str(tmp_path), task="kie")
+    task = partial(_dies_once, markers=str(tmp_path), settings=EvaluationSettings(task="kie"))
     results = on_dask.run_shards(client, task, [on_dask.shard_stamp(shard) for shard in shards])
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(shard.name for shard in shards)
-    merged = merge_shards(shards, results, data=folder)
-    reference = load_shard(whole, task="kie", workers=1).table
+    merged = merge_shards(shard_kinds(shards), results, data=folder)
+    reference = load_shard(whole, EvaluationSettings(task="kie"), workers=1).table
     assert merged.table.document_ids.tolist() == reference.document_ids.tolist()
     for column in ("confidence", "outcome", "similarity", "document", "document_counts"):
         assert getattr(merged.table, column).tobytes() == getattr(reference, column).tobytes(), column
@@ -153,7 +154,7 @@ def test_progress_counts_the_tasks_on_a_terminal(cluster: LocalCluster, data: tu
     screen = _Terminal()
     with reporting(stream=screen):
         results = on_dask.evaluate_on_cluster(shards, scheduler=cluster.scheduler_address, evaluate_shard=load_shard,
-                                               task="kie")
+                                               settings=EvaluationSettings(task="kie"))
     assert len(results) == 4
     assert "evaluating 4 shards on Dask" in screen.getvalue()
 
@@ -173,7 +174,7 @@ def test_an_unreachable_scheduler_is_named(capsys: pytest.CaptureFixture[str], d
 def test_a_missing_shard_is_named_before_connecting(data: tuple[Path, Path], tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"nothing\.jsonl: no such file"):
         on_dask.evaluate_on_cluster([tmp_path / "nothing.jsonl"], scheduler="tcp://127.0.0.1:1",
-                                    evaluate_shard=load_shard, task="kie")
+                                    evaluate_shard=load_shard, settings=EvaluationSettings(task="kie"))
 
 
 # --------------------------------------------------------------------------- dask scheduler and dask worker

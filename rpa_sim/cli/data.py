@@ -20,10 +20,11 @@ from rpa_sim.common.progress import reporting
 if TYPE_CHECKING:
     from rpa_sim.evaluate.load import Loaded
     from rpa_sim.evaluate.outcomes import OutcomeTable
+    from rpa_sim.evaluate.settings import EvaluationSettings
     from rpa_sim.route.policies import Policy
 
-__all__ = ["check_task_options", "evaluate_data", "evaluate_each_shard", "evaluation_options", "report_skipped",
-           "shows_progress"]
+__all__ = ["check_task_options", "evaluate_data", "evaluate_each_shard", "evaluation_options", "evaluation_settings",
+           "report_skipped", "shows_progress"]
 
 
 def shows_progress(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -53,6 +54,17 @@ def evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
     return {dest: getattr(args, dest) for dest in ("value_match", "alpha") if getattr(args, dest) is not None}
 
 
+def evaluation_settings(args: argparse.Namespace, *, locate: bool = True,
+                        policies: Sequence[Policy] = ()) -> EvaluationSettings:
+    """The command line's :class:`~rpa_sim.evaluate.settings.EvaluationSettings`: ``--task``, ``--value-match``,
+    ``--alpha``; the routing grounding located unless ``locate=False``; a null confidence read for ``policies``
+    that all say what to do with it."""
+    from rpa_sim.evaluate.settings import EvaluationSettings, reads_missing_confidence  # noqa: PLC0415
+
+    return EvaluationSettings(task=args.task, grounding="auto" if locate else "given",
+                              missing_confidence=reads_missing_confidence(policies), **evaluation_options(args))
+
+
 def evaluate_data(args: argparse.Namespace, *, locate: bool = True, policies: Sequence[Policy] = ()) -> OutcomeTable:
     """Read and evaluate DATA (or read the outcome table DATA), reporting skipped records on standard error.
 
@@ -60,16 +72,16 @@ def evaluate_data(args: argparse.Namespace, *, locate: bool = True, policies: Se
     does not depend on it. ``policies`` are those the table is for (a null confidence is read only when every
     one says what to do with it). ``args.skipped`` is set to the records skipped, with those skipped when
     DATA's tables were made."""
-    return _loaded(args, grounding="auto" if locate else "given", policies=policies).table
+    return _loaded(args, evaluation_settings(args, locate=locate, policies=policies)).table
 
 
 def evaluate_each_shard(args: argparse.Namespace) -> Loaded:
     """As :func:`evaluate_data`, shard by shard even when DATA is one file: each shard's result is in
     :attr:`~rpa_sim.evaluate.load.Loaded.parts` (``evaluate DATA --out TABLES/`` writes a table of each)."""
-    return _loaded(args, by_shard=True)
+    return _loaded(args, evaluation_settings(args), by_shard=True)
 
 
-def _loaded(args: argparse.Namespace, **options: Any) -> Loaded:
+def _loaded(args: argparse.Namespace, settings: EvaluationSettings, *, by_shard: bool = False) -> Loaded:
     """:func:`rpa_sim.evaluate.load.load_data` with the command line's options; what goes with records alone is a
     usage error here, worded with the options' names."""
     from rpa_sim.evaluate.load import load_data  # noqa: PLC0415
@@ -79,9 +91,8 @@ def _loaded(args: argparse.Namespace, **options: Any) -> Loaded:
         check_task_options(args, task, how or "--task")
 
     try:
-        loaded = load_data(args.data, predictions=args.predictions, task=args.task, skip_invalid=args.skip_invalid,
-                           workers=args.workers, scheduler=args.scheduler, check_task=check_task,
-                           **evaluation_options(args), **options)
+        loaded = load_data(args.data, settings, predictions=args.predictions, skip_invalid=args.skip_invalid,
+                           workers=args.workers, scheduler=args.scheduler, by_shard=by_shard, check_task=check_task)
     except RecordsOnlyOption as refused:
         raise UsageError(refused.usage) from None
     report_skipped(loaded.skipped, loaded.skipped_summary)

@@ -19,7 +19,7 @@ Examples
 >>> _ = write_records([VQARecord(id="q0", answers=["12"], prediction=VQAPrediction(answer="12", confidence=0.5)),
 ...                    VQARecord(id="q1", answers=["7"], prediction=VQAPrediction(answer="1", confidence=0.9))],
 ...                   folder / "q.jsonl")
->>> loaded = load_data(folder / "q.jsonl", workers=1)
+>>> loaded = load_data(folder / "q.jsonl", EvaluationSettings(), workers=1)
 >>> loaded.table.task, loaded.table.anls.tolist(), loaded.skipped_summary
 ('vqa', [1.0, 0.0], 'skipped 0 records')
 >>> import shutil; shutil.rmtree(folder)
@@ -28,16 +28,15 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 from rpa_sim.evaluate.cluster import current_scheduler
-from rpa_sim.evaluate.metrics.kieval import ValueMatch
-from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable
+from rpa_sim.evaluate.outcomes import OutcomeTable
+from rpa_sim.evaluate.settings import EvaluationSettings, Task
 from rpa_sim.evaluate.sources import (
     ShardResult,
     data_task,
@@ -46,23 +45,16 @@ from rpa_sim.evaluate.sources import (
     merge_shards,
     refuse_records_options,
     resolve_shards,
+    shard_kinds,
 )
-from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
+from rpa_sim.evaluate.tablefile import read_info, read_table
 
 __all__ = ["Loaded", "TaskCheck", "load_data"]
 
-Task = Literal["kie", "vqa"]
 #: A caller's check of its own options once DATA's task is known, before anything is evaluated: called with the
 #: task and how it was learnt (``"inferred from PATH"``, ``"read from PATH"`` for a table file; None when the
 #: caller's ``task`` gave it).
 TaskCheck = Callable[[Task, str | None], None]
-
-
-class _RoutingPolicy(Protocol):
-    """What :func:`load_data` asks of a policy: what it does with a prediction without a confidence."""
-
-    @property
-    def missing_confidence(self) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -93,10 +85,9 @@ class Loaded:
     parts: tuple[ShardResult, ...] = ()
 
 
-def load_data(data: str | os.PathLike[str], *, predictions: str | os.PathLike[str] | None = None,
-              task: Task | None = None, skip_invalid: bool = False, value_match: ValueMatch = "exact",
-              alpha: float = 0.25, workers: int | None = None, scheduler: str | None = None,
-              policies: Sequence[_RoutingPolicy] = (), grounding: GroundingMode = "auto", by_shard: bool = False,
+def load_data(data: str | os.PathLike[str], settings: EvaluationSettings | None = None, *,
+              predictions: str | os.PathLike[str] | None = None, skip_invalid: bool = False,
+              workers: int | None = None, scheduler: str | None = None, by_shard: bool = False,
               check_task: TaskCheck | None = None) -> Loaded:
     """Read and evaluate DATA into its outcome table, here or on a Dask cluster, or read the outcome table DATA.
 
@@ -108,19 +99,18 @@ def load_data(data: str | os.PathLike[str], *, predictions: str | os.PathLike[st
         :func:`~rpa_sim.evaluate.tablefile.is_table_file`); or a folder or a glob
         of such shards (:func:`~rpa_sim.evaluate.sources.resolve_shards`), which
         give what their records in one file give.
+    settings : EvaluationSettings, optional
+        The task (inferred from the records, or read from the table, when not
+        set), how KIE values are compared, SMuDGE's alpha, the routing
+        grounding's source and whether a null confidence is read
+        (:class:`~rpa_sim.evaluate.settings.EvaluationSettings`; its defaults
+        when omitted). A table evaluated with other settings (of its task) is
+        refused, so that a table gives exactly what its records give.
     predictions : path-like, optional
         Predictions joined to ``data`` on ``id``: with one records file only.
-    task : {"kie", "vqa"}, optional
-        Inferred from the records, or read from the table, when omitted.
     skip_invalid : bool, default=False
         Skip records that do not fit the format (reported in the result)
         instead of stopping; records only.
-    value_match : {"exact", "normalized"}, default="exact"
-        How KIE values are compared (:func:`rpa_sim.evaluate.outcomes.evaluate_kie`).
-    alpha : float, default=0.25
-        SMuDGE's weight of the match score, for VQA. A table evaluated with
-        other settings (of its task) is refused, so that a table gives
-        exactly what its records give.
     workers : int, optional
         Processes that evaluate the records (:mod:`rpa_sim.evaluate.local`):
         every available core by default, 1 none but this one; the table is
@@ -129,14 +119,6 @@ def load_data(data: str | os.PathLike[str], *, predictions: str | os.PathLike[st
         A Dask scheduler whose workers evaluate the shards, one task each
         (:mod:`rpa_sim.evaluate.cluster`); by default the one the running command
         set (:func:`~rpa_sim.evaluate.cluster.using_scheduler`), else none.
-    policies : sequence of Policy, optional
-        The policies the table is for. A null confidence is read (as unknown,
-        NaN) only when there are some and every one says what to do with it
-        (``missing_confidence``); otherwise it is a bad record.
-    grounding : {"auto", "given", "compute"}, default="auto"
-        The routing grounding's source (:func:`~rpa_sim.evaluate.outcomes.evaluate_kie`):
-        ``"given"`` locates nothing, for a caller that reads no grounding (its
-        figures do not depend on it).
     by_shard : bool, default=False
         Evaluate DATA shard by shard even when it is one file, keeping each
         shard's result in :attr:`Loaded.parts` (a table per shard to write).
@@ -155,53 +137,50 @@ def load_data(data: str | os.PathLike[str], *, predictions: str | os.PathLike[st
         other settings, or a file that is not a valid table of this rpa-sim
         version; for an id in two shards; for DATA without a valid record.
     """
-    shards = resolve_shards(data)
+    settings = EvaluationSettings() if settings is None else settings
+    shards = shard_kinds(resolve_shards(data))
     refuse_records_options(shards, data=data, predictions=predictions, skip_invalid=skip_invalid)
     scheduler = current_scheduler() if scheduler is None else scheduler
-    # a null confidence is read only for policies that all say what to do with it
-    missing_confidence = bool(policies) and all(policy.missing_confidence is not None for policy in policies)
     if by_shard or scheduler is not None or not is_one_file(data, shards):
-        how = None if task is not None else f"inferred from {shards[0]}"
-        task = data_task(shards, task=task, skip_invalid=skip_invalid, predictions=predictions)
+        how = None if settings.task is not None else f"inferred from {shards[0].path}"
+        settings = settings.of_task(data_task(shards, task=settings.task, skip_invalid=skip_invalid,
+                                              predictions=predictions))
         if check_task is not None:
-            check_task(task, how)
-        results = evaluate_shards(shards, task=task, value_match=value_match, alpha=alpha, skip_invalid=skip_invalid,
-                                  workers=workers, scheduler=scheduler, predictions=predictions,
-                                  missing_confidence=missing_confidence, grounding=grounding)
+            check_task(settings.task, how)  # type: ignore[arg-type]
+        results = evaluate_shards(shards, settings, skip_invalid=skip_invalid, workers=workers, scheduler=scheduler,
+                                  predictions=predictions)
         merged = merge_shards(shards, results, data=data)
-        return Loaded(merged.table, merged.skipped, merged.skipped_summary, merged.skipped_count, shards,
-                      tuple(results))
-    if is_table_file(shards[0]):
-        return _read_table_file(shards[0], task=task, value_match=value_match, alpha=alpha, check_task=check_task)
-    return _evaluate_records_file(shards[0], predictions=predictions, task=task, skip_invalid=skip_invalid,
-                                  value_match=value_match, alpha=alpha, workers=workers,
-                                  missing_confidence=missing_confidence, grounding=grounding, check_task=check_task)
+        return Loaded(merged.table, merged.skipped, merged.skipped_summary, merged.skipped_count,
+                      tuple(shard.path for shard in shards), tuple(results))
+    if shards[0].table:
+        return _read_table_file(shards[0].path, settings, check_task=check_task)
+    return _evaluate_records_file(shards[0].path, settings, predictions=predictions, skip_invalid=skip_invalid,
+                                  workers=workers, check_task=check_task)
 
 
-def _read_table_file(path: Path, *, task: Task | None, value_match: ValueMatch, alpha: float,
-                     check_task: TaskCheck | None) -> Loaded:
-    """The outcome table file DATA, refused unless of ``task`` (when given) and evaluated with these settings."""
+def _read_table_file(path: Path, settings: EvaluationSettings, *, check_task: TaskCheck | None) -> Loaded:
+    """The outcome table file DATA, refused unless of the settings' task (when set) and evaluated with them."""
     info = read_info(path)
-    info.check(path, task=task)
+    info.check(path, task=settings.task)
     if check_task is not None:
         check_task(info.task, f"read from {path}")
     with stage(f"reading {path.name}"):
-        table = read_table(path, expect={"task": info.task, "value_match": value_match, "alpha": alpha})
+        table = read_table(path, expect=settings.of_task(info.task).table_settings())
     return Loaded(table, [], "skipped 0 records", info.skipped, (path,))
 
 
-def _evaluate_records_file(path: Path, *, predictions: str | os.PathLike[str] | None, task: Task | None,
-                           skip_invalid: bool, value_match: ValueMatch, alpha: float, workers: int | None,
-                           missing_confidence: bool, grounding: GroundingMode, check_task: TaskCheck | None) -> Loaded:
+def _evaluate_records_file(path: Path, settings: EvaluationSettings, *, predictions: str | os.PathLike[str] | None,
+                           skip_invalid: bool, workers: int | None, check_task: TaskCheck | None) -> Loaded:
     """The records file DATA (with its predictions file) evaluated in this machine's processes."""
     # reading and evaluating records (pydantic, worker pools) is imported only when records are read, not tables
     from rpa_sim.evaluate import local  # noqa: PLC0415
     from rpa_sim.records.readers import read_records  # noqa: PLC0415
 
-    stream = read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid,
-                          missing_confidence=missing_confidence)
+    stream = read_records(path, predictions=predictions, task=settings.task, skip_invalid=skip_invalid,
+                          missing_confidence=settings.missing_confidence)
     if check_task is not None:
-        check_task(stream.task, None if task is not None else f"inferred from {path}")
-    evaluation = local.evaluation(stream.task, value_match=value_match, alpha=alpha, grounding=grounding)
+        check_task(stream.task, None if settings.task is not None else f"inferred from {path}")
+    evaluation = local.evaluation(stream.task, value_match=settings.value_match, alpha=settings.alpha,
+                                  grounding=settings.grounding)
     table = local.evaluate_stream(stream, evaluation, workers=workers)
     return Loaded(table, list(stream.skipped), stream.skipped_summary(), len(stream.skipped), (path,))

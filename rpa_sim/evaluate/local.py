@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -38,7 +39,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from rpa_sim.common.progress import stage
 from rpa_sim.common.workers import available_cores, requested_workers, signals_held, without_gc, worker_signals
@@ -48,9 +49,10 @@ from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
 __all__ = ["BATCH_SIZE", "evaluation", "available_cores", "resolve_workers", "map_in_order", "evaluate_stream",
-           "evaluate_records"]
+           "evaluate_streams", "evaluate_records"]
 
 Item = TypeVar("Item")
+Done = TypeVar("Done")
 Result = TypeVar("Result")
 Table = OutcomeTable
 _Task = Literal["kie", "vqa"]
@@ -102,8 +104,8 @@ def resolve_workers(workers: int | None) -> int:
     return workers
 
 
-def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *,
-                 workers: int) -> Generator[Result, None, None]:
+def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, workers: int,
+                 prepare: Callable[[], object] | None = None) -> Generator[Result, None, None]:
     """``function(item)`` for each item, in order, computed by up to ``workers`` processes.
 
     With one worker, or a single item, everything runs in this process and no
@@ -126,6 +128,9 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *,
         Picklable items, read lazily.
     workers : int
         The most processes to use.
+    prepare : callable, optional
+        Called in this process just before the workers start, when they do:
+        what it imports, the workers inherit instead of importing it each.
 
     Yields
     ------
@@ -144,6 +149,8 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *,
         return
     processes = len(first)
     pool = None
+    if prepare is not None:
+        prepare()
     try:
         with signals_held(), _heap_frozen():
             pool = ProcessPoolExecutor(max_workers=processes, mp_context=_CONTEXT, initializer=worker_signals,
@@ -209,10 +216,11 @@ class _Part:
     valid: int
 
 
-def _evaluate_batch(batch: RecordBatch, *, evaluation: Evaluation) -> _Part:
+def _evaluate_tagged(item: tuple[int, RecordBatch], *, evaluation: Evaluation) -> tuple[int, _Part]:
+    index, batch = item
     with without_gc():
         records, problems = batch.validate()
-        return _Part(evaluation(records), problems, len(records))
+        return index, _Part(evaluation(records), problems, len(records))
 
 
 class _Chunk:
@@ -286,23 +294,55 @@ def evaluate_stream(stream: RecordStream, evaluation: Evaluation, *, workers: in
         The first bad record unless the stream skips them; a file-level
         problem; no valid record.
     """
-    parts = []
-    with stage(f"reading {stream.path.name}") as read, stage("evaluating") as evaluated:
-        def counted(batches: Iterator[RecordBatch]) -> Iterator[RecordBatch]:
-            for batch in batches:
-                read(len(batch.items))
-                yield batch
+    (table,) = evaluate_streams([stream], evaluation, workers=workers, batch_size=batch_size,
+                                label=stream.path.name)
+    stream.require_valid()
+    return table
 
-        outcomes = map_in_order(partial(_evaluate_batch, evaluation=evaluation), counted(stream.batches(batch_size)),
-                                workers=resolve_workers(workers))
+
+def evaluate_streams(sources: Iterable[RecordStream | Done], evaluation: Evaluation, *, label: str,
+                     workers: int | None = None, batch_size: int = BATCH_SIZE) -> list[Table | Done]:
+    """Each record stream's table, every stream's batches evaluated in turn on one pool of processes.
+
+    ``sources`` are read lazily, in order: a stream is opened when its turn
+    comes, and anything else (a shard already evaluated, such as an outcome
+    table read back) is given back as it is, in its place. Each batch's
+    outcome goes back to its own stream (:meth:`~rpa_sim.records.readers.RecordStream.tally`)
+    in order, so that the first error is the one a single process meets
+    first; a stream whose records were all skipped gives the table of none.
+    One pool for all the streams: the workers start, and import what they
+    evaluate with, once. ``label`` names what is read in the progress bar.
+    """
+    results: list[Any] = []
+    streams: dict[int, RecordStream] = {}
+
+    def prepare() -> None:
+        for module in table_type(next(iter(streams.values())).task).evaluation_modules:
+            importlib.import_module(module)
+
+    with stage(f"reading {label}") as read, stage("evaluating") as evaluated:
+        def tagged() -> Iterator[tuple[int, RecordBatch]]:
+            for source in sources:
+                index = len(results)
+                if not isinstance(source, RecordStream) and not hasattr(source, "batches"):
+                    results.append(source)
+                    continue
+                results.append([])
+                stream = streams[index] = cast(RecordStream, source)
+                for batch in stream.batches(batch_size):
+                    read(len(batch.items))
+                    yield index, batch
+
+        outcomes = map_in_order(partial(_evaluate_tagged, evaluation=evaluation), tagged(),
+                                workers=resolve_workers(workers), prepare=prepare)
         # closing: the first problem raised stops the workers at once
         with contextlib.closing(outcomes):
-            for part in outcomes:
-                stream.tally(part.problems, part.valid)
+            for index, part in outcomes:
+                streams[index].tally(part.problems, part.valid)
                 evaluated(part.valid)
-                parts.append(part.table)
-    stream.require_valid()
-    return concat_tables(parts)
+                results[index].append(part.table)
+    return [(concat_tables(result) if result else evaluation([])) if index in streams else result
+            for index, result in enumerate(results)]
 
 
 def evaluate_records(records: Iterable[Any], evaluation: Evaluation, *, workers: int | None = None,

@@ -5,9 +5,10 @@ itself; a folder is every ``*.jsonl``, ``*.jsonl.gz`` and ``*.parquet`` file
 directly inside it (not hidden, not in subfolders) in name order; a glob
 (``"data/*.jsonl.gz"``, quoted so that the shell leaves it alone) is every
 file it matches, in path order. Each shard is evaluated on its own into an
-outcome table (:func:`load_shard`: records through :mod:`rpa_sim.evaluate.local`,
-an outcome table file read back), here one after the other or on Dask workers
-(:mod:`rpa_sim.evaluate.cluster`, which is given :func:`load_shard` to run), and
+outcome table: here, every records shard's batches on one pool of processes
+(:func:`rpa_sim.evaluate.local.evaluate_streams`) and each outcome table file
+read back, or on Dask workers, a task per shard (:mod:`rpa_sim.evaluate.cluster`,
+which is given :func:`load_shard` to run), and
 :func:`merge_shards` joins the tables with
 :func:`rpa_sim.evaluate.outcomes.concat_tables` in shard order: exactly the table of
 the same records in one file, so every result is the same, byte for byte
@@ -17,7 +18,8 @@ Records shards and outcome table shards may be mixed: a table is refused
 unless it was evaluated with the settings asked for, so both give the same
 rows. Ids are unique across the shards, as within a file. What goes with
 records alone (a predictions file, skipping invalid records) is refused
-with tables and shards by :func:`refuse_records_options`.
+with tables and shards by :func:`refuse_records_options`. Whether a shard is
+records or a table is told once, by its first bytes (:func:`shard_kinds`).
 
 :func:`rpa_sim.evaluate.load.load_data` is the way in: it reads one file
 itself and gives anything else to the functions here.
@@ -33,8 +35,9 @@ Examples
 ...                        confidence=0.5)) for i in (first, first + 1)], folder / shard)
 >>> [path.name for path in resolve_shards(folder)]
 ['a.jsonl', 'b.jsonl']
->>> shards = resolve_shards(folder)
->>> merged = merge_shards(shards, evaluate_shards(shards, task="vqa", workers=1), data=folder)
+>>> shards = shard_kinds(resolve_shards(folder))
+>>> settings = EvaluationSettings(task="vqa")
+>>> merged = merge_shards(shards, evaluate_shards(shards, settings, workers=1), data=folder)
 >>> merged.table.question_ids.tolist(), merged.skipped_summary
 (['q0', 'q1', 'q2', 'q3'], 'skipped 0 records')
 >>> import shutil; shutil.rmtree(folder)
@@ -50,20 +53,20 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, cast
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.inputs import named_files
-from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables
+from rpa_sim.evaluate.outcomes import OutcomeTable, concat_tables
+from rpa_sim.evaluate.settings import EvaluationSettings, Task
 from rpa_sim.evaluate.tablefile import is_table_file, read_info, read_table
 
 if TYPE_CHECKING:
-    from rpa_sim.evaluate.metrics.kieval import ValueMatch
     from rpa_sim.records.readers import Problem, RecordBatch, RecordStream
 
-__all__ = ["SHARD_SUFFIXES", "RecordsOnlyOption", "ShardResult", "Merged", "names_data", "resolve_shards",
-           "is_one_file", "refuse_records_options", "data_task", "load_shard", "merge_shards", "evaluate_shards",
-           "check_partitions_folder", "write_partitions"]
+__all__ = ["SHARD_SUFFIXES", "RecordsOnlyOption", "Shard", "ShardResult", "Merged", "names_data", "resolve_shards",
+           "shard_kinds", "is_one_file", "refuse_records_options", "data_task", "load_shard", "merge_shards",
+           "evaluate_shards", "check_partitions_folder", "write_partitions"]
 
 #: The files of a folder that are shards; any other file in it is left alone.
 SHARD_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet")
@@ -105,9 +108,23 @@ def resolve_shards(data: str | os.PathLike[str]) -> tuple[Path, ...]:
     return named_files(data, suffixes=SHARD_SUFFIXES, what="shard")
 
 
-def is_one_file(data: str | os.PathLike[str], shards: Sequence[Path]) -> bool:
+@dataclass(frozen=True)
+class Shard:
+    """A file of DATA and its kind: an outcome table (``table``) or records."""
+
+    path: Path
+    table: bool
+
+
+def shard_kinds(paths: Sequence[Path]) -> tuple[Shard, ...]:
+    """Each of DATA's files with its kind, told once by its first bytes
+    (:func:`rpa_sim.evaluate.tablefile.is_table_file`)."""
+    return tuple(Shard(path, is_table_file(path)) for path in paths)
+
+
+def is_one_file(data: str | os.PathLike[str], shards: Sequence[Shard]) -> bool:
     """Whether DATA is a plain file (or a missing one), rather than a folder or a glob of shards."""
-    return len(shards) == 1 and shards[0] == Path(data) and not Path(data).is_dir()
+    return len(shards) == 1 and shards[0].path == Path(data) and not Path(data).is_dir()
 
 
 class RecordsOnlyOption(InputError):
@@ -124,7 +141,7 @@ class RecordsOnlyOption(InputError):
         self.usage = usage
 
 
-def refuse_records_options(shards: Sequence[Path], *, data: str | os.PathLike[str],
+def refuse_records_options(shards: Sequence[Shard], *, data: str | os.PathLike[str],
                            predictions: str | os.PathLike[str] | None, skip_invalid: bool) -> None:
     """Refuse what goes with records alone, before anything is read: a predictions file with DATA that is not one
     file (with shards, each holds both sides), and either option with an outcome table (which holds its
@@ -139,7 +156,7 @@ def refuse_records_options(shards: Sequence[Path], *, data: str | os.PathLike[st
         raise RecordsOnlyOption(f"a predictions file goes with one records file, and DATA is {len(shards)} shards "
                                 f"(got {str(predictions)!r})", path=str(data),
                                 usage=f"--predictions goes with one records file, and {data} is {len(shards)} shards")
-    table = next((shard for shard in shards if is_table_file(shard)), None)
+    table = next((shard.path for shard in shards if shard.table), None)
     if table is not None and predictions is not None:
         raise RecordsOnlyOption("is an outcome table, which holds its predictions; a predictions file goes with "
                                 f"records only, got {str(predictions)!r}", path=str(table),
@@ -152,17 +169,17 @@ def refuse_records_options(shards: Sequence[Path], *, data: str | os.PathLike[st
                                       f"evaluate --skip-invalid skips them when it makes the table)")
 
 
-def data_task(shards: Sequence[Path], *, task: Literal["kie", "vqa"] | None, skip_invalid: bool = False,
-              predictions: str | os.PathLike[str] | None = None) -> Literal["kie", "vqa"]:
+def data_task(shards: Sequence[Shard], *, task: Task | None, skip_invalid: bool = False,
+              predictions: str | os.PathLike[str] | None = None) -> Task:
     """The task of the shards: ``task`` when given, else the first shard's (its table's, or its records')."""
     if task is not None:
         return task
     from rpa_sim.records.readers import read_records  # noqa: PLC0415 (records only: a table's command starts faster)
 
     first = shards[0]
-    if is_table_file(first):
-        return read_info(first).task
-    return read_records(first, predictions=predictions, skip_invalid=skip_invalid).task
+    if first.table:
+        return read_info(first.path).task
+    return read_records(first.path, predictions=predictions, skip_invalid=skip_invalid).task
 
 
 @dataclass(frozen=True)
@@ -209,18 +226,15 @@ class _ShardStream:
         return self._stream.count
 
 
-def load_shard(path: str | os.PathLike[str], *, task: Literal["kie", "vqa"], value_match: ValueMatch = "exact",
-               alpha: float = 0.25, skip_invalid: bool = False, workers: int = 1,
-               predictions: str | os.PathLike[str] | None = None, missing_confidence: bool = False,
-               grounding: GroundingMode = "auto") -> ShardResult:
-    """Evaluate one shard of ``task`` (records on up to ``workers`` processes), or read it when it is a table.
+def load_shard(path: str | os.PathLike[str], settings: EvaluationSettings, *, skip_invalid: bool = False,
+               workers: int = 1, predictions: str | os.PathLike[str] | None = None) -> ShardResult:
+    """Evaluate one shard (records on up to ``workers`` processes), or read it when it is a table.
 
-    Pure: the same file and options give the same result wherever it runs,
-    which is what lets a Dask worker run it again after a failure.
-    ``missing_confidence`` is :func:`rpa_sim.records.readers.read_records`'s,
-    ``grounding`` :func:`rpa_sim.evaluate.outcomes.evaluate_kie`'s. A table is
-    read as it is: ``predictions`` and ``skip_invalid`` with it are refused
-    before (:func:`refuse_records_options`).
+    Pure: the same file and settings give the same result wherever it runs,
+    which is what lets a Dask worker run it again after a failure. The task
+    of ``settings`` is known (:func:`data_task`). A table is read as it is:
+    ``predictions`` and ``skip_invalid`` with it are refused before
+    (:func:`refuse_records_options`).
 
     Raises
     ------
@@ -228,16 +242,49 @@ def load_shard(path: str | os.PathLike[str], *, task: Literal["kie", "vqa"], val
         For bad records (unless skipped), naming the shard, its line and the
         record; for a table of another task or other settings.
     """
-    if is_table_file(path):
-        table = read_table(path, expect={"task": task, "value_match": value_match, "alpha": alpha})
-        return ShardResult(table, valid=table.unit_count, skipped_before=read_info(path).skipped)
+    (result,) = _evaluate_here(shard_kinds([Path(path)]), settings, skip_invalid=skip_invalid, workers=workers,
+                               predictions=predictions)
+    return result
+
+
+def _evaluate_here(shards: Sequence[Shard], settings: EvaluationSettings, *, skip_invalid: bool, workers: int,
+                   predictions: str | os.PathLike[str] | None) -> list[ShardResult]:
+    """Each shard's result, in shard order: tables read here, and every records shard evaluated on one pool."""
     from rpa_sim.evaluate import local  # noqa: PLC0415 (records only: a table's command starts faster)
     from rpa_sim.records.readers import read_records  # noqa: PLC0415
 
-    stream = _ShardStream(read_records(path, predictions=predictions, task=task, skip_invalid=skip_invalid,
-                                       missing_confidence=missing_confidence))
-    evaluation = local.evaluation(task, value_match=value_match, alpha=alpha, grounding=grounding)
-    table = local.evaluate_stream(stream, evaluation, workers=workers)  # type: ignore[arg-type]
+    task = settings.task
+    if task is None:
+        raise ValueError("the task of the shards must be known (data_task)")
+
+    def sources() -> Iterator[_ShardStream | ShardResult]:
+        for shard in shards:
+            if shard.table:
+                table = read_table(shard.path, expect=settings.table_settings())
+                yield ShardResult(table, valid=table.unit_count, skipped_before=read_info(shard.path).skipped)
+            else:
+                yield _ShardStream(read_records(shard.path, predictions=predictions, task=task,
+                                                skip_invalid=skip_invalid,
+                                                missing_confidence=settings.missing_confidence))
+
+    streams: list[_ShardStream] = []
+
+    def kept(found: Iterator[_ShardStream | ShardResult]) -> Iterator[_ShardStream | ShardResult]:
+        for source in found:
+            if isinstance(source, _ShardStream):
+                streams.append(source)
+            yield source
+
+    evaluation = local.evaluation(task, value_match=settings.value_match, alpha=settings.alpha,
+                                  grounding=settings.grounding)
+    label = shards[0].path.name if len(shards) == 1 else f"{len(shards)} shards"
+    results = local.evaluate_streams(kept(sources()), evaluation, label=label, workers=workers)
+    stream_of = iter(streams)
+    return [result if isinstance(result, ShardResult) else _shard_result(cast(Table, result), next(stream_of))
+            for result in results]
+
+
+def _shard_result(table: Table, stream: _ShardStream) -> ShardResult:
     return ShardResult(table, tuple(stream.skipped), stream.kinds, stream.count)
 
 
@@ -254,7 +301,7 @@ class Merged:
     skipped_count: int
 
 
-def merge_shards(shards: Sequence[Path], results: Sequence[ShardResult], *,
+def merge_shards(shards: Sequence[Shard], results: Sequence[ShardResult], *,
                  data: str | os.PathLike[str]) -> Merged:
     """The table of the shards' records in one file, from each shard's result (given in shard order).
 
@@ -279,37 +326,34 @@ def merge_shards(shards: Sequence[Path], results: Sequence[ShardResult], *,
                   len(skipped) + sum(result.skipped_before for result in results))
 
 
-def evaluate_shards(shards: Sequence[Path], *, task: Literal["kie", "vqa"], value_match: ValueMatch = "exact",
-                    alpha: float = 0.25, skip_invalid: bool = False, workers: int | None = None,
-                    scheduler: str | None = None, predictions: str | os.PathLike[str] | None = None,
-                    missing_confidence: bool = False, grounding: GroundingMode = "auto") -> list[ShardResult]:
+def evaluate_shards(shards: Sequence[Shard], settings: EvaluationSettings, *, skip_invalid: bool = False,
+                    workers: int | None = None, scheduler: str | None = None,
+                    predictions: str | os.PathLike[str] | None = None) -> list[ShardResult]:
     """Each shard's result, in shard order: evaluated in this machine's processes, or on a Dask cluster.
 
     Parameters
     ----------
-    shards : sequence of Path
-        What :func:`resolve_shards` gave.
-    task : {"kie", "vqa"}
-        The task of every shard (:func:`data_task`).
-    value_match, alpha, skip_invalid, predictions, missing_confidence, grounding
+    shards : sequence of Shard
+        What :func:`shard_kinds` gave.
+    settings : EvaluationSettings
+        With the task of every shard (:func:`data_task`).
+    skip_invalid, predictions
         As in :func:`load_shard`.
     workers : int, optional
-        Processes of this machine that evaluate each shard in turn (every core by default).
+        Processes of this machine that evaluate the shards' records, one pool for all (every core by default).
     scheduler : str, optional
         A Dask scheduler (:func:`rpa_sim.evaluate.cluster.parse_scheduler`) whose
         workers evaluate the shards, one task each; ``workers`` is then unused.
     """
-    options: dict[str, Any] = {"task": task, "value_match": value_match, "alpha": alpha,
-                               "skip_invalid": skip_invalid, "predictions": predictions,
-                               "missing_confidence": missing_confidence, "grounding": grounding}
     if scheduler is not None:
         from rpa_sim.evaluate.cluster import evaluate_on_cluster  # noqa: PLC0415 (Dask only when asked for)
 
-        return evaluate_on_cluster(shards, scheduler=scheduler, evaluate_shard=load_shard, **options)
+        return evaluate_on_cluster([shard.path for shard in shards], scheduler=scheduler, evaluate_shard=load_shard,
+                                   settings=settings, skip_invalid=skip_invalid, predictions=predictions)
     from rpa_sim.evaluate.local import resolve_workers  # noqa: PLC0415
 
-    count = resolve_workers(workers)
-    return [load_shard(shard, workers=count, **options) for shard in shards]
+    return _evaluate_here(shards, settings, skip_invalid=skip_invalid, workers=resolve_workers(workers),
+                          predictions=predictions)
 
 
 def check_partitions_folder(folder: str | os.PathLike[str]) -> Path:
@@ -382,7 +426,7 @@ def _ids(table: Table) -> Any:
     return table.unit_ids()
 
 
-def _require_unique_ids(shards: Sequence[Path], tables: Sequence[Table]) -> None:
+def _require_unique_ids(shards: Sequence[Shard], tables: Sequence[Table]) -> None:
     if len(tables) < 2:
         return  # within a file, the reader refuses a duplicate id
     first_shard: dict[str, int] = {}
@@ -391,16 +435,17 @@ def _require_unique_ids(shards: Sequence[Path], tables: Sequence[Table]) -> None
             earlier = first_shard.setdefault(record_id, index)
             if earlier != index:
                 where = _line_of(shards[earlier], record_id)
-                first = str(shards[earlier]) + ("" if where is None else f" line {where}")
+                first = str(shards[earlier].path) + ("" if where is None else f" line {where}")
                 raise InputError(f"duplicate id (first in {first}); ids are unique across shards",
-                                 path=str(shards[index]), line=_line_of(shards[index], record_id),
+                                 path=str(shards[index].path), line=_line_of(shards[index], record_id),
                                  record_id=record_id)
 
 
-def _line_of(path: Path, record_id: str) -> int | None:
-    """The line of ``record_id`` in the records shard ``path`` (None for a table), for a message."""
-    if is_table_file(path):
+def _line_of(shard: Shard, record_id: str) -> int | None:
+    """The line of ``record_id`` in the records shard (None for a table), for a message."""
+    if shard.table:
         return None
+    path = shard.path
     with open(path, "rb") as raw:
         compressed = raw.read(2) == b"\x1f\x8b"
     with (gzip.open(path, "rb") if compressed else open(path, "rb")) as lines:

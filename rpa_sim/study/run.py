@@ -22,6 +22,7 @@ from rpa_sim.evaluate.load import load_data
 from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.metrics.calibration import aurc, calibration_per_group, is_correct, reliability_table
 from rpa_sim.evaluate.outcomes import OutcomeTable
+from rpa_sim.evaluate.settings import EvaluationSettings, reads_missing_confidence
 from rpa_sim.operate.queue.summary import operation_model, operations_summary, priced
 from rpa_sim.records.synthetic import (
     DocVQASettings,
@@ -103,8 +104,10 @@ def evaluate_scenario_data(scenario: Scenario, base: Path, source: str, *,
 
         predictions = None if data.predictions is None else base / data.predictions
         # the command's --scheduler, else the scenario's own: the dashboard evaluates a scenario as run does
-        return load_data(base / data.file, predictions=predictions, task=scenario.task, alpha=scenario.alpha,
-                         policies=policies, scheduler=current_scheduler() or data.scheduler).table
+        settings = EvaluationSettings(task=scenario.task, alpha=scenario.alpha,
+                                      missing_confidence=reads_missing_confidence(policies))
+        return load_data(base / data.file, settings, predictions=predictions,
+                         scheduler=current_scheduler() or data.scheduler).table
     if data.generate == "receipts":
         receipts = validated(ReceiptSettings, data.settings, source=f"{source}: data.settings")
         return evaluate_records(generate_receipts(data.n, seed=data.seed, settings=receipts), evaluation("kie"))

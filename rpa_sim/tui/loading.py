@@ -136,7 +136,7 @@ def load_model(source: str | None, *, report: Reporter = ignore_progress) -> Das
 def open_source(source: str | None, *, report: Reporter = ignore_progress) -> Opened:
     """Open a scenario (bundled name or YAML path), records or an outcome table, and evaluate its data
     (stages ``reading`` and ``evaluating``, counted in records). Raises InputError."""
-    from rpa_sim.evaluate.sources import data_task, names_data, resolve_shards  # noqa: PLC0415
+    from rpa_sim.evaluate.sources import data_task, names_data, resolve_shards, shard_kinds  # noqa: PLC0415
     from rpa_sim.evaluate.tablefile import is_table_file  # noqa: PLC0415
     from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
     from rpa_sim.study.scenario import DataSpec, Scenario, load_scenario  # noqa: PLC0415
@@ -147,7 +147,7 @@ def open_source(source: str | None, *, report: Reporter = ignore_progress) -> Op
         shards = resolve_shards(path)
         if not shards[0].is_file():
             raise InputError(f"no {'outcome table' if is_table_file(path) else 'records'} file {source!r}")
-        task = data_task(shards, task=None)
+        task = data_task(shard_kinds(shards), task=None)
         scenario = Scenario(name=path.name, data=DataSpec(file=path), task=task, policies=list(DATA_POLICIES[task]),
                             targets=DATA_TARGETS)
         base, header, data_file = path.parent, path.name, path.name

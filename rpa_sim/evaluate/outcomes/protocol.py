@@ -110,6 +110,9 @@ class OutcomeTable(Protocol):
     field_rate_basis: ClassVar[str]
     summary_labels: ClassVar[tuple[tuple[str, str], ...]]
     options: ClassVar[tuple[str, ...]]
+    #: The modules evaluation imports where it evaluates (the metrics, and what they need): imported once before
+    #: worker processes fork, so that each worker does not import them again (:mod:`rpa_sim.evaluate.local`).
+    evaluation_modules: ClassVar[tuple[str, ...]]
     has_smudge: ClassVar[bool]
     file_layout: ClassVar[FileLayout]
 

@@ -138,6 +138,9 @@ class VQAOutcomes:
         ("anls", "ANLS before review"), ("accuracy", "exact-match accuracy"), ("smudge", "SMuDGE before review"),
         ("grounding", "mean grounding"), ("alpha", "SMuDGE alpha"))
     options: ClassVar[tuple[str, ...]] = ("alpha",)
+    evaluation_modules: ClassVar[tuple[str, ...]] = ("rpa_sim.evaluate.metrics.anls",
+                                                     "rpa_sim.evaluate.metrics.evidence",
+                                                     "rpa_sim.evaluate.metrics.smudge")
     has_smudge: ClassVar[bool] = True
     file_layout: ClassVar[FileLayout] = FileLayout(_FILE_COLUMNS, _QUESTION, ("alpha", "weight", "threshold"),
                                                    ("questions",))
