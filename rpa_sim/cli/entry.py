@@ -47,21 +47,41 @@ class _Terminated(BaseException):
     """SIGTERM, raised like KeyboardInterrupt so that every cleanup on the way out runs."""
 
 
+_STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises :class:`_Terminated` in the main thread while the command runs."""
+def _stopped_once() -> Iterator[None]:
+    """While the command runs, the first Ctrl-C raises KeyboardInterrupt and the first SIGTERM :class:`_Terminated`,
+    in the main thread; any signal after that one is ignored, for good.
+
+    The first signal stops the command, and its cleanup (pools shut down, temporaries removed) then runs to the
+    end, however many signals follow, and however close: a second one raised inside it would leave a pool half
+    shut down, which hangs the exit, or a temporary file behind (issue 30). Once stopped, the process is on its
+    way out: the handlers stay ignoring, so that a signal during the interpreter's exit neither prints a traceback
+    nor changes the exit status. A command that ends otherwise gets its previous handlers back; a signal that
+    was ignored when it started stays ignored.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    stopped: list[int] = []
 
-    def terminate(signum: int, frame: Any) -> NoReturn:
-        raise _Terminated
+    def stop(signum: int, frame: Any) -> NoReturn:
+        for each in _STOPPING:
+            signal.signal(each, signal.SIG_IGN)
+        stopped.append(signum)
+        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
 
-    previous = signal.signal(signal.SIGTERM, terminate)
+    # a signal ignored from the start (a job started in the background) stays ignored
+    previous = {signum: signal.signal(signum, stop) for signum in _STOPPING
+                if signal.getsignal(signum) is not signal.SIG_IGN}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if not stopped:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _fail(message: str, status: int) -> int:
@@ -81,7 +101,7 @@ def _check_input_limits() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 success, 1 bad input, 2 bad usage, 130/143 signals)."""
-    with _sigterm_raises():
+    with _stopped_once():
         try:
             try:
                 args = build_parser().parse_args(argv)

@@ -18,11 +18,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from contextvars import ContextVar
 from pathlib import Path
 
-__all__ = ["available_cores", "worker_count", "using_workers", "requested_workers", "signals_held", "worker_signals",
-           "process_running", "without_gc"]
+__all__ = ["available_cores", "worker_count", "using_workers", "requested_workers", "signals_held", "shut_down",
+           "worker_signals", "process_running", "without_gc"]
 
 _STOPPING = {signal.SIGINT, signal.SIGTERM}
 # <linux/prctl.h>: the signal a process gets when its parent ends
@@ -117,6 +118,20 @@ def signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
         for number in dict.fromkeys(noted):
             signal.raise_signal(number)
+
+
+def shut_down(pool: Executor) -> None:
+    """Shut a pool down, the work not yet started cancelled, and wait for its workers to end, whatever comes.
+
+    Ctrl-C and SIGTERM are held meanwhile (:func:`signals_held`) and raised
+    once it is done. Raised inside the shutdown, a second signal (Ctrl-C
+    twice, a group's SIGTERM after a parent's) would leave a pool whose work
+    is neither cancelled nor done: its manager thread would wait for it, and
+    the interpreter, which joins that thread on its way out, would never exit
+    (issue 30). The wait is short: a worker ends with the batch it runs.
+    """
+    with signals_held():
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def worker_signals(parent: int) -> None:

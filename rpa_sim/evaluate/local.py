@@ -42,7 +42,14 @@ from itertools import islice
 from typing import Any, Literal, TypeVar, cast
 
 from rpa_sim.common.progress import stage
-from rpa_sim.common.workers import available_cores, requested_workers, signals_held, without_gc, worker_signals
+from rpa_sim.common.workers import (
+    available_cores,
+    requested_workers,
+    shut_down,
+    signals_held,
+    without_gc,
+    worker_signals,
+)
 from rpa_sim.evaluate.metrics.kieval import ValueMatch
 from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables, table_type
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
@@ -174,7 +181,7 @@ def map_in_order(function: Callable[[Item], Result], items: Iterable[Item], *, w
     finally:
         # on an error or an interrupt too: no worker outlives this call, nor runs a batch nobody will take
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            shut_down(pool)
 
 
 def _read(iterator: Iterator[Item], count: int) -> tuple[list[Item], Exception | None]:

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rpa_sim.common.files import atomic_output
-from rpa_sim.common.workers import signals_held, worker_count, worker_signals
+from rpa_sim.common.workers import shut_down, signals_held, worker_count, worker_signals
 from rpa_sim.records.synthetic._draws import check_n_seed
 from rpa_sim.records.synthetic.confidence import ConfidenceSettings, generated_ece
 from rpa_sim.records.synthetic.docvqa import DocVQAPlan, DocVQASettings, docvqa_block, docvqa_dicts, generate_docvqa
@@ -223,7 +223,7 @@ def write_dataset(kind: Kind, path: str | os.PathLike[str], *, n: int, seed: int
             finally:
                 # on an interrupt too: no worker outlives this call, nor runs a block nobody will write
                 if pool is not None:
-                    pool.shutdown(wait=True, cancel_futures=True)
+                    shut_down(pool)
     return n
 
 
