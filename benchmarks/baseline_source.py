@@ -10,8 +10,10 @@ outside itself is today's.
 from __future__ import annotations
 
 import importlib
+import io
 import subprocess
 import sys
+import tarfile
 import types
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,3 +48,16 @@ def module_at(commit: str, path: str, *, renamed: Mapping[str, str | types.Modul
             else:
                 sys.modules[name] = previous
     return module
+
+
+def package_at(commit: str, folder: Path, *, program: str) -> Path:
+    """The ``rpa_sim`` package of ``commit``, unpacked into the new folder ``folder`` (for ``PYTHONPATH``)."""
+    try:
+        archive = subprocess.run(["git", "archive", commit, "rpa_sim"], cwd=PROJECT, check=True,
+                                 capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        sys.exit(f"{program}: the baseline needs git and commit {commit[:7]}: {error}")
+    folder.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder

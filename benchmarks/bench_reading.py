@@ -22,12 +22,10 @@ shared, and the best run is the one least disturbed.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import types
@@ -36,7 +34,7 @@ from functools import partial
 from pathlib import Path
 
 import msgspec
-from baseline_source import module_at
+from baseline_source import module_at, package_at
 from pydantic import TypeAdapter
 
 from rpa_sim.records import models as records_module
@@ -117,12 +115,7 @@ def previous_readers() -> types.ModuleType:
 
 def previous_package(folder: Path) -> Path:
     """The ``rpa_sim`` package of :data:`BASELINE_COMMIT`, unpacked under ``folder`` (for ``PYTHONPATH``)."""
-    folder.mkdir()
-    archive = subprocess.run(["git", "archive", BASELINE_COMMIT, "rpa_sim"], cwd=PROJECT, check=True,
-                             capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
+    return package_at(BASELINE_COMMIT, folder, program="bench_reading")
 
 
 def json_loop(path: Path) -> Callable[[], None]:

@@ -296,3 +296,9 @@ def test_group_pairing_matches_brute_force(gt_groups, pred_groups):
         {"name": "menu", "entities": [{"key": k, "value": v, "confidence": 0.5} for k, v in g]} for g in pred_groups]})
     counts = evaluate_document(gt, pred).counts
     assert (counts.tp, counts.substitutions, counts.groups_tp) == _brute_force_pairing(gt_groups, pred_groups)
+
+
+def test_the_batch_counts_are_kievals_counts_in_order():
+    from rpa_sim.evaluate.metrics.kieval_batch import COUNT_NAMES
+
+    assert COUNT_NAMES == KIEvalCounts.field_names()

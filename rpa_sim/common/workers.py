@@ -18,9 +18,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 __all__ = ["available_cores", "worker_count", "using_workers", "requested_workers", "signals_held", "shut_down",
            "worker_signals", "process_running", "without_gc"]

@@ -37,9 +37,11 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, cast
@@ -247,7 +249,26 @@ def write_table(table: OutcomeTable, path: str | os.PathLike[str], *,
 
 
 def _footer(path: Path) -> tuple[pa.Schema, Any]:
-    """The Arrow schema and the Parquet metadata of the file ``path``: its footer, read and closed."""
+    """The Arrow schema and the Parquet metadata of the file ``path``: its footer, read and closed.
+
+    Read once per file: a command that asks for its metadata, then its rows, reads the footer once (the file is
+    known by its size and modification time, so a file written again meanwhile is read again).
+    """
+    try:
+        status = path.stat()
+    except OSError:
+        return _read_footer(path)
+    if not stat.S_ISREG(status.st_mode):
+        return _read_footer(path)
+    return _footer_of(path, status.st_size, status.st_mtime_ns, status.st_ino)
+
+
+@functools.lru_cache(maxsize=16)
+def _footer_of(path: Path, size: int, modified: int, inode: int) -> tuple[pa.Schema, Any]:
+    return _read_footer(path)
+
+
+def _read_footer(path: Path) -> tuple[pa.Schema, Any]:
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.parquet as pq  # noqa: PLC0415
 

@@ -27,7 +27,7 @@ __all__ = ["CORRECT", "SUBSTITUTION", "DELETION", "COUNT_NAMES", "BatchOutcome",
 
 CORRECT, SUBSTITUTION, DELETION = 0, 1, 2
 #: The per-document counts of :attr:`BatchOutcome.counts`, in column order
-#: (:class:`rpa_sim.evaluate.metrics.kieval.KIEvalCounts`'s fields).
+#: (:class:`rpa_sim.evaluate.metrics.kieval.KIEvalCounts`'s fields, tested).
 COUNT_NAMES = ("documents", "entities_gt", "entities_pred", "tp", "substitutions", "additions", "deletions",
                "groups_gt", "groups_pred", "groups_paired", "groups_tp", "tp_grouping_blind", "ignored_empty")
 

@@ -488,9 +488,8 @@ class _Columns:
         keys_met = np.concatenate([batch.key, batch.addition_key])
         documents_met = np.concatenate([batch.document, batch.addition_document])
         order = np.lexsort((np.arange(len(keys_met)), documents_met))
-        first_seen = np.unique(keys_met[order], return_index=True)[1]
         recoded = np.zeros(len(batch.keys), dtype=np.int32)
-        for local in keys_met[order][np.sort(first_seen)].tolist():
+        for local in dict.fromkeys(keys_met[order].tolist()):
             recoded[local] = self.keys.code(batch.keys[local])
         parts = self.parts
         parts["document"].append(batch.document + self.documents)
