@@ -301,4 +301,4 @@ def test_group_pairing_matches_brute_force(gt_groups, pred_groups):
 def test_the_batch_counts_are_kievals_counts_in_order():
     from rpa_sim.evaluate.metrics.kieval_batch import COUNT_NAMES
 
-    assert COUNT_NAMES == KIEvalCounts.field_names()
+    assert KIEvalCounts.field_names() == COUNT_NAMES

@@ -329,14 +329,19 @@ class _FastWord(_Fast, frozen=True):
     bbox: Box
     segment: int | str | None = None
 
-    def __post_init__(self) -> None:
-        _fast_box(self.bbox)
-
 
 class _FastPage(_Fast, frozen=True):
     width: _FastPositive
     height: _FastPositive
     words: list[_FastWord] = []
+
+    def __post_init__(self) -> None:
+        # the words' boxes checked here in one loop: a check per word (its own __post_init__) cost more than
+        # decoding the page (issue 32)
+        for word in self.words:
+            box = word.bbox
+            if box[2] < box[0] or box[3] < box[1]:
+                raise ValueError("a box with x1 < x0 or y1 < y0")
 
 
 class _FastDocument(_Fast, frozen=True):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 from typing import Any, Literal
 
@@ -86,8 +87,10 @@ class _Codes:
 
     def of(self, items: Sequence[Any]) -> np.ndarray:
         codes = self.codes
-        # setdefault evaluates len() before inserting: a new item gets the next code
-        return np.fromiter([codes.setdefault(item, len(codes)) for item in items], dtype=np.int64, count=len(items))
+        for item in dict.fromkeys(items):  # the distinct items only, in order of first appearance
+            if item not in codes:
+                codes[item] = len(codes)
+        return np.fromiter(map(codes.__getitem__, items), dtype=np.int64, count=len(items))
 
 
 class _Flat:
@@ -101,29 +104,25 @@ class _Flat:
     def __init__(self, extractions: Sequence[Any], value_match: str, *, predicted: bool, keys: _Codes,
                  values: _Codes, categories: _Codes) -> None:
         read = _PREDICTED_FIELDS if predicted else _FIELDS
-        rows: list[tuple[Any, ...]] = []
-        sizes: list[int] = []
+        lists: list[Sequence[Any]] = []
         names: list[str | None] = []
         per_document: list[int] = []
         for extraction in extractions:
             groups = extraction.groups
             per_document.append(len(groups) + 1)
-            entities = extraction.entities
-            rows.extend(map(read, entities))
-            sizes.append(len(entities))
+            lists.append(extraction.entities)
+            lists.extend(group.entities for group in groups)
             names.append(None)
-            for group in groups:
-                entities = group.entities
-                rows.extend(map(read, entities))
-                sizes.append(len(entities))
-                names.append(group.name)
+            names.extend(group.name for group in groups)
+        sizes = list(map(len, lists))
+        rows = list(map(read, chain.from_iterable(lists)))
         columns = list(zip(*rows)) or [()] * (4 if predicted else 2)
         all_keys = keys.of(columns[0])
         raw: Sequence[str] = columns[1]
         group_count = len(sizes)
         self.groups_per_document = np.array(per_document, dtype=np.int64)
         self.group_document = np.repeat(np.arange(len(per_document)), self.groups_per_document)
-        first_group = np.concatenate([[0], np.cumsum(self.groups_per_document)[:-1]]).astype(np.int64)
+        first_group = (np.cumsum(self.groups_per_document) - self.groups_per_document).astype(np.int64)
         self.group_local = np.arange(group_count) - first_group[self.group_document]
         all_sizes = np.array(sizes, dtype=np.int64)
         row_group = np.repeat(np.arange(group_count), all_sizes)
@@ -150,7 +149,6 @@ class _Flat:
         self.value = values.of(compared)
         self.document = self.group_document[self.group_id]
         self.sizes = np.bincount(self.group_id, minlength=group_count).astype(np.int64)
-        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
         self.entities_per_document = np.bincount(self.document, minlength=len(per_document)).astype(np.int64)
 
     @staticmethod
@@ -205,7 +203,7 @@ def _overlaps(gt_groups: np.ndarray, gt_items: np.ndarray, pred_groups: np.ndarr
     last = np.searchsorted(gt_of, row_group, side="right")
     lengths = last - first
     candidate = np.repeat(np.arange(len(row_group)), lengths)
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    offsets = np.cumsum(lengths) - lengths
     position = first[candidate] + (np.arange(len(candidate)) - offsets[candidate])
     wanted = col_group[candidate] * scale + gt_code[position] % scale
     found = np.searchsorted(pred_code, wanted)
@@ -218,33 +216,12 @@ def _overlaps(gt_groups: np.ndarray, gt_items: np.ndarray, pred_groups: np.ndarr
     return np.bincount(candidate, weights=common, minlength=len(row_group)).astype(np.int64)
 
 
-def _assign(weight: np.ndarray) -> list[tuple[int, int]]:
-    """The maximum-weight assignment of a block's matrix, as scipy gives it.
-
-    When every row (or, with more rows than columns, every column) has one
-    best entry and no two share it, that is the only optimum, and scipy is not asked.
-    """
-    rows, cols = weight.shape
-    along = 1 if rows <= cols else 0
-    best = weight.argmax(axis=along)
-    top = weight.max(axis=along)
-    ties = (weight == np.expand_dims(top, along)).sum(axis=along)
-    if (ties == 1).all() and len(np.unique(best)) == len(best):
-        if along == 1:
-            return list(zip(range(rows), best.tolist()))
-        return sorted(zip(best.tolist(), range(cols)))
-    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415 (only for groups that truly compete)
-
-    row_ind, col_ind = linear_sum_assignment(weight, maximize=True)
-    return list(zip(row_ind.tolist(), col_ind.tolist()))
-
-
 def _pair_groups(gt: _Flat, pred: _Flat, key_scale: int, pair_scale: int) -> tuple[np.ndarray, np.ndarray]:
     """The group pairs of every document (METRICS.md §3.2) as global group ids, and whether each pair's groups
     hold the same (key, value) pairs; group 0 with group 0 included."""
     documents = len(gt.groups_per_document)
-    gt_zero = np.concatenate([[0], np.cumsum(gt.groups_per_document)[:-1]]).astype(np.int64)
-    pred_zero = np.concatenate([[0], np.cumsum(pred.groups_per_document)[:-1]]).astype(np.int64)
+    gt_zero = (np.cumsum(gt.groups_per_document) - gt.groups_per_document).astype(np.int64)
+    pred_zero = (np.cumsum(pred.groups_per_document) - pred.groups_per_document).astype(np.int64)
     # every group but 0 is in a block: its category's, or, in a document where a group has none, the document's
     gt_rest = np.flatnonzero(gt.group_local > 0)
     pred_rest = np.flatnonzero(pred.group_local > 0)
@@ -265,7 +242,7 @@ def _pair_groups(gt: _Flat, pred: _Flat, key_scale: int, pair_scale: int) -> tup
     high = np.searchsorted(pred_block, gt_block, side="right")
     lengths = high - low
     candidate_row = np.repeat(np.arange(len(gt_rest)), lengths)
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    offsets = (np.cumsum(lengths) - lengths).astype(np.int64)
     candidate_col = low[candidate_row] + (np.arange(len(candidate_row)) - offsets[candidate_row])
     row_group, col_group = gt_rest[candidate_row], pred_rest[candidate_col]
     same = _overlaps(gt.group_id, gt.key * pair_scale + gt.value, pred.group_id, pred.key * pair_scale + pred.value,
@@ -310,7 +287,7 @@ def _contested(gt: _Flat, pred: _Flat, row_group: np.ndarray, col_group: np.ndar
     """
     sizes = rows * cols
     member = np.repeat(np.arange(len(starts)), sizes)
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    offsets = (np.cumsum(sizes) - sizes).astype(np.int64)
     index = starts[member] + (np.arange(len(member)) - offsets[member])
     entity_scale = (gt.entities_per_document + pred.entities_per_document + 1)[document]
     identical_scale = np.minimum(rows, cols) + 1
@@ -328,14 +305,51 @@ def _contested(gt: _Flat, pred: _Flat, row_group: np.ndarray, col_group: np.ndar
                  + identical[index].astype(object))
         weight = np.array(exact.tolist(), dtype=np.float64)
     weight[apart] = 0.0
-    chosen = []
-    for block, (start, height, width) in enumerate(zip(offsets.tolist(), rows.tolist(), cols.tolist())):
-        matrix = weight[start:start + height * width].reshape(height, width)
-        base = int(starts[block])
-        for r, c in _assign(matrix):
-            if matrix[r, c]:
-                chosen.append(base + r * width + c)
-    return np.array(chosen, dtype=np.int64)
+    plain, best = _unique_optima(weight, member, offsets, rows, cols)
+    chosen = [index[best[weight[best] > 0]]]
+    if not plain.all():
+        # scipy only for the blocks whose best pairs collide or tie
+        from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
+
+        for block in np.flatnonzero(~plain).tolist():
+            start, height, width = int(offsets[block]), int(rows[block]), int(cols[block])
+            matrix = weight[start:start + height * width].reshape(height, width)
+            row_ind, col_ind = linear_sum_assignment(matrix, maximize=True)
+            kept = matrix[row_ind, col_ind] > 0
+            chosen.append(starts[block] + row_ind[kept] * width + col_ind[kept])
+    return np.concatenate(chosen)
+
+
+def _unique_optima(weight: np.ndarray, member: np.ndarray, offsets: np.ndarray, rows: np.ndarray,
+                   cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which blocks' maximum-weight assignment is plain, and the entries it takes (positions in ``weight``).
+
+    A block's entries lie row by row from ``offsets``. When every row (every column, with more rows than
+    columns) has one best entry and no two share their column (row), that assignment is the only optimum,
+    scipy's too: each line is matched, and none can do better than its best.
+    """
+    position = np.arange(len(weight)) - offsets[member]
+    width = cols[member]
+    row, col = position // width, position % width
+    by_rows = rows[member] <= cols[member]
+    line = np.where(by_rows, row, col)  # the line each entry is on: its row, or its column
+    partner = np.where(by_rows, col, row)
+    # the entries grouped by (block, line), the heaviest first, then the earliest
+    order = np.lexsort((position, -weight, line, member))
+    key = member[order] * (int(max(rows.max(), cols.max())) + 1) + line[order]
+    first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    group = np.cumsum(np.concatenate([[False], key[1:] != key[:-1]]))
+    top = weight[order][first]
+    ties = np.bincount(group, weights=weight[order] == top[group]).astype(np.int64)
+    best = order[first]
+    block = member[best]
+    # a block is plain when each line's best is strict and no two lines share a partner
+    plain = np.ones(len(offsets), dtype=bool)
+    plain[block[ties > 1]] = False
+    pairs = np.lexsort((partner[best], block))
+    shared = (block[pairs][1:] == block[pairs][:-1]) & (partner[best][pairs][1:] == partner[best][pairs][:-1])
+    plain[block[pairs][1:][shared]] = False
+    return plain, best[plain[block]]
 
 
 def evaluate_batch(documents: Sequence[tuple[Any, Any]], *,
