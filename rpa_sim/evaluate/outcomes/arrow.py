@@ -217,7 +217,8 @@ class FileRows:
             fine = not len(codes) or (codes.min() >= 0 and codes.max() < len(distinct))
             if fine:
                 # (a count, not np.unique, which imports numpy.ma: 25 ms of a table command's start)
-                seen.update(distinct[code] for code in np.flatnonzero(np.bincount(codes, minlength=len(distinct))))
+                used = np.flatnonzero(np.bincount(codes, minlength=len(distinct)))
+                seen.update(map(distinct.__getitem__, used.tolist()))
                 rows += len(codes)
                 parts.append(np.array(distinct, dtype=STRINGS)[codes])
         if fine and len(seen) == rows:
@@ -272,11 +273,17 @@ class FileRows:
     def codes(self, name: str, names: Sequence[str], *kinds: str) -> np.ndarray:
         """A dictionary column's rows of ``kinds`` (every row without), free of nulls, as indices into ``names``."""
         column = self.column(name, *kinds) if kinds else self.data.column(name)
-        position = {value: code for code, value in enumerate(names)}
+        names = list(names)
+        position: dict[str, int] | None = None
         parts = [np.zeros(0, dtype=np.int32)]
         for chunk in column.chunks:
             # the chunk's few distinct values mapped to ``names``, then each row's index into them
             distinct = chunk.dictionary.to_pylist()
+            if distinct == names:  # (document ids: the very names, in their order)
+                parts.append(_values(chunk.indices, np.int32))
+                continue
+            if position is None:
+                position = {value: code for code, value in enumerate(names)}
             unknown = [value for value in distinct if value not in position]
             if unknown:
                 self.refuse(f"column {name!r} holds {shown(unknown[0], quote=QUOTE)}, which is not one of "
@@ -303,10 +310,9 @@ class FileRows:
         rows = self.facts.rows[kind]
         if "document_type" not in self.types:
             return ("",) if rows else (), np.zeros(rows, dtype=np.int32)
-        names: dict[str, int] = {}
-        codes = [names.setdefault(value, len(names))
-                 for value in cast(list[str], _text_values(self.column("document_type", kind)))]
-        return tuple(names), np.array(codes, dtype=np.int32)
+        values = cast(list[str], _text_values(self.column("document_type", kind)))
+        names = {name: code for code, name in enumerate(dict.fromkeys(values))}
+        return tuple(names), np.fromiter(map(names.__getitem__, values), dtype=np.int32, count=len(values))
 
 
 @dataclass(frozen=True)
