@@ -192,7 +192,7 @@ def main() -> None:
                         targets=[0.9, 0.95])
     # the summary too: the Costs view then zooms on the cheap thresholds and marks the least cost
     model = DashboardModel.from_table("bench", table, policies, reviewer=scenario.reviewer, costs=scenario.costs,
-                                      summary=run_study(scenario, table, policies).typed_summary)
+                                      summary=run_study(scenario, table, policies).summary)
     build_s = time.perf_counter() - start
     rng = np.random.default_rng(0)
     queries = rng.random(200)

@@ -137,8 +137,8 @@ def test_the_summary_splits_the_cost_optimum_and_its_savings(name):
     scenario = Scenario.model_validate({**scenario.model_dump(exclude_unset=True),
                                         "data": {**scenario.data.model_dump(exclude_unset=True), "n": 300}})
     result = run_scenario(scenario, base)
-    review_all = result.summary["baselines"]["review_all"]
-    for policy, curve in zip(result.summary["policies"], result.curves):
+    review_all = result.summary.to_dict()["baselines"]["review_all"]
+    for policy, curve in zip(result.summary.to_dict()["policies"], result.curves):
         best = policy["cost_optimum"]
         index = int(np.flatnonzero(curve.threshold == best["threshold"])[0])
         assert best["breakdown"] == {**curve.breakdown.at(index).by_kind()}

@@ -1,6 +1,6 @@
 """The one decision (issue 21): the cheapest (policy, τ, team) meeting every constraint, equal to a brute-force search
 that simulates every point; every bundled scenario's decision meets its constraints or names the binding one; the
-round trip of ``to_dict`` / ``from_dict``; ``recommend`` and ``run`` follow it; the ``decision:`` section's errors."""
+round trip through JSON; ``recommend`` and ``run`` follow it; the ``decision:`` section's errors."""
 
 from __future__ import annotations
 
@@ -14,14 +14,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rpa_sim.bundled import bundled_files
+from rpa_sim.common.typedjson import decoded, encoded
 from rpa_sim.evaluate.outcomes import evaluate_kie
-from rpa_sim.operate.queue.summary import Workload, operation_model, with_releases
+from rpa_sim.operate.queue.summary import Workload, operation_model, released_quality
 from rpa_sim.records.synthetic import generate_receipts
+from rpa_sim.route.certify import certify_policy
+from rpa_sim.route.costs import CostSplit
 from rpa_sim.route.sweep import Sweeper, parse_thresholds
-from rpa_sim.study.decision import CONSTRAINTS, Constraint, Cost, Decision, decide
+from rpa_sim.study.decision import CONSTRAINTS, Constraint, Decision, decide
 from rpa_sim.study.decision_text import decision_text
 from rpa_sim.study.recommend import recommend
-from rpa_sim.study.run import certify_policy, run_scenario, scenario_policies
+from rpa_sim.study.run import run_scenario, scenario_policies
 from rpa_sim.study.scenario import Scenario, load_scenario
 from tests.conftest import run_cli
 
@@ -37,7 +40,8 @@ def _inputs(scenario: Scenario):
     policies = scenario_policies(scenario, None)
     sweepers = [Sweeper(table, policy, reviewer=scenario.reviewer, costs=scenario.costs) for policy in policies]
     curves = [sweeper.curve(parse_thresholds(scenario.thresholds)) for sweeper in sweepers]
-    certified = [None if scenario.certify is None else certify_policy(sweeper, scenario.certify)["threshold"]
+    certify = scenario.certify
+    certified = [None if certify is None else certify_policy(sweeper, **certify.model_dump()).threshold
                  for sweeper in sweepers]
     model = None if scenario.operations is None else operation_model(scenario, table)
     return table, sweepers, curves, certified, model
@@ -65,11 +69,10 @@ def _brute_force(scenario: Scenario):
                 quality = at[metric]
                 if model is not None:
                     simulated = model.simulated(Workload.from_point(at, documents=table.unit_count), extra=extra)
-                    level = 1.0 if simulated["service_level"] is None else simulated["service_level"]
+                    level = 1.0 if simulated.service_level is None else simulated.service_level
                     met["service_level"] = level >= model.spec.service_level.share
                     if releases:
-                        quality = with_releases({"simulated": simulated}, quality=quality,
-                                                unreviewed=unreviewed)["quality_with_releases"]
+                        quality = released_quality(simulated, quality=quality, unreviewed=unreviewed)[1]
                     heads = sum(count for _, _, count in model.plan(extra))
                 quality = -np.inf if np.isnan(quality) else quality
                 if scenario.targets:
@@ -212,15 +215,17 @@ def _bundled(name: str):
 @pytest.mark.parametrize("name", sorted(bundled_files("scenario")))
 def test_every_bundled_decision_meets_its_constraints_or_names_the_binding_one(name):
     result = _bundled(name)
-    decision = result.summary["decision"]
-    assert Decision.from_dict(json.loads(json.dumps(decision))).to_dict() == decision
+    typed = result.summary.decision
+    decision = encoded(typed)
+    assert decoded(Decision, json.loads(json.dumps(decision)), "decision") == typed
     assert decision["policy"] is not None
+    assert decision["rules"] == encoded(next(p for p in result.policies if p.name == typed.policy))
     met = {c["name"]: c["met"] for c in decision["constraints"]}
     if decision["feasible"]:
         assert all(met.values()) and decision["reason"] == ""
     else:
         assert decision["binding"] in met and not met[decision["binding"]] and decision["reason"]
-    found = recommend(result.typed_summary)
+    found = recommend(result.summary)
     assert (found.policy, found.threshold) == ((decision["policy"], decision["threshold"]) if decision["feasible"]
                                                else (None, None))
     if name == "operations-day":
@@ -243,8 +248,8 @@ def test_round_trip_of_an_infeasible_decision_with_alternatives():
     })
     decision = decide(scenario, *_inputs(scenario)[1:])
     assert not decision.feasible and decision.alternatives
-    data = json.loads(json.dumps(decision.to_dict()))
-    assert Decision.from_dict(data) == decision and Decision.from_dict(data).to_dict() == data
+    data = json.loads(json.dumps(encoded(decision)))
+    assert decoded(Decision, data, "decision") == decision and encoded(decoded(Decision, data, "decision")) == data
     assert data["reviewers"]["shifts"] == [[8.0, 16.0, data["reviewers"]["shifts"][0][2]]]
 
 
@@ -254,13 +259,13 @@ def test_nothing_to_decide_without_costs_or_targets():
     decision = decide(scenario, *_inputs(scenario)[1:])
     assert (decision.policy, decision.feasible, decision.basis) == (None, False, "target")
     assert "neither costs nor a target" in decision.reason
-    assert Decision.from_dict(decision.to_dict()) == decision
+    assert decoded(Decision, encoded(decision), "decision") == decision
 
 
 def test_the_run_text_states_each_bound_on_its_side():
     decision = Decision(
         policy="confidence", threshold=0.9, reviewers=None, feasible=True, binding=None,
-        cost=Cost(review=1.0, staffing=2.0, errors=3.0, rejected=0.0, total=6.0, currency="EUR", per="day"),
+        cost=CostSplit(review=1.0, staffing=2.0, errors=3.0, rejected=0.0, total=6.0, currency="EUR", per="day"),
         constraints=(Constraint("quality", 0.95, 0.96, True), Constraint("service_level", 0.9, 0.8, False),
                      Constraint("reviewers", 12, 12, True), Constraint("cost_per_day", 2000.0, 1820.5, True),
                      Constraint("certified_error", 0.03, 0.01, True)),
@@ -277,11 +282,11 @@ def test_a_cost_known_only_in_total_is_printed_as_its_total():
     """The recommended point of a summary written before decisions existed: its cost was not split."""
     decision = Decision(
         policy="confidence", threshold=0.9, reviewers=None, feasible=True, binding=None,
-        cost=Cost(review=None, staffing=None, errors=None, rejected=None, total=6.0, currency=None, per="data"),
+        cost=CostSplit(review=None, staffing=None, errors=None, rejected=None, total=6.0, currency=None, per="data"),
         constraints=(), alternatives=(), basis="cost", edge_of_range=False, reason="")
     assert decision_text(decision).splitlines()[:2] == ["Decision (cost): confidence at τ 0.9000",
                                                         "  cost for the data: 6.00"]
-    assert Decision.from_dict(decision.to_dict()) == decision
+    assert decoded(Decision, encoded(decision), "decision") == decision
 
 
 def test_run_prints_the_decision_and_its_json_holds_it(capsys):

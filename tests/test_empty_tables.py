@@ -81,8 +81,8 @@ def test_sweeps_curves_points_and_replays(table):
 def test_certification_and_calibration_have_nothing_to_count(table):
     assert is_correct(table).tolist() == [] and table.errors().dtype == bool
     result = run_study(_scenario(table.task), table, [load_policy(p) for p in POLICIES[table.task]])
-    assert result.summary["calibration"] == {}
-    for policy in result.summary["policies"]:
+    assert result.summary.to_dict()["calibration"] == {}
+    for policy in result.summary.to_dict()["policies"]:
         certified = policy["certified"]
         if policy["policy"] == "audited-budget":
             assert certified["threshold"] is None and "budget" in certified["guarantee"]
@@ -94,7 +94,7 @@ def test_certification_and_calibration_have_nothing_to_count(table):
 
 def test_study_summary_is_json_with_nulls(table):
     result = run_study(_scenario(table.task), table, [load_policy(p) for p in POLICIES[table.task]])
-    summary = json.loads(json.dumps(result.summary, allow_nan=False))
+    summary = json.loads(result.summary.to_json())
     additions = table.counts.additions if table.task == "kie" else 0
     assert summary["data"]["predictions"] == 0
     metric = 0.0 if additions else None
@@ -139,7 +139,7 @@ def test_report_says_there_are_no_predictions(table, tmp_path):
 def test_dashboard_model(table):
     result = run_study(_scenario(table.task), table, [load_policy(p) for p in POLICIES[table.task]])
     model = DashboardModel.from_table("empty", table, result.policies, reviewer=REVIEWER, costs=COSTS,
-                                      summary=result.typed_summary)
+                                      summary=result.summary)
     additions = table.counts.additions if table.task == "kie" else 0
     for policy in range(len(model.policies)):
         assert np.isnan(model.figures(policy, 0.5)["auto_rate"])

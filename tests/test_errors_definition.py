@@ -10,14 +10,12 @@ from rpa_sim.evaluate.metrics.calibration import is_correct, reliability_table
 from rpa_sim.evaluate.outcomes import OutcomeTable, evaluate_kie, evaluate_vqa
 from rpa_sim.records.models import VQARecord
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
-from rpa_sim.route.certify import certify_threshold
+from rpa_sim.route.certify import certify_policy, certify_threshold
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.per_field.policy import target_costs
 from rpa_sim.route.policies import load_policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper
-from rpa_sim.study.run import certify_policy
-from rpa_sim.study.scenario import CertifySpec
 from rpa_sim.tui.model import DashboardModel
 
 
@@ -87,11 +85,11 @@ def test_certification_calibration_cost_and_dashboard_count_the_same_rows(task):
     missed = table.counts.additions if task == "kie" else 0
     assert sweeper.at(0.0)["cost"] == errors.sum() + missed
     # certification: the errors among the accepted items at the certified threshold are the cost's
-    certified = certify_policy(sweeper, CertifySpec(max_error=0.3, delta=0.2, calibration_fraction=1.0))
-    threshold = certified["threshold"]
+    certified = certify_policy(sweeper, max_error=0.3, delta=0.2, calibration_fraction=1.0)
+    threshold = certified.threshold
     assert threshold is not None
     accepted = table.confidence >= threshold
-    assert certified["accepted_errors"] == errors[accepted].sum() and certified["accepted_n"] == accepted.sum()
+    assert certified.accepted_errors == errors[accepted].sum() and certified.accepted_n == accepted.sum()
     assert sweeper.at(threshold)["cost"] == pytest.approx(errors[accepted].sum() + missed, abs=1e-9)
     direct = certify_threshold(table.confidence, errors, max_error=0.3, delta=0.2, calibration_fraction=1.0,
                                groups=table.review_units)

@@ -7,15 +7,18 @@ import asyncio
 import json
 import math
 import re
+from dataclasses import replace
 
 import pytest
 
+from rpa_sim.common.typedjson import FrozenMap
 from rpa_sim.evaluate.outcomes import evaluate_kie
+from rpa_sim.operate.monitoring.results import MethodCoverage
 from rpa_sim.operate.monitoring.summary import (
     SHORTFALL_ERRORS,
     MonitoringSpec,
+    nothing_to_monitor,
     policy_monitoring,
-    proposed_method,
     reliability,
 )
 from rpa_sim.records.synthetic import generate_receipts
@@ -58,12 +61,17 @@ def test_zero_width_on_most_days_is_unreliable_even_where_it_holds_the_truth():
 
 
 def test_proposed_method_is_the_narrowest_reliable_one():
-    methods = {"classical": {"reliable": True, "mean_width": 0.08}, "stratified": {"reliable": True,
-                                                                                   "mean_width": 0.08},
-               "ppi": {"reliable": False, "mean_width": 0.01}}
-    assert proposed_method({"methods": methods}) == "classical"
-    assert proposed_method({"methods": {"ppi": methods["ppi"]}}) is None
-    assert proposed_method({"methods": None}) is None
+    def coverage(reliable: bool, width: float | None) -> MethodCoverage:
+        return MethodCoverage(0.95, 0.01, width, 0.0, None, reliable=reliable, reason="")
+
+    methods = {"classical": coverage(True, 0.08), "stratified": coverage(True, 0.08), "ppi": coverage(False, 0.01)}
+    entry = nothing_to_monitor("confidence", 0.9, "given", "")
+    assert replace(entry, methods=FrozenMap(methods)).proposed_method() == "classical"
+    assert replace(entry, methods=FrozenMap({"ppi": methods["ppi"]})).proposed_method() is None
+    assert entry.proposed_method() is None
+    # a reliable method of unknown width is proposed only when no other is reliable
+    unknown = {"stratified": coverage(True, None), "classical": coverage(True, 0.2)}
+    assert replace(entry, methods=FrozenMap(unknown)).proposed_method() == "classical"
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +83,7 @@ def docvqa():
 
 
 def test_docvqa_demo_ppi_is_unreliable_in_the_summary(docvqa):
-    entry = docvqa.summary["monitoring"]["policies"][0]
+    entry = docvqa.summary.to_dict()["monitoring"]["policies"][0]
     assert (entry["policy"], entry["threshold"], entry["auto_accepted"]) == ("confidence", 0.9931, 1036)
     ppi = entry["methods"]["ppi"]
     assert (ppi["coverage"], ppi["reliable"]) == (0.24, False)
@@ -110,7 +118,7 @@ def test_docvqa_demo_ppi_is_marked_and_not_proposed_in_the_report(docvqa):
 def test_docvqa_demo_ppi_is_marked_in_the_run_text(docvqa):
     notes = comparison_table(docvqa).splitlines()
     assert notes[-1] == ("monitoring: ppi is unreliable for confidence at τ = 0.9931: "
-                         + docvqa.summary["monitoring"]["policies"][0]["methods"]["ppi"]["reason"])
+                         + docvqa.summary.monitoring.policies[0].methods["ppi"].reason)
     assert sum("unreliable" in line for line in notes) == 1
 
 
@@ -119,10 +127,10 @@ def test_receipts_with_enough_audits_are_reliable():
     spec = MonitoringSpec(audit_rate=0.1, days=300, seed=5, audit_rates=[])
     entry = policy_monitoring(spec, evaluate_kie(generate_receipts(300, seed=4)), load_policy("confidence"),
                               threshold=0.9, reviewer=Reviewer(miss_rate=0.1, false_correction_rate=0.02))
-    assert round(entry["expected_audits"]) == 335
-    assert {method: (figures["reliable"], figures["reason"]) for method, figures in entry["methods"].items()} == {
+    assert round(entry.expected_audits) == 335
+    assert {method: (figures.reliable, figures.reason) for method, figures in entry.methods.items()} == {
         "classical": (True, ""), "stratified": (True, ""), "ppi": (True, "")}
-    assert proposed_method(entry) == "ppi"  # reliable here, and the narrowest
+    assert entry.proposed_method() == "ppi"  # reliable here, and the narrowest
 
 
 def test_the_monitoring_view_warns_with_the_reason(tmp_path):
@@ -160,7 +168,7 @@ def cost_benefit():
 
 
 def test_cost_benefit_headline_optimum_is_at_the_edge(cost_benefit):
-    optima = {p["policy"]: p["cost_optimum"] for p in cost_benefit.summary["policies"]}
+    optima = {p["policy"]: p["cost_optimum"] for p in cost_benefit.summary.to_dict()["policies"]}
     # document-escalation's 4,724.25 saved comes from τ = 1, the top of linspace:0:1:201; audited-budget's
     # cheapest point, 0.985, is inside the range
     assert {name: (best["threshold"], best["edge_of_range"]) for name, best in optima.items()} == {
@@ -260,7 +268,7 @@ def test_report_counts_are_whole_and_money_separated(cost_benefit):
     data = {row[0]: row[1] for row in cells("data")}
     assert data["documents"] == "2,000"
     baselines = {row[0]: row[1:] for row in cells("baselines")}
-    everything = cost_benefit.summary["baselines"]["review_all"]
+    everything = cost_benefit.summary.to_dict()["baselines"]["review_all"]
     assert baselines["review everything"][1:] == [f"{everything['reviewed']:,.0f}", f"{everything['cost']:,.2f}"]
     assert re.fullmatch(r"\d{1,3}(,\d{3})+", baselines["review everything"][1])
     comparison = {row[0]: row for row in cells("comparison")}

@@ -39,11 +39,11 @@ def scenario(monitoring: dict | None, **extra) -> Scenario:
 @pytest.fixture(scope="module")
 def monitored(receipts):
     spec = {"threshold": 0.9, "audit_rate": 0.1, "days": 300, "seed": 5, "width_days": 40}
-    return run_study(scenario(spec), receipts, POLICIES).summary
+    return run_study(scenario(spec), receipts, POLICIES).summary.to_dict()
 
 
 def test_the_section_adds_one_key_and_changes_nothing_else(receipts, monitored):
-    plain = run_study(scenario(None), receipts, POLICIES).summary
+    plain = run_study(scenario(None), receipts, POLICIES).summary.to_dict()
     assert "monitoring" not in plain
     assert {key: value for key, value in monitored.items() if key != "monitoring"} == plain
 
@@ -134,8 +134,9 @@ def test_the_same_scenario_gives_the_same_bytes(receipts, tmp_path):
 def test_thresholds_come_from_the_cost_optimum_or_the_first_target(receipts):
     costs = {"hourly_rate": 30, "per_residual_error": 1.5}
     quick = {"days": 3, "audit_rates": []}
-    optimum = run_study(scenario(quick, costs=costs, targets=[0.8, 0.9]), receipts, POLICIES).summary
-    target = run_study(scenario({**quick, "threshold": "target"}, targets=[0.8, 0.9]), receipts, POLICIES).summary
+    optimum = run_study(scenario(quick, costs=costs, targets=[0.8, 0.9]), receipts, POLICIES).summary.to_dict()
+    target = run_study(scenario({**quick, "threshold": "target"}, targets=[0.8, 0.9]), receipts,
+                       POLICIES).summary.to_dict()
     for entry, policy in zip(optimum["monitoring"]["policies"], optimum["policies"]):
         assert (entry["threshold"], entry["threshold_from"]) == (policy["cost_optimum"]["threshold"], "cost optimum")
     for entry, policy in zip(target["monitoring"]["policies"], target["policies"]):
@@ -144,11 +145,13 @@ def test_thresholds_come_from_the_cost_optimum_or_the_first_target(receipts):
 
 
 def test_one_policy_and_what_cannot_be_monitored(receipts):
-    only = run_study(scenario({"policy": "confidence", "threshold": 2.0, "days": 3}), receipts, POLICIES).summary
+    only = run_study(scenario({"policy": "confidence", "threshold": 2.0, "days": 3}), receipts,
+                     POLICIES).summary.to_dict()
     [entry] = only["monitoring"]["policies"]
     assert (entry["policy"], entry["auto_accepted"], entry["methods"]) == ("confidence", 0, None)
     assert "reviews every item" in entry["note"]
-    unreachable = run_study(scenario({"threshold": "target", "days": 3}, targets=[1.0]), receipts, POLICIES).summary
+    unreachable = run_study(scenario({"threshold": "target", "days": 3}, targets=[1.0]), receipts,
+                            POLICIES).summary.to_dict()
     assert all(entry["threshold"] is None and entry["note"] == "has no target 1: nothing to monitor"
                for entry in unreachable["monitoring"]["policies"])
 
@@ -156,7 +159,7 @@ def test_one_policy_and_what_cannot_be_monitored(receipts):
 def test_an_audit_plan_leaves_classical_out_and_refuses_it_when_asked(receipts):
     plan = {"strata": [{"confidence": {"below": 0.99}, "rate": 0.3}], "rest_rate": 0.05}
     spec = {"policy": "confidence", "threshold": 0.9, "days": 5, "audit_plan": plan, "audit_rates": [0.1]}
-    [entry] = run_study(scenario(spec), receipts, POLICIES).summary["monitoring"]["policies"]
+    [entry] = run_study(scenario(spec), receipts, POLICIES).summary.to_dict()["monitoring"]["policies"]
     assert list(entry["methods"]) == ["stratified", "ppi"] and entry["audit_rate"] is None
     with pytest.raises(InputError, match="classical assumes one audit rate"):
         run_study(scenario({**spec, "methods": ["classical"]}), receipts, POLICIES)
@@ -206,7 +209,7 @@ def test_the_report_has_a_monitoring_section_only_with_the_section(receipts):
                  'id="monitoring-coverage"', "The 95% intervals of the first 10 days"):
         assert section.count(part) == 1, part
     assert html.count("a second, careful check") == 1  # the assumption is stated once
-    entry = monitored.summary["monitoring"]["policies"][0]
+    entry = monitored.summary.to_dict()["monitoring"]["policies"][0]
     ppi = entry["methods"]["ppi"]
     assert (f"<tr><td>confidence</td><td class=\"num\">0.9000</td><td class=\"num\">{entry['auto_accepted']:,}</td>"
             in section)

@@ -36,10 +36,10 @@ def test_m_computes_the_policy_at_tau_with_the_default_settings(tmp_path):
             rows = view.rows()
             assert [row["method"] for row in rows] == ["classical", "stratified", "ppi"]
             for row in rows:
-                assert row["coverage"] == expected["methods"][row["method"]]["coverage"]
-                assert row["mean_width"] == expected["methods"][row["method"]]["mean_width"]
+                assert row["coverage"] == expected.methods[row["method"]].coverage
+                assert row["mean_width"] == expected.methods[row["method"]].mean_width
                 assert row["threshold"] == threshold
-            assert f"confidence at τ = {threshold:.4f} · {expected['auto_accepted']:,} auto-accepted" in note(app)
+            assert f"confidence at τ = {threshold:.4f} · {expected.auto_accepted:,} auto-accepted" in note(app)
             assert "200 days, 95%" in note(app)
             assert "audits: a second, careful check" in note(app)
 

@@ -16,6 +16,7 @@ pytest.importorskip("textual_plotext")
 
 from rpa_sim.common.formatting import money, number
 from rpa_sim.common.formatting import number as num
+from rpa_sim.common.typedjson import decoded
 from rpa_sim.report.page import render_report
 from rpa_sim.study.decision import Decision
 from rpa_sim.study.run import run_scenario, write_outputs
@@ -198,7 +199,7 @@ def test_the_report_summary_json_run_json_and_the_dashboard_show_the_same_decisi
         app = DashboardApp(source)
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(app, pilot)
-            assert app.model.summary.decision == Decision.from_dict(decision)
+            assert app.model.summary.decision == decoded(Decision, decision, "decision")
             # the comparison's least cost is for the data, under no constraint; the decision's a day: both said
             explanation = app.model.compare_explanation()
             assert "least cost: each policy's cheapest τ swept, for the whole data (80 documents), under no " \

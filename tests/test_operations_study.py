@@ -54,7 +54,7 @@ def result():
 
 
 def test_load_and_reviewers_needed_are_the_curve_at_tau_by_hand(result):
-    operations = result.summary["operations"]
+    operations = result.summary.to_dict()["operations"]
     table = result.table
     for policy, entry in zip(result.policies, operations["policies"]):
         sweeper = Sweeper(table, policy, reviewer=result.scenario.reviewer)
@@ -83,7 +83,7 @@ def test_staffing_joins_the_cost_and_the_cost_optimum(result):
                                                 reviewer=result.scenario.reviewer, costs=result.scenario.costs)
     plain = [Sweeper(table, policy, reviewer=result.scenario.reviewer, costs=result.scenario.costs).curve(
         "linspace:0:1:41") for policy in result.policies]
-    for curve, unpriced, summary in zip(result.curves, plain, result.summary["policies"]):
+    for curve, unpriced, summary in zip(result.curves, plain, result.summary.to_dict()["policies"]):
         opened = table.documents - unpriced.columns["documents_straight_through"]
         reviewed = unpriced.columns["reviewed"]
         staffing = np.array([model.staffing_cost_per_day(Workload(opened=o, reviewed=r, documents=table.documents))
@@ -99,7 +99,7 @@ def test_staffing_joins_the_cost_and_the_cost_optimum(result):
 
 
 def test_the_simulation_sees_the_workload(result):
-    point = result.summary["operations"]["policies"][0]["points"][0]
+    point = result.summary.to_dict()["operations"]["policies"][0]["points"][0]
     simulated = point["simulated"]
     expected = sum(PROFILE) * 3 * point["opened_share"]
     assert abs(simulated["tasks"] - expected) < 4 * math.sqrt(expected)  # a Poisson count
@@ -109,25 +109,25 @@ def test_the_simulation_sees_the_workload(result):
     by_hour = simulated["backlog_by_hour"]
     assert len(by_hour) == 24 and by_hour[23] == pytest.approx(np.mean(simulated["backlog_at_day_end"]))
     assert len(set(by_hour[:8])) == 1  # nobody arrives or reviews before 08:00
-    grid = result.summary["operations"]["policies"][0]["grid"]
+    grid = result.summary.to_dict()["operations"]["policies"][0]["grid"]
     assert [row["threshold"] for row in grid] == pytest.approx(np.linspace(0, 1, 21).tolist())
     assert grid[0]["opened_share"] <= grid[-1]["opened_share"]
 
 
 def test_same_seed_same_bytes_and_absent_without_the_section(result):
     again = run_scenario(scenario(), base=None)
-    assert json.dumps(again.summary) == json.dumps(result.summary)
+    assert again.summary.to_json() == result.summary.to_json()
     other = run_scenario(scenario(operations={**OPERATIONS, "seed": 1}), base=None)
-    assert other.summary["operations"] != result.summary["operations"]
+    assert other.summary.to_dict()["operations"] != result.summary.to_dict()["operations"]
     plain = run_scenario(scenario(operations=None), base=None)
-    assert "operations" not in plain.summary
+    assert plain.summary.operations is None and "operations" not in plain.summary.to_dict()
     assert all("staffing_cost" not in curve.columns for curve in plain.curves)
 
 
 def test_overload_is_reported_not_refused():
     crowded = run_scenario(scenario(operations={**OPERATIONS, "arrivals": {"per_hour": 400},
                                                 "reviewers": {"count": 1}}), base=None)
-    point = crowded.summary["operations"]["policies"][0]["points"][0]
+    point = crowded.summary.to_dict()["operations"]["policies"][0]["points"][0]
     assert point["overloaded_hours"] == list(range(24))
     assert point["erlang_service_level_per_hour"] == [None] * 24
     backlog = point["simulated"]["backlog_at_day_end"]
@@ -140,7 +140,7 @@ def test_released_documents_go_through_unreviewed_in_the_quality(result):
                                               "reviewers": {"count": 1},
                                               "patience": {"seconds": 3600, "on_expiry": "release"}}), base=None)
     unreviewed = short.table.counts.kieval_aligned
-    for policy, sweeper_policy in zip(short.summary["operations"]["policies"], short.policies):
+    for policy, sweeper_policy in zip(short.summary.to_dict()["operations"]["policies"], short.policies):
         sweeper = Sweeper(short.table, sweeper_policy, reviewer=short.scenario.reviewer, costs=short.scenario.costs)
         for point in policy["points"] + policy["grid"]:
             simulated = point["simulated"]
@@ -152,7 +152,7 @@ def test_released_documents_go_through_unreviewed_in_the_quality(result):
         released = [point["released_share"] for point in policy["points"]]
         assert max(released) > 0.3  # the team is far too small: the figure is tested where it matters
     # without patience nothing is released and the quality is the curve's
-    for policy in result.summary["operations"]["policies"]:
+    for policy in result.summary.to_dict()["operations"]["policies"]:
         for point in policy["points"]:
             assert point["released_share"] == 0.0 and point["quality_with_releases"] == point["quality"]
 
@@ -238,7 +238,7 @@ def test_arrivals_and_handling_from_records(tmp_path):
     path = _file_scenario(tmp_path, raws, {**OPERATIONS, "arrivals": {"from_records": True, "utc_offset_hours": 1},
                                             "handling": {"from_records": True}})
     loaded, base = load_scenario(path)
-    summary = run_scenario(loaded, base).summary["operations"]
+    summary = run_scenario(loaded, base).summary.to_dict()["operations"]
     # 40 documents, 37 minutes apart from 08:00 local, 600 minutes a day: days 4 and 5 of March
     minutes = [i * 37 for i in range(40)]
     hours = [8 + (m % 600) // 60 for m in minutes]
@@ -347,7 +347,7 @@ def test_report_has_the_operations_section_only_with_operations(result):
     for plot in ("operations-reviewers", "operations-staffing", "operations-backlog"):
         assert f'<figure id="plot-{plot}">' in section
     table = section[section.index('id="operations-staffing-table"'):section.index("</table>")]
-    points = [(entry["policy"], point) for entry in result.summary["operations"]["policies"]
+    points = [(entry["policy"], point) for entry in result.summary.to_dict()["operations"]["policies"]
               for point in entry["points"]]
     assert table.count("<tr>") == 1 + len(points)  # the header, then a row per operating point
     first_policy, first = points[0]

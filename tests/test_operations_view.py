@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
-from rpa_sim.operate.queue.summary import Workload, with_releases
+from rpa_sim.operate.queue.summary import Workload
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import operation_of
 from rpa_sim.tui.views.operations import OperationsView
@@ -35,18 +35,19 @@ def test_w_shows_the_study_figures_and_r_changes_the_team(tmp_path):
             operation = operation_of(app.model.summary, app.model.table)
             at = app.model.sweepers[0].at(app.threshold)
             work = Workload.from_point(at, documents=operation.documents)
-            quality = {"quality": at["kieval_aligned"], "unreviewed": app.model.table.counts.kieval_aligned}
-            expected = with_releases(operation.at(work), **quality)
+            quality = {"threshold": app.threshold, "quality": at["kieval_aligned"],
+                       "unreviewed": app.model.table.counts.kieval_aligned}
+            expected = operation.at(work, **quality)
             assert view.results[view.key()] == expected
-            assert expected["released_share"] == 0.0 and expected["quality_with_releases"] == at["kieval_aligned"]
+            assert expected.released_share == 0.0 and expected.quality_with_releases == at["kieval_aligned"]
             assert f"confidence at τ = {app.threshold:.4f} · the scenario's team (08-12 h 2, 12-17 h 2" in note(app)
             rows = view.rows()
-            assert [row["scheduled_needed"] for row in rows] == expected["scheduled_needed_per_hour"]
+            assert [row["scheduled_needed"] for row in rows] == list(expected.scheduled_needed_per_hour)
             assert [row["team_scheduled"] for row in rows] == [0] * 8 + [2] * 9 + [0] * 7
             await pilot.press("r")
             assert view.extra == 1
             await shown(view, pilot)
-            assert view.results[view.key()] == with_releases(operation.at(work, extra=1), **quality)
+            assert view.results[view.key()] == operation.at(work, extra=1, **quality)
             assert "the team +1 a shift (08-12 h 3, 12-17 h 3" in note(app)
             await pilot.press("R", "R", "R")  # never below one reviewer a shift
             assert view.extra == -1

@@ -15,7 +15,7 @@ from rpa_sim.study.result import (
     Baseline,
     Baselines,
     Calibration,
-    Certification,
+    CertifiedThreshold,
     CostOptimum,
     FrozenMap,
     KieData,
@@ -44,7 +44,7 @@ def _policy(name, *, points=None, optimum=None, certified=None, knob="confidence
 
 
 def _certified(threshold, auto_rate, *, max_error=0.03, delta=0.05):
-    return Certification(threshold=threshold, max_error=max_error, delta=delta, calibration_n=500, accepted_n=200,
+    return CertifiedThreshold(threshold=threshold, max_error=max_error, delta=delta, calibration_n=500, accepted_n=200,
                          accepted_errors=3, p_value=0.01, upper_bound=0.029, holdout_auto_rate=auto_rate,
                          holdout_error=0.02, guarantee="",
                          at_threshold=AtThreshold(auto_rate=auto_rate, metric=0.95, cost=90.0))

@@ -74,7 +74,7 @@ def _auc_cells(result):
     """The comparison's AUC column as the curves say it should read: the summary's AUC for a curve whose points
     run from auto-rate 0 to 1, else the range its points cover."""
     cells = []
-    for curve, policy in zip(result.curves, result.summary["policies"]):
+    for curve, policy in zip(result.curves, result.summary.to_dict()["policies"]):
         rates = curve.auto_rate[~np.isnan(curve.auto_rate)]
         low, high = float(rates.min()), float(rates.max())
         cells.append(_f(policy["auc"]) if (low, high) == (0.0, 1.0) else f"partial ({_f(low)}–{_f(high)})")
@@ -252,7 +252,7 @@ def test_summary_recommends_a_policy_and_threshold(kie):
            "guarantee" in summary_html
     # the risk: a third of the predictions go through on confidence alone, which outweighs the reviewer's misses
     assert 0.3 < best["auto_rate"] < 0.4 and parsed.texts["risk"].startswith("Main risk, calibration: ")
-    assert recommend(result.typed_summary).policy == chosen["policy"]
+    assert recommend(result.summary).policy == chosen["policy"]
 
 
 def test_curve_notes_explain_partial_curves_and_review_everything(kie):
@@ -360,12 +360,12 @@ def test_vqa_report_has_the_alpha_plot(vqa, tmp_path):
     assert "scenario alpha 0.3" in text  # the marker's legend (SVG text is kept as text)
     assert "SMuDGE against alpha" in text
     data = dict(parsed.tables["data"]["rows"])
-    assert data["ANLS before review"] == _f(result.summary["data"]["anls"])
+    assert data["ANLS before review"] == _f(result.summary.to_dict()["data"]["anls"])
     rows = parsed.tables["comparison"]["rows"]
     assert [row[0] for row in rows] == ["confidence", "grounding-gate"]
     # grounding-gate reviews whatever is not found on the page, at every τ: 2 of the 60 answers here
     assert [row[1] for row in rows] == _auc_cells(result) == [
-        _f(result.summary["policies"][0]["auc"]), f"partial (0.0000–{_f(58 / 60)})"]
+        _f(result.summary.to_dict()["policies"][0]["auc"]), f"partial (0.0000–{_f(58 / 60)})"]
     assert "http" not in text
     assert write_report(result, tmp_path / "again.html").read_bytes() == report.read_bytes()
 
@@ -388,7 +388,7 @@ def test_costs_without_a_currency_are_plain_numbers(vqa):
     text = report.read_text(encoding="utf-8")
     parsed = _parse(report)
     assert "least cost" in parsed.tables["comparison"]["header"] and "(EUR)" not in text and "None" not in text
-    cost = result.summary["decision"]["point"]["cost"]  # the decision's point, which the recommendation follows
+    cost = result.summary.decision.point.cost  # the decision's point, which the recommendation follows
     assert f"{cost:,.2f} for the 60 questions of the data." in parsed.texts["recommendation-text"]
     assert "one currency (not named in the scenario)" in parsed.texts["cost-basis"]
     assert "total cost (60 questions)" in text.split('id="svg-cost"')[1]
@@ -398,7 +398,7 @@ def test_costs_per_day_when_the_volume_is_known(tmp_path):
     result = _run(tmp_path, KIE.replace("costs: {currency: EUR,", "costs: {currency: EUR, volume_per_day: 1000,"))
     parsed = _parse(write_report(result, tmp_path / "r.html"))
     rows = {row[0]: row[1:] for row in parsed.tables["recommendation"]["rows"]}
-    summary = result.summary
+    summary = result.summary.to_dict()
     costs = (summary["decision"]["point"]["cost"], summary["baselines"]["review_all"]["cost"],
              summary["baselines"]["review_none"]["cost"])
     assert rows["cost per day (EUR), 1,000 documents a day"] == [_f(c * 1000 / 80, 2) for c in costs]
@@ -447,7 +447,7 @@ def test_predictions_without_a_confidence_have_no_calibration_and_no_risk_to_wei
                                      "policies: [missing-confidence-review]\nreviewer: {seconds_per_item: 6}\n"
                                      "costs: {hourly_rate: 30, per_residual_error: 1.5}\ntargets: [0.8]\n")
     result = run_scenario(*load_scenario(tmp_path / "s.yaml"))
-    summary = result.typed_summary
+    summary = result.summary
     assert summary.calibration is None and summary.data.predictions > 0
     found = recommend(summary)
     assert (found.basis, found.policy, found.risk) == ("cost", "missing-confidence-review", None)

@@ -10,9 +10,11 @@ import re
 import numpy as np
 import pytest
 
+from rpa_sim.common.typedjson import decoded
 from rpa_sim.report.decided import starred
 from rpa_sim.report.page import render_report
 from rpa_sim.report.sections.decision import DAYS_PER_MONTH, decision_section
+from rpa_sim.study.decision import Decision
 from rpa_sim.study.recommend import main_risk, recommend
 from rpa_sim.study.run import run_scenario
 from rpa_sim.study.scenario import bundled_scenarios, load_scenario
@@ -65,7 +67,7 @@ def result(tmp_path_factory):
 @pytest.fixture(scope="module")
 def tau(result) -> float:
     """A threshold on the confidence curve: its cost optimum."""
-    return result.summary["policies"][0]["cost_optimum"]["threshold"]
+    return result.summary.to_dict()["policies"][0]["cost_optimum"]["threshold"]
 
 
 def _with(result, decision):
@@ -78,15 +80,16 @@ def _with(result, decision):
         index = int(np.flatnonzero(curve.threshold == decision["threshold"])[0])
         columns = curve.columns
         decision = {**decision, "point": {"auto_rate": float(columns["auto_rate"][index]),
-                                          "metric": float(columns[result.summary["metric"]][index]),
+                                          "metric": float(columns[result.summary.to_dict()["metric"]][index]),
                                           "reviewed": float(columns["reviewed"][index]),
                                           "cost": float(columns["cost"][index])}}
-    return dataclasses.replace(result, summary={**result.summary, "decision": decision})
+    return dataclasses.replace(result, summary=dataclasses.replace(result.summary,
+                                                                   decision=decoded(Decision, decision, "decision")))
 
 
 def _without_decision(result):
     """``result`` as a study summarised before decisions were made: no ``decision`` key."""
-    return dataclasses.replace(result, summary={k: v for k, v in result.summary.items() if k != "decision"})
+    return dataclasses.replace(result, summary=dataclasses.replace(result.summary, decision=None))
 
 
 def test_a_feasible_decision_with_its_team_costs_and_targets(result, tau):
@@ -169,7 +172,7 @@ def test_the_main_risk_is_the_edge_of_the_range_then_the_larger_exposure(result,
     edge = _parsed(_section(_with(result, _decision(tau, edge_of_range=True))))
     assert edge.texts["decision-risk"].startswith("Main risk: τ is at the edge of the thresholds swept")
     # the recommendation's rule at the decided point: τ is the confidence policy's cost optimum
-    typed = result.typed_summary
+    typed = result.summary
     risk = main_risk(typed.calibration, typed.reviewer, typed.policies[0].cost_optimum.auto_rate)
     assert risk.kind == "calibration"
     exposure = _parsed(_section(_with(result, _decision(tau))))
@@ -189,7 +192,7 @@ def test_nothing_to_decide(result):
 
 def test_without_a_decision_the_recommendation_opens_in_the_same_form(result):
     result = _without_decision(result)
-    found = recommend(result.typed_summary)
+    found = recommend(result.summary)
     text = _section(result)
     parsed = _parsed(text)
     assert parsed.texts["decision-text"] == (f"Run {found.policy} at τ = {found.threshold:.4f} (on {found.knob}): "
@@ -212,18 +215,18 @@ def test_the_page_opens_with_the_decision_then_closed_details(result, tau):
     assert text.count("<details>") == text.count("</details>") == len(headings) and "<details open" not in text
     # a decision at another point than the study's own: the recommendation's detail follows the decision, and
     # the detail plots star it
-    found = recommend(result.typed_summary)
-    policy = next(p for p in result.summary["policies"] if p["policy"] != found.policy)
+    found = recommend(result.summary)
+    policy = next(p for p in result.summary.to_dict()["policies"] if p["policy"] != found.policy)
     other = policy["cost_optimum"]
     decided = _with(result, _decision(other["threshold"], policy=policy["policy"]))
-    follows = recommend(decided.typed_summary)
+    follows = recommend(decided.summary)
     assert (follows.policy, follows.threshold) == (policy["policy"], other["threshold"])
     assert f"We recommend <strong>{policy['policy']}</strong>" in render_report(decided)
     star = starred(decided, found)
     assert (star.policy, star.threshold, star.metric) == (policy["policy"], other["threshold"], other["metric"])
     agreeing = _with(result, _decision(found.threshold, policy=found.policy))
     assert 'id="summary"' in render_report(agreeing)
-    assert starred(result, recommend(result.typed_summary)) == recommend(result.typed_summary)
+    assert starred(result, recommend(result.summary)) == recommend(result.summary)
 
 
 @pytest.mark.parametrize("name", sorted(bundled_scenarios()))

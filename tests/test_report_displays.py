@@ -85,7 +85,7 @@ def test_the_tradeoff_on_a_panel_of_ones_own(kie):
     display = TradeoffDisplay.from_result(kie).plot(ax=ax)
     assert (display.figure_, display.ax_, display.zoom_ax_) == (figure, ax, None)
     assert not figure.legends  # the panel only: the legend under the panels is the report's figure's
-    summary = kie.summary
+    summary = kie.summary.to_dict()
     policies = summary["policies"]
     # one line per policy, labelled, through its curve's points in the order of the auto-rate
     assert [line.get_label() for line in display.lines_] == ["confidence", "document-escalation"]
@@ -117,7 +117,7 @@ def test_the_tradeoff_as_the_report_draws_it_zooms_on_the_operating_points(kie):
     display = TradeoffDisplay.from_result(kie).plot()
     assert len(display.figure_.axes) == 2 and display.zoom_ax_ is display.figure_.axes[1]
     x0, x1, _, _ = display.window
-    best = [max(p["operating_points"][t]["auto_rate"] for p in kie.summary["policies"] if p["operating_points"][t])
+    best = [max(p.operating_points[t].auto_rate for p in kie.summary.policies if p.operating_points[t])
             for t in ("0.9", "0.95")]
     assert x0 < min(best) and max(best) < x1 and x1 - x0 >= 0.1 - 1e-12
     low, high = display.zoom_ax_.get_xlim()
@@ -146,8 +146,8 @@ def test_the_cost_curves_mark_each_cheapest_threshold_and_star_the_decision(kie)
     for line, curve in zip(display.lines_, kie.curves):
         finite = np.isfinite(curve.threshold)
         assert _pairs(*line.get_data()) == _pairs(curve.threshold[finite], curve.columns["cost"][finite])
-    optima = [p["cost_optimum"] for p in kie.summary["policies"]]
-    decision = kie.summary["decision"]
+    optima = [p["cost_optimum"] for p in kie.summary.to_dict()["policies"]]
+    decision = kie.summary.to_dict()["decision"]
     assert decision["basis"] == "cost"
     assert _offsets(ax) == [[(best["threshold"], best["cost"])] for best in optima] + [
         [(decision["threshold"], decision["point"]["cost"])]]
@@ -157,7 +157,7 @@ def test_the_cost_curves_mark_each_cheapest_threshold_and_star_the_decision(kie)
 def test_the_decision_figure(kie):
     figure, ax = _axes()
     display = DecisionDisplay.from_result(kie).plot(ax=ax)
-    decision = kie.summary["decision"]
+    decision = kie.summary.to_dict()["decision"]
     assert [line.get_label() for line in display.lines_] == ["confidence", "document-escalation"]
     assert _offsets(ax) == [[(decision["point"]["auto_rate"], decision["point"]["metric"])]]
     assert [text.get_text() for text in ax.texts] == [f"τ {decision['threshold']:.4f}"]
@@ -171,7 +171,7 @@ def test_the_decision_figure(kie):
 def test_the_reliability_diagram_draws_the_summary_bins(kie):
     figure, ax = _axes()
     display = ReliabilityDisplay.from_result(kie).plot(ax=ax)
-    calibration = kie.summary["calibration"]
+    calibration = kie.summary.to_dict()["calibration"]
     table = calibration["reliability"]
     bars = ax.patches
     assert [bar.get_x() for bar in bars] == pytest.approx(table["lower"])
@@ -205,7 +205,7 @@ def test_smudge_against_alpha_runs_from_the_mean_grounding_to_the_mean_match(tmp
 
 
 def test_monitoring_intervals_on_a_grid_of_ones_own(kie):
-    monitoring = kie.summary["monitoring"]
+    monitoring = kie.summary.to_dict()["monitoring"]
     monitored = [entry for entry in monitoring["policies"] if entry["note"] is None]
     methods = list(monitored[0]["methods"])
     figure = Figure()
@@ -231,7 +231,7 @@ def test_monitoring_intervals_on_a_grid_of_ones_own(kie):
 
 
 def test_monitoring_widths_per_method(kie):
-    monitored = [entry for entry in kie.summary["monitoring"]["policies"] if entry["note"] is None]
+    monitored = [entry for entry in kie.summary.to_dict()["monitoring"]["policies"] if entry["note"] is None]
     methods = list(monitored[0]["methods"])
     figure = Figure()
     panels = figure.subplots(1, len(methods))
@@ -244,7 +244,7 @@ def test_monitoring_widths_per_method(kie):
 
 
 def test_operations_displays(operations):
-    summary = operations.summary["operations"]
+    summary = operations.summary.to_dict()["operations"]
     policies = summary["policies"]
     figure = Figure()
     top, bottom = figure.subplots(2)

@@ -1,5 +1,6 @@
-"""The typed result (``rpa_sim/study/result/``): ``summary.json`` read and written back byte for byte, every problem
-named by its key path, and ``docs/summary.md`` in step with the dataclasses (issue 21)."""
+"""The typed result (``rpa_sim/study/result/``): the study's ``StudySummary`` written and read back equal,
+``summary.json`` read and written back byte for byte, summaries of every schema version read, every problem named by
+its key path, and ``docs/summary.md`` in step with the dataclasses (issues 21 and 29)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pickle
 import re
 import types
 import typing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,15 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.typedjson import given as written_when
 from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.operate.queue.spec import OperationsSpec
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.route.costs import CostModel
-from rpa_sim.route.policies import load_policy
+from rpa_sim.route.policies import Policy, load_policy
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.result import SCHEMA_VERSION, FrozenMap, MonteCarlo, StudySummary
+from rpa_sim.study.result import SCHEMA_VERSION, CertifiedThreshold, FrozenMap, MonteCarlo, StudySummary
 from rpa_sim.study.run import run_scenario, run_study, write_outputs
 from rpa_sim.study.scenario import Scenario, bundled_scenarios, load_scenario
 
@@ -67,17 +70,19 @@ def round_trips(text: str) -> StudySummary:
 def test_every_bundled_scenario_round_trips_byte_for_byte(written, name):
     result, text = written[name]
     typed = round_trips(text)
-    assert typed.schema_version == SCHEMA_VERSION == 2 and text.startswith('{\n  "schema_version": 2,\n')
-    assert typed == result.typed_summary and typed.to_dict() == result.summary
+    assert typed.schema_version == SCHEMA_VERSION == 3 and text.startswith('{\n  "schema_version": 3,\n')
+    # the study's own typed result, written and read back, is the same object
+    assert typed == result.summary and typed.to_json() == result.summary.to_json()
+    decided = typed.decision
+    assert decided.rules == next(policy for policy in result.policies if policy.name == decided.policy)
     assert typed.scenario == name and len(typed.policies) == len(result.policies)
     assert (typed.operations is None) == (name != "operations-day")
     assert all(isinstance(policy.dominated_by, tuple) for policy in typed.policies)
 
 
-def test_typed_access_reads_the_figures_of_the_dict(written):
-    result, _ = written["imperfect-reviewer"]
-    typed, summary = result.typed_summary, result.summary
-    assert result.typed_summary is typed  # read once
+def test_typed_access_reads_the_figures_of_the_file(written):
+    result, text = written["imperfect-reviewer"]
+    typed, summary = result.summary, json.loads(text)
     first = typed.policies[0]
     assert first.cost_optimum.threshold == summary["policies"][0]["cost_optimum"]["threshold"]
     assert first.operating_points["0.9"].auto_rate == summary["policies"][0]["operating_points"]["0.9"]["auto_rate"]
@@ -92,12 +97,27 @@ def test_typed_access_reads_the_figures_of_the_dict(written):
     assert pickle.loads(pickle.dumps(typed)) == typed
 
 
-def test_a_summary_of_the_un_versioned_kind_still_reads(written):
-    _, text = written["receipts-demo"]
+@pytest.mark.parametrize("version", [1, 2])
+def test_summaries_of_earlier_versions_still_read(written, version):
+    """Version 2 is version 3 without the decided policy's rules; version 1 has no schema_version either."""
+    result, text = written["receipts-demo"]
     old = json.loads(text)
-    del old["schema_version"]
-    old_text = json.dumps(old, indent=2) + "\n"
-    assert round_trips(old_text).schema_version is None
+    del old["decision"]["rules"]
+    if version == 1:
+        del old["schema_version"]
+    else:
+        old["schema_version"] = 2
+    typed = round_trips(json.dumps(old, indent=2) + "\n")
+    assert typed.schema_version == (None if version == 1 else 2) and typed.decision.rules is None
+    assert replace(typed, schema_version=SCHEMA_VERSION, decision=result.summary.decision) == result.summary
+
+
+def test_a_version_1_summary_without_a_decision_reads(written):
+    """Written before decisions existed: no decision at all (the report and export then read it as such)."""
+    _, text = written["cost-benefit"]
+    old = {key: value for key, value in json.loads(text).items() if key not in ("schema_version", "decision")}
+    typed = round_trips(json.dumps(old, indent=2) + "\n")
+    assert typed.schema_version is None and typed.decision is None
 
 
 def test_monitoring_and_document_types_round_trip(tmp_path):
@@ -176,7 +196,7 @@ def with_contract_keys(summary: dict) -> dict:
 def monitored_summary():
     scenario, base = load_scenario("cost-benefit")
     run = small(scenario, monitoring={"days": 6, "width_days": 2, "days_shown": 2, "audit_rates": [0.1]})
-    return run_scenario(run, base).summary
+    return run_scenario(run, base).summary.to_dict()
 
 
 def test_a_summary_with_the_contract_keys_round_trips(monitored_summary):
@@ -224,7 +244,8 @@ def test_unknown_missing_and_misplaced_keys_are_named_by_their_path(monitored_su
     refused(changed, "baselines.review_all.cost: missing key")
     changed = copy.deepcopy(summary)
     changed["optimized_per_field"]["0.9"]["feasible"] = False
-    refused(changed, 'optimized_per_field["0.9"].thresholds: present only when feasible is neither null nor false')
+    refused(changed, 'optimized_per_field["0.9"].thresholds: present only when feasible is neither null, false nor '
+                     'empty')
     changed = copy.deepcopy(summary)
     changed["policies"][0]["rejected"] = None
     refused(changed, "policies[0].rejected: null: a summary leaves this key out when it has no value")
@@ -261,8 +282,8 @@ def test_a_value_of_the_wrong_type_is_named_by_its_path(monitored_summary):
 
 
 def test_a_newer_summary_and_text_that_is_no_summary_are_refused(monitored_summary):
-    refused({**monitored_summary, "schema_version": 3, "colour": "red"},
-            "summary.json schema_version 3 is newer than this rpa-sim reads (2)")
+    refused({**monitored_summary, "schema_version": 4, "colour": "red"},
+            "summary.json schema_version 4 is newer than this rpa-sim reads (3)")
     refused({**monitored_summary, "schema_version": 1}, "schema_version: 1 is not a schema version: a summary "
             "without the key is version 1, and versions with the key start at 2")
     refused({**monitored_summary, "schema_version": "2"}, 'schema_version: expected an integer, got a string: "2"')
@@ -280,6 +301,7 @@ SECTIONS = {
     CostModel: [CostModel(per_review=0.05), CostModel(currency="EUR", hourly_rate=30.0, per_residual_error=1.5)],
     OperationsSpec: [load_scenario("operations-day")[0].operations],
     AuditPlan: [AuditPlan.model_validate({"strata": [{"confidence": {"below": 0.9}, "rate": 0.2}], "rest_rate": 0.05})],
+    Policy: [load_policy("confidence"), load_policy("per-document-type")],
 }
 TEXT = st.text(max_size=6)
 NUMBER = st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**6, 10**6)
@@ -311,17 +333,20 @@ def strategy(kind) -> st.SearchStrategy:
 
 def dataclass_strategy(cls) -> st.SearchStrategy:
     hints = typing.get_type_hints(cls)
-    parts = {item.name: strategy(hints[item.name]) for item in dataclasses.fields(cls)}
+    parts = {item.name: strategy(hints[item.name]) for item in dataclasses.fields(cls)
+             if not item.metadata.get("unwritten")}
     if cls is StudySummary:
         parts["schema_version"] = st.sampled_from([None, SCHEMA_VERSION])
     if cls is MonteCarlo:
         parts["metric"] = st.sampled_from(["kieval_aligned", "anls", "smudge"])
+    if cls is CertifiedThreshold:  # given, as a summary gives it (made from the other fields only when not)
+        parts["guarantee"] = st.text(min_size=1, max_size=6)
 
     def consistent(found: dict) -> object:
         for item in dataclasses.fields(cls):
             condition = item.metadata.get("present_when")
-            if condition is not None and (found[condition] is None or found[condition] is False):
-                found[item.name] = None
+            if condition is not None and not written_when(found[condition]):
+                found[item.name] = item.default
         return cls(**found)
 
     return st.fixed_dictionaries(parts).map(consistent)
@@ -351,7 +376,7 @@ def result_classes(cls=StudySummary, seen=None) -> dict[str, type]:
 
 
 def json_keys(cls) -> list[str]:
-    names = [item.name for item in dataclasses.fields(cls)]
+    names = [item.name for item in dataclasses.fields(cls) if not item.metadata.get("unwritten")]
     if cls is MonteCarlo:  # the metric's keys carry its name
         return [name.replace("_metric", "_<metric>") for name in names if name != "metric"]
     return names

@@ -401,10 +401,10 @@ def test_run_summary_report_and_dashboard_show_calibration_per_group(tmp_path):
 
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "0.5"})
-    calibration = run_study(scenario, TYPED_TABLE, [load_policy("confidence")]).summary["calibration"]
+    calibration = run_study(scenario, TYPED_TABLE, [load_policy("confidence")]).summary.to_dict()["calibration"]
     assert [row["name"] for row in calibration["by_document_type"]] == list(TYPED_TABLE.document_types)
     assert [row["name"] for row in calibration["by_field"]] == list(TYPED_TABLE.keys)
-    assert "by_document_type" not in run_study(scenario, TABLE, [load_policy("confidence")]).summary["calibration"]
+    assert run_study(scenario, TABLE, [load_policy("confidence")]).summary.calibration.by_document_type is None
 
 
 def test_certify_per_document_type_is_certify_on_each_type_alone(tmp_path, capsys):
@@ -604,7 +604,7 @@ def test_dashboard_model_shows_rejections_and_calibration_per_group():
     scenario = Scenario.model_validate({"name": "s", "data": {"generate": "receipts", "n": 5},
                                         "policies": ["confidence"], "thresholds": "0.5"})
     model = DashboardModel.from_table("m", TYPED_TABLE, policies,
-                                      summary=run_study(scenario, TYPED_TABLE, policies).typed_summary)
+                                      summary=run_study(scenario, TYPED_TABLE, policies).summary)
     assert "rejected" not in model.figures(0, 0.5)
     assert model.figures(1, 0.5)["rejected"] == np.count_nonzero(TYPED_TABLE.confidence < 0.2)
     groups = dict(model.calibration_groups())

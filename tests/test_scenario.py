@@ -41,7 +41,7 @@ def tiny(tmp_path):
 
 
 def test_summary_agrees_with_curves(tiny):
-    summary = tiny.summary
+    summary = tiny.summary.to_dict()
     assert [p["policy"] for p in summary["policies"]] == ["confidence", "document-escalation", "inline"]
     for policy, curve, p in zip(summary["policies"], tiny.curves, tiny.policies):
         exact = Sweeper(tiny.table, p, reviewer=tiny.scenario.reviewer).curve("exact")
@@ -73,7 +73,7 @@ def test_a_study_on_sweepers_built_already_is_the_same_study(tiny):
 
 
 def test_certified_threshold_of_the_plain_policy_equals_certify(tiny):
-    certified = tiny.summary["policies"][0]["certified"]
+    certified = tiny.summary.to_dict()["policies"][0]["certified"]
     table = tiny.table
     direct = certify_threshold(table.confidence, ~is_correct(table), max_error=0.05, delta=0.1,
                                groups=table.document)
@@ -98,7 +98,7 @@ def test_outputs_are_byte_identical(tmp_path):
 @pytest.mark.parametrize("name", sorted(bundled_scenarios()))
 def test_bundled_scenarios_run(name):
     scenario, base = load_scenario(name)
-    summary = run_scenario(scenario, base).summary
+    summary = run_scenario(scenario, base).summary.to_dict()
     assert len(summary["policies"]) == len(scenario.policies)
     for policy in summary["policies"]:
         assert 0.0 < policy["auc"] <= 1.0
@@ -129,18 +129,18 @@ def test_bad_scenarios(tmp_path, text, message):
 
 
 def test_optimized_per_field_meets_target_and_beats_one_threshold(tiny):
-    for target, best in tiny.summary["optimized_per_field"].items():
+    for target, best in tiny.summary.to_dict()["optimized_per_field"].items():
         if not best["feasible"]:
             continue
         assert best["metric"] >= float(target) - 1e-9
         single = best["best_single_threshold"]
         if single is not None:
             assert best["auto_rate"] >= single["auto_rate"] - 1e-12
-    assert any(best["feasible"] for best in tiny.summary["optimized_per_field"].values())
+    assert any(best["feasible"] for best in tiny.summary.to_dict()["optimized_per_field"].values())
 
 
 def test_certified_mode_reports_the_figures_at_its_threshold(tiny):
-    certified = tiny.summary["policies"][0]["certified"]
+    certified = tiny.summary.to_dict()["policies"][0]["certified"]
     assert certified["threshold"] is not None
     scenario = tiny.scenario
     point = Sweeper(tiny.table, tiny.policies[0], reviewer=scenario.reviewer,

@@ -86,7 +86,7 @@ def _model(task: str, policies=("confidence", "document-escalation", "grounding-
     scenario = Scenario.model_validate({"name": task, "data": {"generate": "receipts" if task == "kie" else "docvqa"},
                                         "policies": list(policies), "reviewer": reviewer.model_dump(),
                                         "costs": costs.model_dump(), "targets": [0.9]})
-    summary = run_study(scenario, table, model.policies, sweepers=model.sweepers).typed_summary
+    summary = run_study(scenario, table, model.policies, sweepers=model.sweepers).summary
     known = replace(summary.optimized_per_field["0.9"], feasible=True,
                     thresholds=FrozenMap({names[0]: 0.7, names[1]: 0.55}))
     model.summary = replace(summary, optimized_per_field=FrozenMap({"0.9": known}))

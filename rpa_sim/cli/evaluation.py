@@ -216,24 +216,22 @@ def certify(args: argparse.Namespace) -> int:
 def _certify_policy(args: argparse.Namespace, evaluated: OutcomeTable, policy: Policy) -> int:
     """``certify --policy P``: the policy's swept threshold certified as a study certifies it (its
     ``certify:``), the values it always reviews or rejects left out; the rows carry the policy's name first."""
+    from rpa_sim.route.certify import CertifiedThreshold, certify_policy  # noqa: PLC0415
     from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415
-    from rpa_sim.study.run import certify_policy  # noqa: PLC0415
-    from rpa_sim.study.scenario import CertifySpec  # noqa: PLC0415
 
     sweeper = Sweeper(evaluated, policy)
     if policy.budget is not None:
         raise InputError(f"certify: policy {policy.name!r} has a review budget, which can let values through "
                          f"unreviewed whatever the threshold: no threshold of it can be certified")
-    spec = CertifySpec(max_error=args.max_error, delta=args.delta, calibration_fraction=args.calibration_fraction,
-                       seed=args.seed)
     with stage("certifying"):
         try:
-            certified = certify_policy(sweeper, spec)
+            certified = certify_policy(sweeper, max_error=args.max_error, delta=args.delta,
+                                       calibration_fraction=args.calibration_fraction, seed=args.seed)
         except ValueError as problem:
             raise InputError(str(problem)) from None
-    payload = {"policy": policy.name,
-               **{key: value for key, value in certified.items() if key not in ("guarantee", "at_threshold")}}
-    text = f"policy {policy.name}: {certified['guarantee']}"
+    assert isinstance(certified, CertifiedThreshold), "a policy without a budget is certified or refused"
+    payload = {"policy": policy.name, **certified.to_dict()}
+    text = f"policy {policy.name}: {certified.guarantee}"
     print_text({"table": lambda: text, "csv": lambda: csv_text([payload]),
                 "json": lambda: json_text(payload)}[args.format]())
     return 0

@@ -84,7 +84,7 @@ def scenario_evaluation(args: argparse.Namespace, scenario: Scenario | None) -> 
 
 def _comparison_rows(result: ScenarioResult) -> list[dict[str, Any]]:
     """The comparison table's columns, one row per policy, for CSV."""
-    summary = result.typed_summary
+    summary = result.summary
     rejecting = any(policy.rejected is not None for policy in summary.policies)
     rows = []
     for policy in summary.policies:
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     with scenario_evaluation(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     # everything computed before anything is written
-    summary = result.typed_summary
+    summary = result.summary
     text = {"table": lambda: f"{scenario.name}: {scenario.description}\n\n{comparison_table(result)}",
             "csv": lambda: csv_text(_comparison_rows(result)),
             "json": summary.to_json}[args.format or "table"]()

@@ -116,11 +116,11 @@ def _staff_scenario(args: argparse.Namespace) -> int:
     if scenario.operations is None:
         raise InputError(f"staff: scenario {args.scenario} has no operations: section (arrivals, reviewers, "
                          f"service level); see docs/operations.md")
+    from rpa_sim.common.typedjson import encoded  # noqa: PLC0415
     from rpa_sim.operate.queue.summary import staffing_rows, staffing_table  # noqa: PLC0415
-    from rpa_sim.study.result import encoded  # noqa: PLC0415
     from rpa_sim.study.run import run_scenario  # noqa: PLC0415
     with scenario_evaluation(args, scenario), stage(f"running {scenario.name}"):
-        operations = run_scenario(scenario, base).typed_summary.operations
+        operations = run_scenario(scenario, base).summary.operations
     assert operations is not None, "a scenario with an operations: section has its operations figures"
     print_text({"table": lambda: staffing_table(operations), "csv": lambda: csv_text(staffing_rows(operations)),
                 "json": lambda: json_text(encoded(operations))}[args.format]())

@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rpa_sim.report.wording import currency_of, per_day_factor
-from rpa_sim.study.decision import Constraint, Cost, Decision, Point
+from rpa_sim.route.costs import CostSplit
+from rpa_sim.study.decision import Constraint, Decision, Point
 from rpa_sim.study.recommend import recommend
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def decision_of(summary: StudySummary) -> Decision:
                         edge_of_range=False, reason=found.reason)
     per_day = per_day_factor(summary)
     # a recommendation's cost is not split by kind: only its total is known
-    cost = None if found.cost is None else Cost(
+    cost = None if found.cost is None else CostSplit(
         review=None, staffing=None, errors=None, rejected=None,
         total=found.cost if per_day is None else found.cost * per_day, currency=currency_of(summary),
         per="data" if per_day is None else "day")
@@ -73,7 +74,7 @@ def _decided_point(decision: Decision) -> Point | None:
 def starred(result: ScenarioResult, found: Recommendation) -> Recommendation:
     """The recommendation the detail plots star, moved to the decision when the summary has one, so that every
     star on the page marks the same point."""
-    decision = result.typed_summary.decision
+    decision = result.summary.decision
     if decision is None:
         return found
     point = _decided_point(decision)

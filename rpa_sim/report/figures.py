@@ -49,7 +49,7 @@ def report_figures(result: ScenarioResult) -> dict[str, Figure]:
     -------
     dict of str to Figure
     """
-    summary = result.typed_summary
+    summary = result.summary
     figures = {}
     if summary.data.predictions:
         figures["decision"] = DecisionDisplay.from_result(result).plot().figure_

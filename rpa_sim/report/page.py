@@ -5,7 +5,7 @@ decision (:mod:`rpa_sim.report.sections.decision`, at most 250 words and one fig
 every other section follows as a closed ``<details>`` element that starts with
 a short plain-language explanation (:mod:`rpa_sim.report.sections`), and it ends with where its figures come
 from (version, scenario, data hash, the command that reproduces it). Every number in
-it comes from the run's typed summary (``ScenarioResult.typed_summary``, the
+it comes from the run's typed summary (``ScenarioResult.summary``, the
 figures of ``summary.json``), formatted by :mod:`rpa_sim.common.formatting`: counts
 whole and thousands separated, money with two decimals and the scenario's
 currency, measured figures with four decimals. The plots are drawn by the displays of
@@ -117,7 +117,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
         A complete HTML document.
     """
     figures = report_figures(result) if figures is None else figures
-    summary = result.typed_summary
+    summary = result.summary
     metric = result.table.metric_label
     body = [] if not summary.description else [f'<p class="description">{escape(summary.description)}</p>']
     body += decision_section(result, figures)

@@ -13,18 +13,37 @@ Decisions where the spec is silent are listed in ``docs/calibration.md``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import beta, binom
 
 from rpa_sim.common.formatting import counted
+from rpa_sim.common.jsontext import finite
+from rpa_sim.common.typedjson import present_when, unwritten
 from rpa_sim.evaluate.metrics.checks import binary_labels, confidences
 
-__all__ = ["CertifiedThreshold", "certify_threshold", "certify_per_group", "clopper_pearson_upper",
-           "minimum_accepted"]
+if TYPE_CHECKING:
+    from rpa_sim.route.sweep import Sweeper
+
+__all__ = ["CertifiedThreshold", "AtThreshold", "NotCertifiable", "certify_threshold", "certify_policy",
+           "certify_per_group", "clopper_pearson_upper", "minimum_accepted"]
+
+#: The keys of ``certify --json`` (docs/formats.md), in order.
+_CERTIFY_KEYS = ("threshold", "max_error", "delta", "calibration_n", "accepted_n", "accepted_errors", "p_value",
+                 "upper_bound", "holdout_auto_rate", "holdout_error")
+
+
+@dataclass(frozen=True)
+class AtThreshold:
+    """A policy's figures at its certified threshold: auto-rate, post-correction metric and cost (None where
+    undefined, the cost also without costs)."""
+
+    auto_rate: float | None
+    metric: float | None
+    cost: float | None
 
 
 @dataclass(frozen=True)
@@ -53,12 +72,20 @@ class CertifiedThreshold:
         None without held-out items).
     holdout_error : float or None
         Error rate of the auto-accepted held-out items (None when none is).
+    guarantee : str
+        What is guaranteed, under which assumption, in plain words; made from
+        the other fields when not given (a summary read back gives it, since
+        it does not keep the documents).
+    at_threshold : AtThreshold or None
+        A policy's figures at the certified threshold (:func:`certify_policy`);
+        None from :func:`certify_threshold`, or when nothing is certified.
     calibration_documents : int or None
         Groups (documents) in the calibration split; None without groups.
     accepted_documents : int or None
         Documents among the auto-accepted calibration items (0 when nothing is
         certified); None without groups. Neither is a ``certify --json`` key
-        (docs/formats.md fixes those): the guarantee says them in words.
+        (docs/formats.md fixes those) nor kept in ``summary.json``: the
+        guarantee says them in words.
     """
 
     threshold: float | None
@@ -71,8 +98,14 @@ class CertifiedThreshold:
     upper_bound: float | None
     holdout_auto_rate: float | None
     holdout_error: float | None
-    calibration_documents: int | None = field(default=None, compare=False, metadata={"json": False})
-    accepted_documents: int | None = field(default=None, compare=False, metadata={"json": False})
+    guarantee: str = field(default="", compare=False)  # the figures in words: equal figures, equal results
+    at_threshold: AtThreshold | None = present_when("threshold")
+    calibration_documents: int | None = unwritten()
+    accepted_documents: int | None = unwritten()
+
+    def __post_init__(self) -> None:
+        if not self.guarantee:  # frozen: the one field made here, from the others
+            object.__setattr__(self, "guarantee", self._guarantee())
 
     @property
     def certified(self) -> bool:
@@ -81,10 +114,9 @@ class CertifiedThreshold:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """The ``certify --json`` object (docs/formats.md): plain Python numbers, None for null."""
-        return {key.name: getattr(self, key.name) for key in fields(self) if key.metadata.get("json", True)}
+        return {key: getattr(self, key) for key in _CERTIFY_KEYS}
 
-    @property
-    def guarantee(self) -> str:
+    def _guarantee(self) -> str:
         """What is guaranteed, under which assumption, in plain words."""
         eps, delta = self.max_error, self.delta
         assumption = (
@@ -280,6 +312,51 @@ def certify_per_group(confidence: ArrayLike, error: ArrayLike, codes: ArrayLike,
             found[name] = certify_threshold(conf[mine], wrong[mine], groups=None if group is None else group[mine],
                                             **settings)
     return found
+
+
+@dataclass(frozen=True)
+class NotCertifiable:
+    """A policy that cannot be certified (a review budget can force items through): why, in words."""
+
+    threshold: None
+    guarantee: str
+
+
+def certify_policy(sweeper: Sweeper, *, max_error: float, delta: float, calibration_fraction: float = 0.5,
+                   seed: int = 0) -> CertifiedThreshold | NotCertifiable:
+    """The certified threshold of a policy's swept knob, with the policy's figures there.
+
+    A policy auto-accepts an item exactly when its entry threshold is at least
+    ``τ``, so certification runs on the entries. Items the policy always
+    reviews never count as accepted, nor do items it rejects (they leave the
+    flow: the guarantee is on what is auto-accepted); a budget can force
+    acceptance and voids the guarantee, so budgeted policies are not certified.
+    The keywords are :func:`certify_threshold`'s (a scenario's ``certify:``).
+    """
+    if sweeper.policy.budget is not None:
+        return NotCertifiable(threshold=None, guarantee="not certified: a review budget can force items through "
+                                                       "unreviewed, whatever the threshold")
+    kept = ~sweeper.compiled.rejected
+    entry = sweeper.compiled.entry[kept]
+    bounded = np.isfinite(entry)
+    candidates = np.unique(entry[bounded])
+    if np.any(entry == -np.inf):
+        candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
+    scores = np.clip(np.where(bounded, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
+    table = sweeper.table
+    units = table.review_units
+    result = certify_threshold(scores, table.errors()[kept], max_error=max_error, delta=delta,
+                               calibration_fraction=calibration_fraction, seed=seed,
+                               groups=None if units is None else units[kept],
+                               candidates=candidates if len(candidates) else None)
+    if result.threshold is None:
+        return result
+    # the policy run in "certified" mode: its figures at the certified threshold
+    point = sweeper.at(result.threshold)
+    cost = point.get("cost")
+    return replace(result, at_threshold=AtThreshold(auto_rate=finite(point["auto_rate"]),
+                                                    metric=finite(point[table.metric_name]),
+                                                    cost=None if cost is None else finite(cost)))
 
 
 def clopper_pearson_upper(errors: int, n: int, delta: float) -> float:

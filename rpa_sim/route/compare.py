@@ -8,38 +8,39 @@ one per threshold.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
+from rpa_sim.common.jsontext import finite
 from rpa_sim.route.sweep import Curve
 
-__all__ = ["OperatingPoint", "area_under_curve", "operating_point", "cost_optimum", "edge_of_range_text", "dominates",
-           "pareto"]
+__all__ = ["OperatingPoint", "point_at", "area_under_curve", "operating_point", "cost_optimum", "edge_of_range_text",
+           "dominates", "pareto"]
 
 
 @dataclass(frozen=True)
 class OperatingPoint:
-    """One threshold of a curve with its figures (``cost`` None without a cost model)."""
+    """One threshold of a curve with its figures: the share of predictions auto-accepted, the post-correction
+    metric, the items reviewed and the cost; None where a figure is undefined (a table without rows has no
+    auto-rate), ``cost`` also without a cost model. ``summary.json`` holds it as it is (``docs/summary.md``)."""
 
     threshold: float
-    auto_rate: float
-    metric: float
+    auto_rate: float | None
+    metric: float | None
     reviewed: float
     cost: float | None
 
-    def to_dict(self) -> dict[str, float | None]:
-        return asdict(self)
 
-
-def _point(curve: Curve, index: int) -> OperatingPoint:
+def point_at(curve: Curve, index: int) -> OperatingPoint:
+    """The curve's figures at its ``index``-th threshold."""
     cost = curve.columns.get("cost")
     return OperatingPoint(
         threshold=float(curve.threshold[index]),
-        auto_rate=float(curve.auto_rate[index]),
-        metric=float(curve.metric[index]),
+        auto_rate=finite(float(curve.auto_rate[index])),
+        metric=finite(float(curve.metric[index])),
         reviewed=float(curve.columns["reviewed"][index]),
-        cost=None if cost is None else float(cost[index]),
+        cost=None if cost is None else finite(float(cost[index])),
     )
 
 
@@ -88,7 +89,7 @@ def operating_point(curve: Curve, target: float) -> OperatingPoint | None:
     if len(reaching) == 0:
         return None
     best = reaching[np.lexsort((-curve.metric[reaching], -curve.auto_rate[reaching]))[0]]
-    return _point(curve, int(best))
+    return point_at(curve, int(best))
 
 
 def cost_optimum(curve: Curve) -> OperatingPoint:
@@ -97,22 +98,22 @@ def cost_optimum(curve: Curve) -> OperatingPoint:
         raise ValueError(f"curve {curve.policy!r} has no cost column: give a cost model")
     cost = curve.columns["cost"]
     best = np.lexsort((curve.threshold, -curve.auto_rate, cost))[0]
-    return _point(curve, int(best))
+    return point_at(curve, int(best))
 
 
-def edge_of_range_text(best: dict, thresholds: str) -> str:
-    """Why a cost optimum at the edge of the swept range (a summary's ``cost_optimum`` with ``edge_of_range``)
+def edge_of_range_text(best: OperatingPoint, thresholds: str) -> str:
+    """Why a cost optimum at the edge of the swept range (a policy's ``cost_optimum`` with ``edge_of_range``)
     is to be read with care, in words; ``thresholds`` is the scenario's grid.
 
-    >>> edge_of_range_text({"threshold": 1.0, "auto_rate": 0.00025}, "linspace:0:1:201")
-    ... # doctest: +NORMALIZE_WHITESPACE
+    >>> edge_of_range_text(OperatingPoint(threshold=1.0, auto_rate=0.00025, metric=0.99, reviewed=3999.0, cost=None),
+    ...                    "linspace:0:1:201")  # doctest: +NORMALIZE_WHITESPACE
     'the cheapest point lies at the edge of the range you swept (τ = 1.0000, 0.03% of predictions left
     unreviewed): a cheaper one may lie beyond it'
     """
     from rpa_sim.common.formatting import number, share  # noqa: PLC0415
 
-    where = (f"the cheapest point lies at the edge of the range you swept (τ = {number(best['threshold'])}, "
-             f"{share(best['auto_rate'])} of predictions left unreviewed)")
+    where = (f"the cheapest point lies at the edge of the range you swept (τ = {number(best.threshold)}, "
+             f"{share(best.auto_rate)} of predictions left unreviewed)")
     if thresholds == "exact":  # every threshold at which a decision changes: nothing lies beyond
         return f"{where}: the policy is cheapest reviewing as much, or as little, as it can"
     return f"{where}: a cheaper one may lie beyond it"

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
+from rpa_sim.common.typedjson import left_out, present_when
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.route.reviewer import Reviewer
 
-__all__ = ["CostModel", "CostBasis", "CostBreakdown"]
+__all__ = ["CostModel", "CostBasis", "CostBreakdown", "CostSplit"]
 
 _Money = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 
@@ -82,14 +83,40 @@ class CostBreakdown:
         return replace(self, **amounts)
 
     def by_kind(self) -> dict[str, Any]:
-        """``{review, staffing, errors, rejected, total, currency}``: the split a summary reports."""
+        """``{review, staffing, errors, rejected, total, currency}``: the split by kind, of floats or arrays."""
         return {"review": self.review, "staffing": self.staffing, "errors": self.errors, "rejected": self.rejected,
                 "total": self.total, "currency": self.currency}
+
+    def split(self, per: Literal["day", "data"] | None = None) -> CostSplit:
+        """The split by kind at one point (a breakdown of floats) as a summary reports it, ``per`` the volume
+        priced when it is said."""
+        return CostSplit(review=float(self.review), staffing=float(self.staffing), errors=float(self.errors),
+                         rejected=float(self.rejected), total=float(self.total), currency=self.currency, per=per)
 
     def minus(self, other: CostBreakdown) -> CostBreakdown:
         """Part by part, ``self - other`` (e.g. what a point saves against a baseline, with the signs swapped)."""
         return replace(self, **{f.name: getattr(self, f.name) - getattr(other, f.name)
                                 for f in fields(self) if f.name != "currency"})
+
+
+@dataclass(frozen=True)
+class CostSplit:
+    """A point's cost split by kind, in the scenario's currency: review labour, rostered staffing, residual
+    errors and rejected items, their ``total`` and the ``per`` volume priced (``"day"`` or the scenario's
+    ``"data"``) where it is said. :meth:`CostBreakdown.split` makes it.
+
+    A part is None where only the total is known (the recommended point of a summary written before
+    decisions existed). A saving by kind (a policy's cost optimum against reviewing everything) has no total
+    of its own, nor a currency: the cost optimum's ``savings_vs_review_all`` is its total.
+    """
+
+    review: float | None
+    staffing: float | None
+    errors: float | None
+    rejected: float | None
+    total: float | None = left_out()
+    currency: str | None = present_when("total")
+    per: Literal["day", "data"] | None = left_out()
 
 
 class CostModel(StrictModel):

@@ -8,7 +8,7 @@ every constraint the scenario states:
 - ``quality``: the post-correction metric reaches the scenario's **first**
   target (as :mod:`rpa_sim.study.recommend` always read the targets); with an
   ``operations`` section, documents the team releases unreviewed count as they
-  came (:func:`~rpa_sim.operate.queue.summary.with_releases`);
+  came (:func:`~rpa_sim.operate.queue.summary.released_quality`);
 - ``service_level``: the team, simulated as the Operations section does
   (:meth:`~rpa_sim.operate.queue.summary.OperationModel.simulated`), completes the
   share of documents in time;
@@ -27,19 +27,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
-from rpa_sim.route.costs import CostBreakdown
+from rpa_sim.common.typedjson import left_out
+from rpa_sim.operate.queue.results import Simulation, Team
+from rpa_sim.route.costs import CostBreakdown, CostSplit
+from rpa_sim.route.policies import Policy
 
 if TYPE_CHECKING:
     from rpa_sim.operate.queue.summary import OperationModel
     from rpa_sim.route.sweep import Curve, Sweeper
     from rpa_sim.study.scenario import Scenario
 
-__all__ = ["Decision", "Constraint", "Alternative", "AlternativeKind", "Team", "Cost", "Point", "decide",
-           "CONSTRAINTS"]
+__all__ = ["Decision", "Constraint", "Alternative", "AlternativeKind", "Point", "decide", "CONSTRAINTS"]
 
 #: Every constraint a decision may report, in the order it reports them.
 CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
@@ -68,73 +70,6 @@ class Constraint:
     value: float | None
     met: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "target": self.target, "value": self.value, "met": self.met}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Constraint:
-        return cls(data["name"], data["target"], data["value"], data["met"])
-
-
-@dataclass(frozen=True)
-class Team:
-    """A team of the scenario's ``operations`` section with ``extra_per_shift`` reviewers more on every shift.
-
-    ``shifts`` are ``(start_hour, end_hour, scheduled)``; a team given as a
-    ``count`` has ``count`` and no shifts.
-    """
-
-    extra_per_shift: int
-    shifts: tuple[tuple[float, float, int], ...] | None
-    count: int | None
-
-    @property
-    def reviewers(self) -> int:
-        """The reviewers the roster schedules in a day: each shift's, summed."""
-        if self.shifts is not None:
-            return sum(shift[2] for shift in self.shifts)
-        return _known(self.count)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"extra_per_shift": self.extra_per_shift,
-                "shifts": None if self.shifts is None else [list(shift) for shift in self.shifts],
-                "count": self.count}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Team:
-        shifts = data["shifts"]
-        return cls(data["extra_per_shift"], None if shifts is None else tuple(tuple(shift) for shift in shifts),
-                   data["count"])
-
-
-@dataclass(frozen=True)
-class Cost:
-    """A point's cost split by kind, ``per`` day (the scenario gives a volume) or for the scenario's ``data``.
-
-    The parts are None when only the total is known: the recommended point of a summary written before
-    decisions existed, whose cost was not split.
-    """
-
-    review: float | None
-    staffing: float | None
-    errors: float | None
-    rejected: float | None
-    total: float
-    currency: str | None
-    per: Literal["day", "data"]
-
-    @classmethod
-    def of(cls, breakdown: CostBreakdown, per: Literal["day", "data"]) -> Cost:
-        return cls(**breakdown.by_kind(), per=per)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"review": self.review, "staffing": self.staffing, "errors": self.errors, "rejected": self.rejected,
-                "total": self.total, "currency": self.currency, "per": self.per}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Cost:
-        return cls(**data)
-
 
 @dataclass(frozen=True)
 class Point:
@@ -146,13 +81,6 @@ class Point:
     reviewed: float
     cost: float | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"auto_rate": self.auto_rate, "metric": self.metric, "reviewed": self.reviewed, "cost": self.cost}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Point:
-        return cls(**data)
-
 
 @dataclass(frozen=True)
 class Alternative:
@@ -163,33 +91,23 @@ class Alternative:
     threshold: float
     reviewers: Team | None
     constraints: tuple[Constraint, ...]
-    cost: Cost | None
+    cost: CostSplit | None
     note: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "policy": self.policy, "threshold": self.threshold,
-                "reviewers": None if self.reviewers is None else self.reviewers.to_dict(),
-                "constraints": [constraint.to_dict() for constraint in self.constraints],
-                "cost": None if self.cost is None else self.cost.to_dict(), "note": self.note}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Alternative:
-        return cls(data["kind"], data["policy"], data["threshold"],
-                   None if data["reviewers"] is None else Team.from_dict(data["reviewers"]),
-                   tuple(Constraint.from_dict(c) for c in data["constraints"]),
-                   None if data["cost"] is None else Cost.from_dict(data["cost"]), data["note"])
 
 
 @dataclass(frozen=True)
 class Decision:
-    """The study's decision: ``summary["decision"]`` (``docs/decision.md``).
+    """The study's decision: the ``decision`` of ``summary.json`` (``docs/decision.md``).
 
     ``policy`` and ``threshold`` are None only when there is nothing to
     decide (``reason`` says why). ``binding`` names the constraint that stops
     a better point. When no point is feasible (``feasible`` false), it names
     the constraint that cannot be met, the point is the best one meeting the
     others (its ``constraints`` show what it misses), ``reason`` says so in
-    words and ``alternatives`` give the nearest feasible points.
+    words and ``alternatives`` give the nearest feasible points. ``cost`` is
+    per day (the scenario gives a volume) or for the scenario's data.
+    ``rules`` are the decided policy's (what ``export-policy --from`` writes);
+    None in a summary written before they were kept (schema version 2).
     """
 
     policy: str | None
@@ -198,31 +116,13 @@ class Decision:
     feasible: bool
     constraints: tuple[Constraint, ...]
     binding: str | None
-    cost: Cost | None
+    cost: CostSplit | None
     alternatives: tuple[Alternative, ...]
     basis: Literal["cost", "target"]
     edge_of_range: bool
     reason: str
     point: Point | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "threshold": self.threshold,
-                "reviewers": None if self.reviewers is None else self.reviewers.to_dict(),
-                "feasible": self.feasible, "constraints": [c.to_dict() for c in self.constraints],
-                "binding": self.binding, "cost": None if self.cost is None else self.cost.to_dict(),
-                "alternatives": [a.to_dict() for a in self.alternatives], "basis": self.basis,
-                "edge_of_range": self.edge_of_range, "reason": self.reason,
-                "point": None if self.point is None else self.point.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Decision:
-        return cls(data["policy"], data["threshold"],
-                   None if data["reviewers"] is None else Team.from_dict(data["reviewers"]), data["feasible"],
-                   tuple(Constraint.from_dict(c) for c in data["constraints"]), data["binding"],
-                   None if data["cost"] is None else Cost.from_dict(data["cost"]),
-                   tuple(Alternative.from_dict(a) for a in data["alternatives"]), data["basis"],
-                   data["edge_of_range"], data["reason"],
-                   None if data["point"] is None else Point.from_dict(data["point"]))
+    rules: Policy | None = left_out()
 
 
 @dataclass(frozen=True)
@@ -303,7 +203,7 @@ class _Search:
         self.releases = patience is not None and patience.on_expiry == "release"
         # the same documents, more reviewers: under FCFS with late documents still reviewed, none finishes later
         self.monotone = model is not None and model.spec.discipline == "fcfs" and not self.releases
-        self._simulated: dict[tuple[float, float, int], dict[str, Any]] = {}
+        self._simulated: dict[tuple[float, float, int], Simulation] = {}
         self._boundary: dict[tuple[int, int], int] = {}
         self._totals: dict[tuple[int, int], np.ndarray] = {}
         self._floor: dict[int, list[int]] = {}
@@ -321,12 +221,7 @@ class _Search:
         return found
 
     def team(self, extra: int) -> Team | None:
-        if self.model is None:
-            return None
-        plan = self.model.plan(extra)
-        if self.model.spec.reviewers.shifts is None:
-            return Team(extra, None, plan[0][2])
-        return Team(extra, tuple(plan), None)
+        return None if self.model is None else self.model.team(extra)
 
     def heads(self, extra: int) -> int:
         if extra not in self._heads:
@@ -350,7 +245,7 @@ class _Search:
                                                                        staffing=self.staffing(extra)).total
         return float(self._totals[policy, extra][index])
 
-    def simulated(self, policy: int, index: int, extra: int) -> dict[str, Any]:
+    def simulated(self, policy: int, index: int, extra: int) -> Simulation:
         """The team simulated at the point's workload; cached by workload, so equal workloads share a run."""
         from rpa_sim.operate.queue.summary import Workload  # noqa: PLC0415
 
@@ -363,7 +258,7 @@ class _Search:
         return self._simulated[key]
 
     def service_level(self, policy: int, index: int, extra: int) -> float:
-        level = self.simulated(policy, index, extra)["service_level"]
+        level = self.simulated(policy, index, extra).service_level
         return 1.0 if level is None else level  # no opened document arrived: every one completed at once
 
     def quality_at(self, policy: int, index: int, extra: int) -> float:
@@ -371,11 +266,11 @@ class _Search:
         quality = float(self.quality[policy][index])
         if not self.releases:
             return quality
-        from rpa_sim.operate.queue.summary import with_releases  # noqa: PLC0415
+        from rpa_sim.operate.queue.summary import released_quality  # noqa: PLC0415
 
-        figures = with_releases({"simulated": self.simulated(policy, index, extra)}, quality=quality,
-                                unreviewed=self.unreviewed)
-        return figures["quality_with_releases"]
+        # a quality and an unreviewed quality (floats, NaN when undefined) give a quality
+        return _known(released_quality(self.simulated(policy, index, extra), quality=quality,
+                                       unreviewed=self.unreviewed)[1])
 
     def certified_error(self, policy: int, index: int) -> float | None:
         """The error rate of the items auto-accepted at τ, measured on the data (None when none is)."""
@@ -552,13 +447,13 @@ class _Search:
         figures = Point(_number(float(curve.auto_rate[point.index])), _number(float(curve.metric[point.index])),
                         float(curve.columns["reviewed"][point.index]),
                         None if cost is None else float(cost[point.index]))
-        return Decision(self.sweepers[point.policy].policy.name, float(curve.threshold[point.index]),
-                        self.team(point.extra), feasible, self.constraints(point), binding, self._cost(point),
-                        alternatives, self.objective, self._edge(point), reason, figures)
+        policy = self.sweepers[point.policy].policy
+        return Decision(policy.name, float(curve.threshold[point.index]), self.team(point.extra), feasible,
+                        self.constraints(point), binding, self._cost(point), alternatives, self.objective,
+                        self._edge(point), reason, figures, rules=policy)
 
-    def _cost(self, point: _Point) -> Cost | None:
-        return None if self.costs is None else Cost.of(self.breakdown(point.policy, point.index, point.extra),
-                                                       self.per)
+    def _cost(self, point: _Point) -> CostSplit | None:
+        return None if self.costs is None else self.breakdown(point.policy, point.index, point.extra).split(self.per)
 
     def _edge(self, point: _Point) -> bool:
         grid = self.curves[point.policy].threshold

@@ -10,8 +10,9 @@ __all__ = ["decision_text"]
 def decision_text(decision: Decision) -> str:
     """The decision of a study (``StudySummary.decision``) in a few lines, as ``rpa-sim run`` prints it.
 
-    >>> from rpa_sim.study.decision import Constraint, Cost
-    >>> cost = Cost(review=1.0, staffing=0.0, errors=3.0, rejected=0.0, total=4.0, currency="EUR", per="data")
+    >>> from rpa_sim.route.costs import CostSplit
+    >>> from rpa_sim.study.decision import Constraint
+    >>> cost = CostSplit(review=1.0, staffing=0.0, errors=3.0, rejected=0.0, total=4.0, currency="EUR", per="data")
     >>> quality = Constraint("quality", 0.95, 0.96, True)
     >>> print(decision_text(Decision("confidence", 0.9, None, True, (quality,), "quality", cost, (), "cost", False,
     ...                              "")))

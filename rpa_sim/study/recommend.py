@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.result import Calibration, Certification, OperatingPoint
+from rpa_sim.study.result import Calibration, CertifiedThreshold, OperatingPoint
 
 if TYPE_CHECKING:
     from rpa_sim.study.decision import Decision
@@ -194,7 +194,7 @@ def recommend(summary: StudySummary) -> Recommendation:
     Parameters
     ----------
     summary : StudySummary
-        The study's result (``ScenarioResult.typed_summary``, or ``summary.json`` read by
+        The study's result (``ScenarioResult.summary``, or ``summary.json`` read by
         :meth:`~rpa_sim.study.result.StudySummary.from_json`).
 
     Returns
@@ -210,7 +210,7 @@ def recommend(summary: StudySummary) -> Recommendation:
     >>> from rpa_sim.study.scenario import load_scenario
     >>> scenario, base = load_scenario("cost-benefit")
     >>> small = scenario.model_copy(update={"data": scenario.data.model_copy(update={"n": 100})})
-    >>> summary = run_scenario(small, base).typed_summary
+    >>> summary = run_scenario(small, base).summary
     >>> found = recommend(summary)
     >>> (found.basis, found.policy, found.threshold) == ("cost", summary.decision.policy, summary.decision.threshold)
     True
@@ -292,7 +292,7 @@ def _versus(point: OperatingPoint, baseline: Baseline, *, auto_rate: float | Non
 def _certified(summary: StudySummary, recommended: str | None) -> CertifiedAlternative | None:
     # a certification with a threshold has its figures there
     certified = [(p, p.certified, _known(p.certified.at_threshold)) for p in summary.policies
-                 if isinstance(p.certified, Certification) and p.certified.threshold is not None]
+                 if isinstance(p.certified, CertifiedThreshold) and p.certified.threshold is not None]
     if not certified:
         return None
     own = [choice for choice in certified if choice[0].policy == recommended]

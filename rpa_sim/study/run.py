@@ -8,45 +8,61 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.files import atomic_write_files
+from rpa_sim.common.jsontext import finite
+from rpa_sim.common.typedjson import FrozenMap
 from rpa_sim.common.yamlfile import validated
 from rpa_sim.evaluate.load import load_data
 from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.metrics.calibration import aurc, calibration_per_group, is_correct, reliability_table
 from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.evaluate.settings import EvaluationSettings, reads_missing_confidence
-from rpa_sim.operate.queue.summary import operation_model, operations_summary, priced
+from rpa_sim.operate.monitoring.results import Monitoring
+from rpa_sim.operate.queue.results import Operations
+from rpa_sim.operate.queue.summary import OperationModel, operation_model, operations, priced
 from rpa_sim.records.synthetic import (
     DocVQASettings,
     ReceiptSettings,
     generate_docvqa,
     generate_receipts,
 )
-from rpa_sim.route.certify import certify_threshold
+from rpa_sim.route.certify import certify_policy
 from rpa_sim.route.compare import (
     area_under_curve,
     cost_optimum,
     operating_point,
     pareto,
 )
-from rpa_sim.route.costs import CostBreakdown
+from rpa_sim.route.costs import CostBreakdown, CostSplit
 from rpa_sim.route.per_field.policy import optimized_policy
 from rpa_sim.route.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.route.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
 from rpa_sim.study.decision import decide
-from rpa_sim.study.result import SCHEMA_VERSION, StudySummary
-from rpa_sim.study.scenario import CertifySpec, Scenario
+from rpa_sim.study.result import (
+    SCHEMA_VERSION,
+    Baseline,
+    Baselines,
+    Calibration,
+    CostOptimum,
+    GroupCalibration,
+    KieData,
+    MonteCarlo,
+    OptimizedThresholds,
+    PolicyResult,
+    Reliability,
+    StudySummary,
+    VqaData,
+    summary_bytes,
+)
+from rpa_sim.study.scenario import Scenario
 
 __all__ = ["ScenarioResult", "run_scenario", "run_study", "scenario_policies", "evaluate_scenario_data",
-           "write_outputs", "comparison_table", "cost_bases", "certify_policy", "OUTPUT_FILES"]
+           "write_outputs", "comparison_table", "cost_bases", "OUTPUT_FILES"]
 
 #: The files :func:`write_outputs` writes into its folder (``rpa-sim run --out-dir``).
 OUTPUT_FILES = ("curves.csv", "summary.json")
@@ -54,7 +70,8 @@ OUTPUT_FILES = ("curves.csv", "summary.json")
 
 @dataclass(frozen=True)
 class ScenarioResult:
-    """What a run produced: the outcome table, a curve per policy and the summary.
+    """What a run produced: the outcome table, a curve per policy and the summary (what ``summary.json``
+    holds).
 
     ``base`` is the folder the scenario's data paths start from when the data
     was read by :func:`run_scenario` (None when the table was given to
@@ -65,13 +82,8 @@ class ScenarioResult:
     table: OutcomeTable
     policies: list[Policy]
     curves: list[Curve]
-    summary: dict[str, Any]
+    summary: StudySummary
     base: Path | None = None
-
-    @cached_property
-    def typed_summary(self) -> StudySummary:
-        """:attr:`summary` as typed, frozen dataclasses (:mod:`rpa_sim.study.result`), read on first use."""
-        return StudySummary.from_json(self.summary)
 
 
 def scenario_policies(scenario: Scenario, base: Path) -> list[Policy]:
@@ -116,40 +128,6 @@ def evaluate_scenario_data(scenario: Scenario, base: Path, source: str, *,
                             evaluation("vqa", alpha=scenario.alpha))
 
 
-def certify_policy(sweeper: Sweeper, spec: CertifySpec) -> dict[str, Any]:
-    """The certified threshold of a policy's swept knob, with its plain-language guarantee.
-
-    A policy auto-accepts an item exactly when its entry threshold is at least
-    ``τ``, so certification runs on the entries. Items the policy always
-    reviews never count as accepted, nor do items it rejects (they leave the
-    flow: the guarantee is on what is auto-accepted); a budget can force
-    acceptance and voids the guarantee, so budgeted policies are not certified.
-    """
-    if sweeper.policy.budget is not None:
-        return {"threshold": None, "guarantee": "not certified: a review budget can force items through "
-                                               "unreviewed, whatever the threshold"}
-    kept = ~sweeper.compiled.rejected
-    entry = sweeper.compiled.entry[kept]
-    finite = np.isfinite(entry)
-    candidates = np.unique(entry[finite])
-    if np.any(entry == -np.inf):
-        candidates = candidates[candidates > 0.0]  # at 0 the always-reviewed items would count as accepted
-    scores = np.clip(np.where(finite, entry, np.where(entry > 0, 1.0, 0.0)), 0.0, 1.0)
-    table = sweeper.table
-    units = table.review_units
-    result = certify_threshold(scores, table.errors()[kept], max_error=spec.max_error, delta=spec.delta,
-                               calibration_fraction=spec.calibration_fraction, seed=spec.seed,
-                               groups=None if units is None else units[kept],
-                               candidates=candidates if len(candidates) else None)
-    certified: dict[str, Any] = {**result.to_dict(), "guarantee": result.guarantee}
-    if result.threshold is not None:
-        # the policy run in "certified" mode: its figures at the certified threshold
-        point = sweeper.at(result.threshold)
-        certified["at_threshold"] = {"auto_rate": point["auto_rate"], "metric": point[table.metric_name],
-                                     "cost": point.get("cost")}
-    return certified
-
-
 def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Curve]:
     """Reviewing nothing and reviewing everything, each a one-point curve (priced as the policies' are)."""
     def at(threshold: float, missing: str) -> Curve:
@@ -161,16 +139,11 @@ def _baselines(table: OutcomeTable, scenario: Scenario) -> dict[str, Curve]:
     return {"review_none": at(0.0, "accept"), "review_all": at(2.0, "review")}
 
 
-def _first(breakdown: CostBreakdown | None) -> CostBreakdown | None:
-    """A one-point curve's breakdown as numbers (None without costs)."""
-    return None if breakdown is None else breakdown.at(0)
-
-
-def _baseline_summary(curve: Curve) -> dict[str, Any]:
-    """A baseline's entry in the summary: its quality, reviews and cost."""
+def _baseline(curve: Curve) -> Baseline:
+    """A baseline's quality, reviews and cost (a one-point curve)."""
     cost = curve.columns.get("cost")
-    return {"metric": float(curve.metric[0]), "reviewed": float(curve.columns["reviewed"][0]),
-            "cost": None if cost is None else float(cost[0])}
+    return Baseline(metric=finite(float(curve.metric[0])), reviewed=float(curve.columns["reviewed"][0]),
+                    cost=None if cost is None else finite(float(cost[0])))
 
 
 def run_scenario(scenario: Scenario, base: Path) -> ScenarioResult:
@@ -219,147 +192,206 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
     dominated_by = pareto(exact)
     operation = None if scenario.operations is None else operation_model(scenario, table)
     curves = priced(operation, scenario, curves)  # staffing joins the costs
-    baseline_curves = dict(zip(("review_none", "review_all"),
-                               priced(operation, scenario, list(_baselines(table, scenario).values()))))
-    baselines = {name: _baseline_summary(curve) for name, curve in baseline_curves.items()}
-    summaries = []
-    for sweeper, curve, full in zip(sweepers, curves, exact):
-        summaries.append(_policy_summary(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines,
-                                         _first(baseline_curves["review_all"].breakdown)))
-    summary = {
-        "schema_version": SCHEMA_VERSION,
-        "scenario": scenario.name,
-        "description": scenario.description,
-        "task": table.task,
-        "metric": table.metric_name,
-        "data": _data_summary(table),
-        "reviewer": scenario.reviewer.model_dump(),
-        "costs": None if scenario.costs is None else scenario.costs.model_dump(),
-        "thresholds": scenario.thresholds,
-        "targets": list(scenario.targets),
-        "calibration": _calibration(table),
-        "baselines": baselines,
-        "policies": summaries,
-        "optimized_per_field": _optimized(table, scenario),
-    }
-    if any(table.document_types):  # records name their document type: thresholds per (type, field) cell too
-        summary["optimized_per_document_type"] = _optimized(table, scenario, by_document_type=True)
-    if operation is not None:  # absent without the section: the summary stays as it was
-        summary["operations"] = operations_summary(operation, sweepers, summaries)
-    if scenario.monitoring is not None:  # absent without the section: the summary stays as it was
-        from rpa_sim.operate.monitoring.summary import monitoring_summary  # noqa: PLC0415
-
-        summary["monitoring"] = monitoring_summary(scenario.monitoring, table, policies, summary,
-                                                   reviewer=scenario.reviewer)
-    certified = [None if entry["certified"] is None else entry["certified"]["threshold"] for entry in summaries]
-    summary["decision"] = decide(scenario, sweepers, curves, certified, operation).to_dict()
-    # the summary as summary.json holds it: an undefined figure (NaN, infinity) is None
-    return ScenarioResult(scenario, table, policies, curves, jsontext.finite(summary))
+    review_none, review_all = priced(operation, scenario, list(_baselines(table, scenario).values()))
+    baselines = Baselines(review_none=_baseline(review_none), review_all=_baseline(review_all))
+    review_all_parts = None if review_all.breakdown is None else review_all.breakdown.at(0)
+    results = tuple(_policy_result(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines,
+                                   review_all_parts) for sweeper, curve, full in zip(sweepers, curves, exact))
+    certified = [None if result.certified is None else result.certified.threshold for result in results]
+    summary = StudySummary(
+        schema_version=SCHEMA_VERSION,
+        scenario=scenario.name,
+        description=scenario.description,
+        task=table.task,
+        metric=table.metric_name,
+        data=_data(table),
+        reviewer=scenario.reviewer,
+        costs=scenario.costs,
+        thresholds=scenario.thresholds,
+        targets=tuple(scenario.targets),
+        calibration=_calibration(table),
+        baselines=baselines,
+        policies=results,
+        optimized_per_field=_optimized(table, scenario),
+        # records that name their document type: thresholds per (type, field) cell too
+        optimized_per_document_type=_optimized(table, scenario, by_document_type=True)
+        if any(table.document_types) else None,
+        operations=None if operation is None else _operations(operation, sweepers, results),
+        monitoring=None if scenario.monitoring is None else _monitoring(scenario, table, policies, results),
+        decision=decide(scenario, sweepers, curves, certified, operation),
+    )
+    return ScenarioResult(scenario, table, policies, curves, summary)
 
 
-def _optimized(table: OutcomeTable, scenario: Scenario, *, by_document_type: bool = False) -> dict[str, Any]:
+def _operations(operation: OperationModel, sweepers: Sequence[Sweeper],
+                results: Sequence[PolicyResult]) -> Operations:
+    """The operation at each policy's operating points: each target's threshold, the cost optimum, the
+    certified threshold."""
+    points = []
+    for result in results:
+        labelled = [(f"target {target}", point.threshold) for target, point in result.operating_points.items()
+                    if point is not None]
+        if result.cost_optimum is not None:
+            labelled.append(("cost optimum", result.cost_optimum.threshold))
+        if result.certified is not None and result.certified.threshold is not None:
+            labelled.append(("certified", result.certified.threshold))
+        points.append(labelled)
+    return operations(operation, sweepers, points)
+
+
+def _monitoring(scenario: Scenario, table: OutcomeTable, policies: Sequence[Policy],
+                results: Sequence[PolicyResult]) -> Monitoring:
+    """Production monitoring replayed (the scenario's ``monitoring:`` section), each policy at the threshold
+    the section names: a number, its cost optimum or its operating point for the first target."""
+    from rpa_sim.operate.monitoring.summary import monitoring  # noqa: PLC0415
+
+    spec = scenario.monitoring
+    assert spec is not None, "monitored only with the scenario's section"
+    choice = spec.threshold
+    if choice is None:
+        choice = "cost_optimum" if scenario.costs is not None else "target"
+
+    def threshold(result: PolicyResult) -> tuple[float | None, str]:
+        if not isinstance(choice, str):
+            return float(choice), "given"
+        if choice == "cost_optimum":
+            if scenario.costs is None:
+                raise InputError("scenario monitoring: threshold: cost_optimum needs the scenario's costs; give a "
+                                 "number or 'target'")
+            best = result.cost_optimum
+            return (None if best is None else best.threshold), "cost optimum"
+        if not scenario.targets:
+            raise InputError("scenario monitoring: threshold: the scenario has neither costs nor targets to take an "
+                             "operating point from; give a number")
+        target = f"{scenario.targets[0]:g}"
+        point = result.operating_points[target]
+        return (None if point is None else point.threshold), f"target {target}"
+
+    # only the monitored policies' thresholds are resolved (a policy the section leaves out needs none)
+    thresholds = [threshold(result) if spec.policy in (None, result.policy) else (None, "not monitored")
+                  for result in results]
+    return monitoring(spec, table, policies, thresholds, reviewer=scenario.reviewer)
+
+
+def _optimized(table: OutcomeTable, scenario: Scenario, *,
+               by_document_type: bool = False) -> FrozenMap[OptimizedThresholds]:
     """Per target: the per-field thresholds (``by_document_type``: per type and field) that automate most,
     measured by the sweep engine."""
     # predictions without a confidence are reviewed, as the optimised policies review them
     plain = Sweeper(table, Policy.model_validate({"name": "confidence", "review_if": {"confidence": "sweep"},
                                                   "missing_confidence": "review"}),
                     reviewer=scenario.reviewer).curve("exact")
-    found: dict[str, Any] = {}
+    found: dict[str, OptimizedThresholds] = {}
     for target in scenario.targets:
         optimized = optimized_policy(table, target, reviewer=scenario.reviewer, by_document_type=by_document_type)
-        single = operating_point(plain, target)
-        entry: dict[str, Any] = {"feasible": optimized.result.feasible, "optimal": optimized.result.optimal,
-                                 "best_single_threshold": None if single is None else single.to_dict()}
+        entry = OptimizedThresholds(feasible=optimized.result.feasible, optimal=optimized.result.optimal,
+                                    best_single_threshold=operating_point(plain, target))
         if optimized.result.feasible:
             point = Sweeper(table, optimized.policy, reviewer=scenario.reviewer, costs=scenario.costs).at(0.0)
-            entry.update(thresholds=optimized.thresholds(), auto_rate=point["auto_rate"],
-                         metric=point[table.metric_name], cost=point.get("cost"))
+            thresholds = FrozenMap({name: FrozenMap(value) if isinstance(value, dict) else value
+                                    for name, value in optimized.thresholds().items()})
+            entry = replace(entry, thresholds=thresholds, auto_rate=finite(point["auto_rate"]),
+                            metric=finite(point[table.metric_name]), cost=finite(point.get("cost")))
         found[f"{target:g}"] = entry
-    return found
+    return FrozenMap(found)
 
 
-def _calibration(table: OutcomeTable) -> dict[str, Any]:
-    """How well the confidences match the share of right predictions (METRICS.md §7)."""
+def _calibration(table: OutcomeTable) -> Calibration | None:
+    """How well the confidences match the share of right predictions (METRICS.md §7); None when no prediction
+    has a confidence."""
     # predictions without a confidence (a policy's missing_confidence) have nothing to calibrate
     known = ~np.isnan(table.confidence)
     if not known.any():
-        return {}
+        return None
     confidence, correct = table.confidence[known], is_correct(table)[known]
     width = reliability_table(confidence, correct, scheme="equal_width")
     mass = reliability_table(confidence, correct, scheme="equal_mass")
     keep = width.count > 0
-    found = {
-        "ece_equal_width": width.ece,
-        "ece_equal_mass": mass.ece,
-        "aurc": aurc(confidence, correct),
-        "reliability": {name: getattr(width, name)[keep].tolist()
-                        for name in ("lower", "upper", "count", "mean_confidence", "accuracy")},
-        "by_field": calibration_per_group(confidence, correct, table.field_codes[known], table.field_names),
-    }
-    if any(table.document_types):  # only when some record names its document type
-        found["by_document_type"] = calibration_per_group(confidence, correct, table.document_type_codes[known],
-                                                          table.document_types)
-    if not known.all():
-        found["without_confidence"] = int(np.count_nonzero(~known))
-    return found
+
+    def groups(codes: np.ndarray, names: tuple[str, ...]) -> tuple[GroupCalibration, ...]:
+        return tuple(GroupCalibration(**finite(row)) for row in calibration_per_group(confidence, correct, codes,
+                                                                                        names))
+
+    return Calibration(
+        ece_equal_width=finite(width.ece), ece_equal_mass=finite(mass.ece), aurc=finite(aurc(confidence, correct)),
+        reliability=Reliability(**{name: tuple(getattr(width, name)[keep].tolist())
+                                   for name in ("lower", "upper", "count", "mean_confidence", "accuracy")}),
+        by_field=groups(table.field_codes[known], table.field_names),
+        # only when some record names its document type
+        by_document_type=groups(table.document_type_codes[known], table.document_types)
+        if any(table.document_types) else None,
+        without_confidence=None if known.all() else int(np.count_nonzero(~known)))
 
 
-def _data_summary(table: OutcomeTable) -> dict[str, Any]:
+def _data(table: OutcomeTable) -> KieData | VqaData:
     """The table's corpus figures (``score --json``) and its rows, the predictions a policy routes."""
-    return {"predictions": len(table), **table.summary()}
+    figures = finite({"predictions": len(table), **table.summary()})
+    return KieData(**figures) if table.task == "kie" else VqaData(**figures)
 
 
-def _policy_summary(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Curve, dominated_by: list[str],
-                    baselines: dict[str, Any], review_all: CostBreakdown | None) -> dict[str, Any]:
-    points = {f"{target:g}": operating_point(exact, target) for target in scenario.targets}
-    summary: dict[str, Any] = {
-        "policy": curve.policy,
-        "description": sweeper.policy.description,
-        "knob": sweeper.policy.knob,
-        "auc": area_under_curve(exact),
-        "auto_rate_range": _range(exact.auto_rate),
-        "operating_points": {k: None if p is None else p.to_dict() for k, p in points.items()},
-        "cost_optimum": None,
-        "certified": None if scenario.certify is None else certify_policy(sweeper, scenario.certify),
-        "dominated_by": dominated_by,
-    }
-    if sweeper.policy.reject_if is not None:  # the items its reject band takes out, the same at every τ
-        summary["rejected"] = int(np.count_nonzero(sweeper.compiled.rejected))
+def _policy_result(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Curve, dominated_by: list[str],
+                   baselines: Baselines, review_all: CostBreakdown | None) -> PolicyResult:
+    """One policy's figures: on its exact curve (area, range, operating points), on the scenario's grid (cost
+    optimum), its certification and its Monte Carlo spread."""
+    points = FrozenMap({f"{target:g}": operating_point(exact, target) for target in scenario.targets})
+    best = None
     if scenario.costs is not None:
-        best = cost_optimum(curve)
-        assert curve.breakdown is not None and review_all is not None, "curves swept with costs have breakdowns"
-        parts = curve.breakdown.at(int(np.flatnonzero(curve.threshold == best.threshold)[0]))
-        saved = review_all.minus(parts).by_kind()
-        summary["cost_optimum"] = {
-            **best.to_dict(),
-            "savings_vs_review_all": baselines["review_all"]["cost"] - best.cost,
-            "savings_vs_review_none": baselines["review_none"]["cost"] - best.cost,
-            "breakdown": parts.by_kind(),
-            # what the saving comes from: the automation, and each kind of cost it moves
-            "reviews_saved": baselines["review_all"]["reviewed"] - best.reviewed,
-            "savings_by_kind": {kind: saved[kind] for kind in ("review", "staffing", "errors", "rejected")},
-            # the cheapest point at the lowest or highest τ swept: a wider range might hold a cheaper one
-            "edge_of_range": bool(best.threshold in (curve.threshold.min(), curve.threshold.max())),
-        }
-    if scenario.replicates:
-        chosen = [p.threshold for p in points.values() if p is not None]
-        if summary["cost_optimum"] is not None:
-            chosen.append(summary["cost_optimum"]["threshold"])
-        if chosen:
-            spread = sweeper.replicate(scenario.replicates, seed=scenario.seed, grid=np.unique(chosen))
-            summary["monte_carlo"] = {
-                "replicates": scenario.replicates, "seed": scenario.seed,
-                "thresholds": spread.threshold.tolist(),
-                **{f"{stat}_{name}": getattr(spread, stat)[name].tolist()
-                   for stat in ("mean", "std", "low", "high") for name in (curve.metric_name, "auto_rate")},
-            }
-    return summary
+        best = _cost_optimum(curve, baselines, review_all)
+    certify = scenario.certify
+    result = PolicyResult(
+        policy=curve.policy, description=sweeper.policy.description, knob=sweeper.policy.knob,
+        auc=finite(area_under_curve(exact)), auto_rate_range=_range(exact.auto_rate), operating_points=points,
+        cost_optimum=best,
+        certified=None if certify is None else certify_policy(
+            sweeper, max_error=certify.max_error, delta=certify.delta,
+            calibration_fraction=certify.calibration_fraction, seed=certify.seed),
+        dominated_by=tuple(dominated_by),
+        # the items its reject band takes out, the same at every τ
+        rejected=None if sweeper.policy.reject_if is None else int(np.count_nonzero(sweeper.compiled.rejected)))
+    chosen = [p.threshold for p in points.values() if p is not None] + ([] if best is None else [best.threshold])
+    if scenario.replicates and chosen:
+        spread = sweeper.replicate(scenario.replicates, seed=scenario.seed, grid=np.unique(chosen))
+
+        def statistic(name: str, of: str) -> tuple[float | None, ...]:
+            return tuple(finite(getattr(spread, name)[of].tolist()))
+
+        result = replace(result, monte_carlo=MonteCarlo(
+            replicates=scenario.replicates, seed=scenario.seed, thresholds=tuple(spread.threshold.tolist()),
+            metric=curve.metric_name,
+            **{f"{name}_{of}": statistic(name, column) for name in ("mean", "std", "low", "high")
+               for of, column in (("metric", curve.metric_name), ("auto_rate", "auto_rate"))}))
+    return result
 
 
-def _range(values: np.ndarray) -> list[float | None]:
+def _cost_optimum(curve: Curve, baselines: Baselines, review_all: CostBreakdown | None) -> CostOptimum:
+    """The curve's cheapest threshold, and what it saves against the baselines: in all, in reviews, by kind."""
+    best = cost_optimum(curve)
+    assert curve.breakdown is not None and review_all is not None, "curves swept with costs have breakdowns"
+    parts = curve.breakdown.at(int(np.flatnonzero(curve.threshold == best.threshold)[0]))
+    saved = review_all.minus(parts)
+    everything, nothing = baselines.review_all, baselines.review_none
+    return CostOptimum(
+        **vars(best),
+        savings_vs_review_all=_less(everything.cost, best.cost),
+        savings_vs_review_none=_less(nothing.cost, best.cost),
+        breakdown=parts.split(),
+        # what the saving comes from: the automation, and each kind of cost it moves
+        reviews_saved=everything.reviewed - best.reviewed,
+        savings_by_kind=CostSplit(review=float(saved.review), staffing=float(saved.staffing),
+                                  errors=float(saved.errors), rejected=float(saved.rejected)),
+        # the cheapest point at the lowest or highest τ swept: a wider range might hold a cheaper one
+        edge_of_range=bool(best.threshold in (curve.threshold.min(), curve.threshold.max())))
+
+
+def _less(cost: float | None, by: float | None) -> float | None:
+    """``cost - by``; None when either is unknown."""
+    return None if cost is None or by is None else cost - by
+
+
+def _range(values: np.ndarray) -> tuple[float | None, float | None]:
     """The least and greatest defined value; None and None when none is (a table without rows)."""
     defined = values[~np.isnan(values)]
-    return [float(defined.min()), float(defined.max())] if len(defined) else [None, None]
+    return (float(defined.min()), float(defined.max())) if len(defined) else (None, None)
 
 
 def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
@@ -371,7 +403,7 @@ def write_outputs(result: ScenarioResult, out: Path) -> list[Path]:
     """
     curves, summary = (out / name for name in OUTPUT_FILES)
     return atomic_write_files({curves: curves_to_csv(result.curves).encode("utf-8"),
-                               summary: (jsontext.dumps(result.summary, indent=2) + "\n").encode("utf-8")})
+                               summary: summary_bytes(result.summary)})
 
 
 def comparison_table(result: ScenarioResult) -> str:
@@ -386,9 +418,8 @@ def comparison_table(result: ScenarioResult) -> str:
     """
     from rpa_sim.common.formatting import count, money, number  # noqa: PLC0415
     from rpa_sim.route.compare import edge_of_range_text  # noqa: PLC0415
-    from rpa_sim.study.result import encoded  # noqa: PLC0415
 
-    summary = result.typed_summary
+    summary = result.summary
     metric = summary.metric
     header = ["policy", "AUC"] + [f"auto@{t}" for t in summary.targets]
     rejecting = any(p.rejected is not None for p in summary.policies)
@@ -409,8 +440,7 @@ def comparison_table(result: ScenarioResult) -> str:
             row += [money(best.cost), number(best.threshold, 3) + (" *" if best.edge_of_range else ""),
                     money(best.savings_vs_review_all)]
             if best.edge_of_range:
-                # edge_of_range_text reads the cost optimum as summary.json holds it (the report calls it so too)
-                cautions.append(f"* {p.policy}: {edge_of_range_text(encoded(best), summary.thresholds)}")
+                cautions.append(f"* {p.policy}: {edge_of_range_text(best, summary.thresholds)}")
         row += [number(None if p.certified is None else p.certified.threshold, 3), ", ".join(p.dominated_by) or "-"]
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
@@ -443,8 +473,6 @@ def cost_bases(summary: StudySummary) -> tuple[str, str | None]:
     cost is each policy's cheapest τ swept, for the whole data, under no constraint; the decision keeps to
     the scenario's constraints and is priced per day or for the same data (None: it has no cost)."""
     from rpa_sim.common.formatting import count  # noqa: PLC0415
-    from rpa_sim.study.result import KieData  # noqa: PLC0415
-
     data = summary.data
     size = f"{count(data.documents)} documents" if isinstance(data, KieData) else f"{count(data.questions)} questions"
     least = f"each policy's cheapest τ swept, for the whole data ({size}), under no constraint"

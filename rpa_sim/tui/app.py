@@ -454,7 +454,7 @@ class DashboardApp(App[int]):
         policy, threshold = model.policy_names.index(decision.policy), decision.threshold
         team = decision.reviewers
         if team is not None:
-            self.query_one(OperationsView).extra = team.extra_per_shift
+            self.query_one(OperationsView).extra = team.extra
         words = decision_words(decision, model)
         point = decision.point
         note = "decision" if decision.feasible else f"no point meets every constraint ({decision.binding} binds)"

@@ -90,7 +90,7 @@ class Opened:
         from rpa_sim.study.run import run_study  # noqa: PLC0415
 
         with stage(report, "comparing policies, optimising per field"):
-            return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).typed_summary
+            return run_study(self.scenario, self.table, self.policies, sweepers=model.sweepers).summary
 
 
 def _evaluated(scenario: Scenario, base: Path, report: Reporter, policies: list[Policy]) -> OutcomeTable:

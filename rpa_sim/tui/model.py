@@ -331,7 +331,7 @@ class DashboardModel:
 
     def compare_explanation(self) -> str:
         """One line that says what the comparison's columns mean (empty before the summary)."""
-        from rpa_sim.study.result import Certification  # noqa: PLC0415
+        from rpa_sim.study.result import CertifiedThreshold  # noqa: PLC0415
         from rpa_sim.study.run import cost_bases  # noqa: PLC0415
 
         summary = self.summary
@@ -344,7 +344,7 @@ class DashboardModel:
             least, decided = cost_bases(summary)
             parts.append(f"least cost: {least}, and what it saves against reviewing everything"
                          + ("" if decided is None else f"; the decision (d) {decided}"))
-        certify = next((p.certified for p in summary.policies if isinstance(p.certified, Certification)), None)
+        certify = next((p.certified for p in summary.policies if isinstance(p.certified, CertifiedThreshold)), None)
         if certify is not None:
             parts.append(f"certified τ: auto-accepted error rate ≤ {certify.max_error:g} with probability "
                          f"≥ {1 - certify.delta:g}")

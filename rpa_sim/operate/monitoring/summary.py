@@ -4,7 +4,8 @@ Per policy, at one threshold (a number, the policy's cost optimum or its
 operating point for the scenario's first target), many production days are
 replayed (:mod:`~rpa_sim.operate.monitoring.coverage`) with the scenario's reviewer and
 an audit of the auto-accepted items; each day is estimated with every method.
-The summary's ``monitoring`` key then holds, per policy and method, the actual
+:func:`monitoring` then gives (:class:`~rpa_sim.operate.monitoring.results.Monitoring`, the
+``monitoring`` of ``summary.json``), per policy and method, the actual
 coverage of the nominal interval, its mean width and bias, the naive figure's
 bias and the true auto-accepted error rate; the intervals of the first days
 (estimated against true, for the report and the dashboard); and the mean
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
@@ -28,17 +30,19 @@ from pydantic import BeforeValidator, Field, model_validator
 
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.jsontext import finite
+from rpa_sim.common.typedjson import FrozenMap
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
+from rpa_sim.operate.monitoring.results import AuditWidths, FirstDays, MethodCoverage, MonitoredPolicy, Monitoring
 
 if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import OutcomeTable
     from rpa_sim.route.policies import Policy
     from rpa_sim.route.reviewer import Reviewer
-    from rpa_sim.study.result.monitoring import Monitoring
 
 __all__ = ["MonitoringSpec", "DEFAULT_AUDIT_RATE", "ASSUMPTIONS", "SHORTFALL_ERRORS", "ZERO_WIDTH",
-           "monitoring_summary", "policy_monitoring", "reliability", "proposed_method", "spec_of_summary"]
+           "monitoring", "policy_monitoring", "nothing_to_monitor", "reliability", "spec_of_summary"]
 
 Method = Literal["classical", "stratified", "ppi"]
 #: The audit rate of a policy without an ``audit`` share of its own, unless the section gives one.
@@ -123,47 +127,31 @@ class MonitoringSpec(StrictModel):
         return ("classical", "stratified", "ppi") if uniform else ("stratified", "ppi")
 
 
-#: A ``policies`` entry's figures when there is nothing to monitor (``note`` says why): every key, None.
-_EMPTY_ENTRY: dict[str, Any] = dict.fromkeys(
+#: A monitored policy's figures when there is nothing to monitor (its ``note`` says why): every one, None.
+_NOTHING: dict[str, Any] = dict.fromkeys(
     ("rows", "reviewed", "auto_accepted", "audit_rate", "expected_audits", "true_auto_error", "naive_mean",
-     "naive_bias", "methods", "first_days", "widths", "note"))
+     "naive_bias", "methods", "first_days", "widths"))
 
 
-def _resolved_threshold(spec: MonitoringSpec, policy_summary: dict[str, Any],
-                        summary: dict[str, Any]) -> tuple[float | None, str]:
-    """The policy's τ and where it comes from; None when the policy has no such point."""
-    choice = spec.threshold
-    if choice is None:
-        choice = "cost_optimum" if summary["costs"] is not None else "target"
-    if not isinstance(choice, str):
-        return float(choice), "given"
-    if choice == "cost_optimum":
-        if summary["costs"] is None:
-            raise InputError("scenario monitoring: threshold: cost_optimum needs the scenario's costs; give a "
-                             "number or 'target'")
-        best = policy_summary["cost_optimum"]
-        return (None if best is None else best["threshold"]), "cost optimum"
-    if not summary["targets"]:
-        raise InputError("scenario monitoring: threshold: the scenario has neither costs nor targets to take an "
-                         "operating point from; give a number")
-    target = f"{summary['targets'][0]:g}"
-    point = policy_summary["operating_points"][target]
-    return (None if point is None else point["threshold"]), f"target {target}"
+def nothing_to_monitor(policy: str, threshold: float | None, threshold_from: str, note: str) -> MonitoredPolicy:
+    """A monitored policy without figures, and why (``note``)."""
+    return MonitoredPolicy(policy=policy, threshold=threshold, threshold_from=threshold_from, **_NOTHING, note=note)
 
 
-def _interval_columns(daily: Any, shown: int) -> dict[str, Any]:
+def _first_days(daily: Any, shown: int) -> FirstDays:
     """The first ``shown`` days' intervals, columnar: what the report and the dashboard draw."""
-    def listed(values: np.ndarray) -> list[float | None]:
-        return [None if math.isnan(v) else float(v) for v in values[:shown].tolist()]
+    def listed(values: np.ndarray) -> tuple[float | None, ...]:
+        return tuple(None if math.isnan(v) else float(v) for v in values[:shown].tolist())
 
-    return {"seed": daily.seeds[:shown].tolist(), "naive": listed(daily.naive),
-            **{part: {method: listed(getattr(daily, part)[method]) for method in daily.methods}
-               for part in ("estimate", "low", "high")}}
+    parts = {part: FrozenMap({method: listed(getattr(daily, part)[method]) for method in daily.methods})
+             for part in ("estimate", "low", "high")}
+    return FirstDays(seed=tuple(daily.seeds[:shown].tolist()), naive=listed(daily.naive), **parts)
 
 
 def policy_monitoring(spec: MonitoringSpec, table: OutcomeTable, policy: Policy, *, threshold: float,
-                      reviewer: Reviewer) -> dict[str, Any]:
-    """One policy at ``threshold``: its coverage figures, its first days and its widths grid (a ``policies`` entry).
+                      reviewer: Reviewer, threshold_from: str = "given") -> MonitoredPolicy:
+    """One policy at ``threshold`` (``threshold_from`` says where τ comes from): its coverage figures, its first
+    days and its widths grid.
 
     Raises
     ------
@@ -178,10 +166,11 @@ def policy_monitoring(spec: MonitoringSpec, table: OutcomeTable, policy: Policy,
         spec.audit_rate if spec.audit_rate is not None else (policy.audit or DEFAULT_AUDIT_RATE))
     replayer = Replayer(table, policy, threshold=threshold, audit=spec.audit_plan if rate is None else rate)
     accepted = ~replayer.reviewed
-    entry = {**_EMPTY_ENTRY, "rows": len(table), "reviewed": int(replayer.reviewed.sum()),
-             "auto_accepted": int(accepted.sum()), "audit_rate": rate}
+    reviewed, auto_accepted = int(replayer.reviewed.sum()), int(accepted.sum())
     if not accepted.any():
-        return {**entry, "note": "reviews every item at this threshold: nothing goes straight through to monitor"}
+        return replace(nothing_to_monitor(policy.name, threshold, threshold_from, "reviews every item at this "
+                                          "threshold: nothing goes straight through to monitor"),
+                       rows=len(table), reviewed=reviewed, auto_accepted=auto_accepted, audit_rate=rate)
     rates = replayer.inclusion_probability[accepted]
     methods = spec.methods_for(uniform=bool(rates.min() == rates.max()))
     if "classical" in methods and rates.min() != rates.max():
@@ -196,17 +185,17 @@ def policy_monitoring(spec: MonitoringSpec, table: OutcomeTable, policy: Policy,
     verdicts = {method: reliability(method, row.coverage, level=spec.confidence_level, days=spec.days,
                                     zero_width=float(np.mean(daily.high[method] - daily.low[method] < ZERO_WIDTH)),
                                     audits=audits, audit_errors=audit_errors) for method, row in rows.items()}
-    entry.update(
-        expected_audits=audits, true_auto_error=daily.truth,
-        naive_mean=float(naive.mean()) if len(naive) else None, naive_bias=rows[methods[0]].naive_bias,
-        methods={method: {"coverage": row.coverage, "coverage_error": row.coverage_error,
-                          "mean_width": row.mean_width, "bias": row.bias, "quality_coverage": row.quality_coverage,
-                          "reliable": verdicts[method][0], "reason": verdicts[method][1]}
-                 for method, row in rows.items()},
-        first_days=_interval_columns(daily, spec.shown),
+    coverage = FrozenMap({method: MethodCoverage(
+        coverage=finite(row.coverage), coverage_error=finite(row.coverage_error), mean_width=finite(row.mean_width),
+        bias=finite(row.bias), quality_coverage=finite(row.quality_coverage), reliable=verdicts[method][0],
+        reason=verdicts[method][1]) for method, row in rows.items()})
+    return MonitoredPolicy(
+        policy=policy.name, threshold=threshold, threshold_from=threshold_from, rows=len(table), reviewed=reviewed,
+        auto_accepted=auto_accepted, audit_rate=rate, expected_audits=audits, true_auto_error=finite(daily.truth),
+        naive_mean=float(naive.mean()) if len(naive) else None, naive_bias=finite(rows[methods[0]].naive_bias),
+        methods=coverage, first_days=_first_days(daily, spec.shown),
         widths=_widths(spec, table, policy, threshold, reviewer, methods) if spec.audit_rates else None,
         note=None)
-    return entry
 
 
 def reliability(method: str, coverage: float, *, level: float, days: int, zero_width: float, audits: float,
@@ -269,21 +258,8 @@ def reliability(method: str, coverage: float, *, level: float, days: int, zero_w
     return False, f"{found}: {expected}{cause}" if found else f"{expected}{cause}, a certainty no audit gives"
 
 
-def proposed_method(entry: dict[str, Any]) -> str | None:
-    """The method to estimate a monitored policy with: the narrowest reliable one (the first of a tie); None
-    when no method is reliable or the policy has no figures.
-
-    >>> proposed_method({"methods": {"classical": {"reliable": True, "mean_width": 0.08},
-    ...                              "ppi": {"reliable": False, "mean_width": 0.01}}})
-    'classical'
-    """
-    reliable = {method: figures["mean_width"] for method, figures in (entry.get("methods") or {}).items()
-                if figures["reliable"]}
-    return min(reliable, key=reliable.__getitem__) if reliable else None
-
-
 def _widths(spec: MonitoringSpec, table: OutcomeTable, policy: Policy, threshold: float, reviewer: Reviewer,
-            methods: Sequence[str]) -> dict[str, Any]:
+            methods: Sequence[str]) -> AuditWidths:
     """Mean width per method at each uniform audit rate of the grid, over the same seeds (common random numbers)."""
     from rpa_sim.operate.monitoring.coverage import replay_days  # noqa: PLC0415
     from rpa_sim.operate.monitoring.replay import Replayer  # noqa: PLC0415
@@ -297,37 +273,36 @@ def _widths(spec: MonitoringSpec, table: OutcomeTable, policy: Policy, threshold
                             confidence_level=spec.confidence_level)
         for method in methods:
             widths[method].append(float(np.mean(daily.high[method] - daily.low[method])))
-    return {"audit_rates": list(spec.audit_rates), "expected_audits": audits, "mean_width": widths}
+    return AuditWidths(audit_rates=tuple(spec.audit_rates), expected_audits=tuple(audits),
+                       mean_width=FrozenMap({method: tuple(map(finite, values)) for method, values in widths.items()}))
 
 
-def monitoring_summary(spec: MonitoringSpec, table: OutcomeTable, policies: Sequence[Policy],
-                       summary: dict[str, Any], *, reviewer: Reviewer) -> dict[str, Any]:
-    """The summary's ``monitoring`` key: the settings (those of :class:`MonitoringSpec` but the policy and the
-    threshold, each entry's own), the assumptions, and one entry per monitored policy.
+def monitoring(spec: MonitoringSpec, table: OutcomeTable, policies: Sequence[Policy],
+               thresholds: Sequence[tuple[float | None, str]], *, reviewer: Reviewer) -> Monitoring:
+    """Production monitoring replayed: the settings (those of :class:`MonitoringSpec` but the policy and the
+    threshold, each policy's own), the assumptions, and each monitored policy at its threshold.
 
-    ``summary`` is the run's summary so far (its ``costs``, ``targets`` and
-    ``policies``, whose cost optima and operating points give the thresholds).
+    ``thresholds`` gives, per policy, its τ and where it comes from (``given``, ``cost optimum``, ``target
+    0.95``; τ None when the policy has no such point: nothing to monitor).
     """
     names = [policy.name for policy in policies]
     if spec.policy is not None and spec.policy not in names:
         raise InputError(f"scenario monitoring: policy: {spec.policy!r} is not one of the scenario's policies "
                          f"({', '.join(names)})")
     entries = []
-    for policy, policy_summary in zip(policies, summary["policies"]):
+    for policy, (threshold, source) in zip(policies, thresholds):
         if spec.policy is not None and policy.name != spec.policy:
             continue
-        threshold, source = _resolved_threshold(spec, policy_summary, summary)
-        entry = {"policy": policy.name, "threshold": threshold, "threshold_from": source}
         if threshold is None:
-            entry.update(_EMPTY_ENTRY, note=f"has no {source}: nothing to monitor")
+            entries.append(nothing_to_monitor(policy.name, None, source, f"has no {source}: nothing to monitor"))
         else:
-            entry.update(policy_monitoring(spec, table, policy, threshold=threshold, reviewer=reviewer))
-        entries.append(entry)
-    return {"days": spec.days, "seed": spec.seed, "confidence_level": spec.confidence_level,
-            "methods": spec.methods, "audit_rate": spec.audit_rate,
-            "audit_plan": None if spec.audit_plan is None else spec.audit_plan.model_dump(mode="json"),
-            "days_shown": spec.shown, "audit_rates": spec.audit_rates, "width_days": spec.width_days,
-            "reviewer": reviewer.model_dump(), "assumptions": ASSUMPTIONS, "policies": entries}
+            entries.append(policy_monitoring(spec, table, policy, threshold=threshold, reviewer=reviewer,
+                                             threshold_from=source))
+    return Monitoring(days=spec.days, seed=spec.seed, confidence_level=spec.confidence_level,
+                      methods=None if spec.methods is None else tuple(spec.methods), audit_rate=spec.audit_rate,
+                      audit_plan=spec.audit_plan, days_shown=spec.shown, audit_rates=tuple(spec.audit_rates),
+                      width_days=spec.width_days, reviewer=reviewer, assumptions=ASSUMPTIONS,
+                      policies=tuple(entries))
 
 
 def spec_of_summary(monitoring: Monitoring | None) -> MonitoringSpec:

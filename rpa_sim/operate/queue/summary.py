@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rpa_sim.common.jsontext import finite
 from rpa_sim.operate.queue.erlang import queue_figures
+from rpa_sim.operate.queue.results import OperationAt, Operations, PolicyOperations, Simulation, Team
 from rpa_sim.operate.queue.roster import DAY, Roster
 from rpa_sim.operate.queue.settings import Arrivals, Distribution, Handling
 from rpa_sim.operate.queue.simulation import simulate
@@ -54,10 +56,9 @@ if TYPE_CHECKING:
     from rpa_sim.route.costs import CostModel
     from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.route.sweep import Curve, Sweeper
-    from rpa_sim.study.result.operations import Operations
 
-__all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "priced",
-           "operations_summary", "operations_table"]
+__all__ = ["Workload", "OperationModel", "operation_model", "staffed_curve", "priced", "released_quality",
+           "operations", "operations_table", "staffing_rows", "staffing_table"]
 
 _HOUR = 3600.0
 _HOURS_IN_DAY = 24
@@ -309,7 +310,7 @@ class OperationModel:
             deadline = arrival + rng.exponential(patience.seconds, size)
         return Tasks.from_arrays(arrival=arrival, handle=handle, deadline=deadline, confidence=rng.random(size))
 
-    def simulated(self, work: Workload, *, extra: int = 0, seed: int | None = None) -> dict[str, Any]:
+    def simulated(self, work: Workload, *, extra: int = 0, seed: int | None = None) -> Simulation:
         """One simulation of the team (``extra`` more per shift) over the period, at this workload.
 
         ``service_level`` is the share of ALL documents completed in time
@@ -324,10 +325,10 @@ class OperationModel:
         share = work.opened_share
         hours = np.arange(1, self.days * _HOURS_IN_DAY + 1) * _HOUR
         if share <= 0:
-            return {"tasks": 0, "service_level": 1.0, "service_level_reviewed": None, "utilisation": 0.0,
-                    "released": 0, "p_breach": None, "turnaround_p50_seconds": None,
-                    "turnaround_p90_seconds": None, "turnaround_p99_seconds": None,
-                    "backlog_at_day_end": [0] * self.days, "backlog_by_hour": [0.0] * _HOURS_IN_DAY}
+            return Simulation(tasks=0, service_level=1.0, service_level_reviewed=None, utilisation=0.0, released=0,
+                              p_breach=None, turnaround_p50_seconds=None, turnaround_p90_seconds=None,
+                              turnaround_p99_seconds=None, backlog_at_day_end=(0,) * self.days,
+                              backlog_by_hour=(0.0,) * _HOURS_IN_DAY)
         tasks = self.tasks(work, np.random.default_rng(seed))
         patience = self.spec.patience
         run = simulate(tasks, self.roster(extra), discipline=self.spec.discipline,
@@ -336,48 +337,67 @@ class OperationModel:
                               complete_within_seconds=self.within)
         completed = figures["completed_within"]
         by_hour = run.backlog_at(hours).reshape(self.days, _HOURS_IN_DAY).mean(axis=0)
-        return {
-            "tasks": figures["tasks"],
-            "service_level": None if completed is None else 1.0 - share * (1.0 - completed),
-            "service_level_reviewed": completed,
-            "utilisation": figures["occupancy"],
-            "released": figures["released"],
-            "p_breach": figures["p_breach"],
-            "turnaround_p50_seconds": figures["turnaround_p50_seconds"],
-            "turnaround_p90_seconds": figures["turnaround_p90_seconds"],
-            "turnaround_p99_seconds": figures["turnaround_p99_seconds"],
-            "backlog_at_day_end": figures["backlog_at_day_end"],
-            "backlog_by_hour": by_hour.tolist(),
-        }
+        return Simulation(
+            tasks=figures["tasks"],
+            service_level=None if completed is None else 1.0 - share * (1.0 - completed),
+            service_level_reviewed=completed,
+            utilisation=figures["occupancy"],
+            released=figures["released"],
+            p_breach=figures["p_breach"],
+            turnaround_p50_seconds=figures["turnaround_p50_seconds"],
+            turnaround_p90_seconds=figures["turnaround_p90_seconds"],
+            turnaround_p99_seconds=figures["turnaround_p99_seconds"],
+            backlog_at_day_end=tuple(figures["backlog_at_day_end"]),
+            backlog_by_hour=tuple(by_hour.tolist()),
+        )
 
-    def at(self, work: Workload, *, extra: int = 0, hourly: bool = True) -> dict[str, Any]:
-        """Every figure of the operation at one workload; ``hourly`` adds the per-hour lists."""
+    def at(self, work: Workload, *, threshold: float, quality: float | None, unreviewed: float | None,
+           extra: int = 0, hourly: bool = True, point: str | None = None) -> OperationAt:
+        """Every figure of the operation at one threshold's workload; ``hourly`` adds the per-hour lists (and the
+        simulation's backlog by hour), ``point`` names an operating point.
+
+        ``quality`` is the policy's quality after review at the threshold and ``unreviewed`` with nothing
+        reviewed: documents the team releases unreviewed count as they came (:func:`released_quality`).
+        """
         needed = self.reviewers_needed(work)
-        figures: dict[str, Any] = {
-            "opened_share": work.opened_share,
-            "items_per_document": work.items_per_document,
-            "handle_seconds": self.handle_seconds(work),
-            "documents_opened_per_day": work.opened_share * self.profile.documents_per_day,
-            "peak_load": max(self.load(work)),
-            "peak_reviewers_needed": max(needed),
-            "peak_scheduled_needed": max(self.scheduled_needed(work)),
-            "staffing_cost_per_day": self.staffing_cost_per_day(work),
-        }
+        hours: dict[str, Any] = {}
         if hourly:
             levels = self.erlang_service_level(work, extra)
             floor = self.on_floor_per_hour(extra)
             arriving = [rate > 0 for rate in self.opened_per_hour(work)]
-            figures.update(load_per_hour=self.load(work), reviewers_needed_per_hour=needed,
-                           scheduled_needed_per_hour=self.scheduled_needed(work),
-                           erlang_service_level_per_hour=levels,
-                           unstaffed_hours=[hour for hour, level in enumerate(levels)
-                                            if level is None and floor[hour % _HOURS_IN_DAY] == 0],
-                           overloaded_hours=[hour for hour, level in enumerate(levels)
-                                             if level is None and floor[hour % _HOURS_IN_DAY] > 0 and arriving[hour]])
+            hours = {"load_per_hour": tuple(self.load(work)), "reviewers_needed_per_hour": tuple(needed),
+                     "scheduled_needed_per_hour": tuple(self.scheduled_needed(work)),
+                     "erlang_service_level_per_hour": tuple(levels),
+                     "unstaffed_hours": tuple(hour for hour, level in enumerate(levels)
+                                              if level is None and floor[hour % _HOURS_IN_DAY] == 0),
+                     "overloaded_hours": tuple(hour for hour, level in enumerate(levels)
+                                               if level is None and floor[hour % _HOURS_IN_DAY] > 0
+                                               and arriving[hour])}
         simulated = self.simulated(work, extra=extra)
         if not hourly:
-            del simulated["backlog_by_hour"]
-        return {**figures, "simulated": simulated}
+            simulated = replace(simulated, backlog_by_hour=())
+        released, with_releases = released_quality(simulated, quality=quality, unreviewed=unreviewed)
+        return OperationAt(
+            point=point, threshold=threshold, opened_share=work.opened_share,
+            items_per_document=work.items_per_document, handle_seconds=self.handle_seconds(work),
+            documents_opened_per_day=work.opened_share * self.profile.documents_per_day,
+            peak_load=max(self.load(work)), peak_reviewers_needed=max(needed),
+            peak_scheduled_needed=max(self.scheduled_needed(work)),
+            staffing_cost_per_day=self.staffing_cost_per_day(work), **hours, simulated=simulated, quality=quality,
+            released_share=released, quality_with_releases=with_releases)
+
+    def team(self, extra: int = 0) -> Team:
+        """The team with ``extra`` more reviewers on every shift, as a decision weighs it."""
+        plan = self.plan(extra)
+        if self.spec.reviewers.shifts is None:
+            return Team(extra_per_shift=extra, shifts=None, count=plan[0][2])
+        return Team(extra_per_shift=extra, shifts=tuple(plan), count=None)
+
+    def operated_team(self) -> Team:
+        """The scenario's team as the operation runs it: its shifts, per hour those scheduled and on the
+        floor, and its cost a day."""
+        return Team(shifts=tuple(self.plan()), scheduled_per_hour=tuple(self.scheduled_per_hour()),
+                    on_floor_per_hour=tuple(self.on_floor_per_hour()), cost_per_day=self.team_cost_per_day())
 
 
 def _fixed(seconds: float) -> Distribution | None:
@@ -462,76 +482,56 @@ def priced(model: OperationModel | None, scenario: Any, curves: list[Curve]) -> 
     return [staffed_curve(curve, model, scenario.costs, scenario.reviewer) for curve in curves]
 
 
-def _operating_thresholds(policy: dict[str, Any]) -> list[tuple[str, float]]:
-    """The policy's operating points: each target's threshold, the cost optimum, the certified threshold."""
-    points = [(f"target {target}", point["threshold"]) for target, point in policy["operating_points"].items()
-              if point is not None]
-    if policy.get("cost_optimum") is not None:
-        points.append(("cost optimum", policy["cost_optimum"]["threshold"]))
-    certified = policy.get("certified")
-    if certified is not None and certified.get("threshold") is not None:
-        points.append(("certified", certified["threshold"]))
-    return points
+def released_quality(simulated: Simulation, *, quality: float | None,
+                     unreviewed: float | None) -> tuple[float, float | None]:
+    """The share of opened documents released unreviewed (patience ``release``), and the post-correction
+    quality once they are counted as they came (None when a quality is undefined).
 
-
-def with_releases(figures: dict[str, Any], *, quality: float, unreviewed: float) -> dict[str, Any]:
-    """The figures of :meth:`OperationModel.at` with the post-correction quality once releases are counted.
-
-    A document released unreviewed (patience ``release``) goes through as the
-    model gave it. The simulation releases documents whatever they hold (its
-    confidences are drawn apart from the records'), so the released ones are a
-    random share ``r`` of the opened ones, and in expectation the review at τ
-    fixes ``1 - r`` of what it fixes when every opened document is reviewed:
+    The simulation releases documents whatever they hold (its confidences are
+    drawn apart from the records'), so the released ones are a random share
+    ``r`` of the opened ones, and in expectation the review at τ fixes ``1 - r``
+    of what it fixes when every opened document is reviewed:
     ``quality - r (quality - unreviewed)``, where ``unreviewed`` is the quality
     with nothing reviewed. (For ANLS, a mean over questions, this is exact in
     expectation; for KIEval_Aligned, a ratio of counts, it is to first order.)
 
-    >>> figures = {"simulated": {"tasks": 200, "released": 50}}
-    >>> with_releases(figures, quality=0.75, unreviewed=0.5)["quality_with_releases"]
-    0.6875
+    >>> run = Simulation(tasks=200, service_level=0.9, service_level_reviewed=0.8, utilisation=0.7, released=50,
+    ...                  p_breach=None, turnaround_p50_seconds=None, turnaround_p90_seconds=None,
+    ...                  turnaround_p99_seconds=None, backlog_at_day_end=(0,))
+    >>> released_quality(run, quality=0.75, unreviewed=0.5)
+    (0.25, 0.6875)
     """
-    simulated = figures["simulated"]
-    share = simulated["released"] / simulated["tasks"] if simulated["tasks"] else 0.0
-    return {**figures, "quality": quality, "released_share": share,
-            "quality_with_releases": quality - share * (quality - unreviewed)}
+    share = simulated.released / simulated.tasks if simulated.tasks else 0.0
+    if quality is None or unreviewed is None:
+        return share, None
+    return share, quality - share * (quality - unreviewed)
 
 
-def operations_summary(model: OperationModel, sweepers: Sequence[Sweeper],
-                       policies: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The summary's ``operations``: the team, and per policy its operating points and a τ grid.
-
-    ``policies`` are the summary's policy entries, in the order of ``sweepers``.
-    """
+def operations(model: OperationModel, sweepers: Sequence[Sweeper],
+               points: Sequence[Sequence[tuple[str, float]]]) -> Operations:
+    """The operation of every policy: at its operating points (``points``, per sweeper its labelled
+    thresholds) and along a τ grid of :data:`~rpa_sim.operate.queue.spec.GRID_POINTS`, with the team."""
     grid = np.linspace(0.0, 1.0, GRID_POINTS)
     entries = []
-    for sweeper, policy in zip(sweepers, policies):
+    for sweeper, labelled in zip(sweepers, points):
         metric = sweeper.table.metric_name
-        unreviewed = sweeper.table.summary()[metric]
-        points = []
-        for label, threshold in _operating_thresholds(policy):
+        unreviewed = finite(sweeper.table.summary()[metric])
+        found = []
+        for label, threshold in labelled:
             at = sweeper.at(threshold)
-            figures = model.at(Workload.from_point(at, documents=model.documents))
-            points.append({"point": label, "threshold": threshold,
-                           **with_releases(figures, quality=at[metric], unreviewed=unreviewed)})
+            found.append(model.at(Workload.from_point(at, documents=model.documents), threshold=threshold,
+                                  quality=finite(at[metric]), unreviewed=unreviewed, point=label))
         curve = sweeper.curve(grid)
         rows = []
         for index, threshold in enumerate(grid.tolist()):
             point = {name: float(values[index]) for name, values in curve.columns.items()}
-            figures = model.at(Workload.from_point(point, documents=model.documents), hourly=False)
-            rows.append({"threshold": threshold,
-                         **with_releases(figures, quality=point[metric], unreviewed=unreviewed)})
-        entries.append({"policy": policy["policy"], "points": points, "grid": rows})
-    spec = model.spec
-    return {
-        "settings": spec.model_dump(mode="json"),
-        "hourly_cost": model.hourly_cost,
-        "days": model.days,
-        "documents_per_day": model.profile.documents_per_day,
-        "arrivals_per_hour": list(model.profile.per_hour),
-        "team": {"shifts": [list(shift) for shift in model.plan()], "scheduled_per_hour": model.scheduled_per_hour(),
-                 "on_floor_per_hour": model.on_floor_per_hour(), "cost_per_day": model.team_cost_per_day()},
-        "policies": entries,
-    }
+            rows.append(model.at(Workload.from_point(point, documents=model.documents), threshold=threshold,
+                                 quality=finite(point[metric]), unreviewed=unreviewed, hourly=False))
+        entries.append(PolicyOperations(policy=sweeper.policy.name, points=tuple(found), grid=tuple(rows)))
+    return Operations(settings=model.spec, hourly_cost=model.hourly_cost, days=model.days,
+                      documents_per_day=model.profile.documents_per_day,
+                      arrivals_per_hour=tuple(model.profile.per_hour), team=model.operated_team(),
+                      policies=tuple(entries))
 
 
 def operations_table(operations: Operations, *, currency: str | None = None) -> str:
@@ -544,7 +544,7 @@ def operations_table(operations: Operations, *, currency: str | None = None) -> 
     for policy in operations.policies:
         for point in policy.points:
             simulated = point.simulated
-            rows.append([policy.policy, point.point, number(point.threshold, 3),
+            rows.append([policy.policy, point.point or "", number(point.threshold, 3),
                          count(point.documents_opened_per_day), count(point.peak_scheduled_needed),
                          money(point.staffing_cost_per_day), number(simulated.service_level, 3),
                          hours(simulated.turnaround_p90_seconds, unit=False),
@@ -592,7 +592,7 @@ def staffing_table(operations: Operations) -> str:
     for policy in operations.policies:
         for point in policy.points:
             scheduled = point.scheduled_needed_per_hour
-            rows.append([policy.policy, point.point, number(point.threshold, 3),
+            rows.append([policy.policy, point.point or "", number(point.threshold, 3),
                          *(count(scheduled[hour]) for hour in shown), money(point.staffing_cost_per_day)])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)

@@ -80,7 +80,7 @@ class CostDisplay:
         ValueError
             When the scenario sets no costs.
         """
-        summary = result.typed_summary
+        summary = result.summary
         if summary.costs is None:
             raise ValueError("the scenario sets no costs, so there is no cost to draw")
         found = starred(result, recommend(summary))
@@ -157,7 +157,7 @@ class CostDisplay:
 
 def _window(result: ScenarioResult) -> Window | None:
     """The range of the cost zoom (see :meth:`CostDisplay.from_result`); None without a finite cheapest point."""
-    optima = [(best.threshold, best.cost) for best in map(cost_optimum, result.typed_summary.policies)
+    optima = [(best.threshold, best.cost) for best in map(cost_optimum, result.summary.policies)
               if best.cost is not None and np.isfinite(best.threshold)]
     thresholds = np.concatenate([c.threshold[np.isfinite(c.threshold)] for c in result.curves])
     if not optima or len(thresholds) == 0:

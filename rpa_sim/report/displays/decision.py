@@ -74,7 +74,7 @@ class DecisionDisplay:
         -------
         DecisionDisplay
         """
-        summary = result.typed_summary
+        summary = result.summary
         decision = decision_of(summary)
         lines = []
         for curve in result.curves:

@@ -27,7 +27,7 @@ _COVERED, _MISSED = PALETTE[0], PALETTE[3]
 def monitored_policies(result: ScenarioResult) -> list[tuple[int, MonitoredPolicy]]:
     """The policies the run monitored with figures, each with its place in the scenario (which gives its style);
     none without the scenario's ``monitoring`` section."""
-    summary = result.typed_summary
+    summary = result.summary
     if summary.monitoring is None:
         return []
     places = {policy.policy: index for index, policy in enumerate(summary.policies)}
@@ -74,7 +74,7 @@ class MonitoringIntervalsDisplay:
             When the run monitored no policy with figures.
         """
         monitored = monitored_policies(result)
-        monitoring = result.typed_summary.monitoring
+        monitoring = result.summary.monitoring
         if monitoring is None or not monitored:
             raise ValueError("the run monitored no policy: add a monitoring section to the scenario")
         return cls(monitored=monitored, confidence_level=monitoring.confidence_level)

@@ -13,7 +13,7 @@ from rpa_sim.report.style import figure_of, label, new_axes, style
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from rpa_sim.study.result import Operations, OperationsPoint, PolicyOperations
+    from rpa_sim.study.result import OperationAt, Operations, PolicyOperations
     from rpa_sim.study.run import ScenarioResult
 
 __all__ = ["OperationsReviewersDisplay", "OperationsStaffingDisplay", "OperationsBacklogDisplay"]
@@ -22,13 +22,13 @@ _HOURS = np.arange(25)
 
 
 def _operations(result: ScenarioResult) -> Operations:
-    operations = result.typed_summary.operations
+    operations = result.summary.operations
     if operations is None:
         raise ValueError("the run has no operations: add an operations section to the scenario")
     return operations
 
 
-def _first_points(operations: Operations) -> list[tuple[int, PolicyOperations, OperationsPoint]]:
+def _first_points(operations: Operations) -> list[tuple[int, PolicyOperations, OperationAt]]:
     """Each policy (with its place, which gives its style) and its first operating point, when it has one."""
     return [(index, entry, entry.points[0]) for index, entry in enumerate(operations.policies) if entry.points]
 

@@ -68,7 +68,7 @@ class ReliabilityDisplay:
         ValueError
             When the summary has no calibration (no prediction with a confidence).
         """
-        calibration = result.typed_summary.calibration
+        calibration = result.summary.calibration
         if calibration is None:
             raise ValueError("the summary has no calibration: no prediction has a confidence")
         table = calibration.reliability

@@ -82,7 +82,7 @@ class TradeoffDisplay:
         -------
         TradeoffDisplay
         """
-        summary = result.typed_summary
+        summary = result.summary
         found = starred(result, recommend(summary))
         star = (None if found.basis is None or found.auto_rate is None or found.metric is None
                 else (found.auto_rate, found.metric))

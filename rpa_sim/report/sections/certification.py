@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rpa_sim.common.formatting import count, money, number, setting_share
 from rpa_sim.report.html import table
 from rpa_sim.report.wording import currency_of, unit_suffix
-from rpa_sim.study.result import Certification, NotCertifiable
+from rpa_sim.study.result import CertifiedThreshold, NotCertifiable
 
 if TYPE_CHECKING:
     from rpa_sim.study.result import StudySummary
@@ -40,7 +40,7 @@ def certification_part(summary: StudySummary, metric: str) -> list[str]:
         row.append("certified" if found.threshold is not None else "nothing passes the test")
         rows.append(row)
     # every policy is certified with the scenario's settings on the same split; a refused policy has neither
-    tested = next((p.certified for p in summary.policies if isinstance(p.certified, Certification)), None)
+    tested = next((p.certified for p in summary.policies if isinstance(p.certified, CertifiedThreshold)), None)
     settings = ("" if tested is None else
                 f" with probability at least {setting_share(1.0 - tested.delta)}, the error rate of the "
                 f"auto-accepted predictions is at most {setting_share(tested.max_error)} (Learn-then-Test, "

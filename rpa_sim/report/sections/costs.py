@@ -9,7 +9,6 @@ from rpa_sim.report.html import escape
 from rpa_sim.report.svg import figure_html
 from rpa_sim.report.wording import basis_text, cost_optimum, currency_of
 from rpa_sim.route.compare import edge_of_range_text
-from rpa_sim.study.result import encoded
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -44,9 +43,8 @@ def edge_notes(summary: StudySummary, list_id: str) -> list[str]:
     only be what an extreme of the range saves (none without costs or such a policy)."""
     if summary.costs is None:
         return []
-    # edge_of_range_text reads the cost optimum as summary.json holds it (the dashboard and run call it so too)
     notes = [f"<li><strong>{escape(p.policy)}</strong>: "
-             f"{escape(edge_of_range_text(encoded(cost_optimum(p)), summary.thresholds))}.</li>"
+             f"{escape(edge_of_range_text(cost_optimum(p), summary.thresholds))}.</li>"
              for p in summary.policies if cost_optimum(p).edge_of_range]
     if not notes:
         return []

@@ -13,17 +13,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rpa_sim.common.formatting import money, number, share
+from rpa_sim.operate.queue.results import Team  # at run time too: the doctests build one
 from rpa_sim.report.decided import chosen_point, decision_of
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.svg import figure_html
 from rpa_sim.report.wording import basis_text
-from rpa_sim.study.decision import Team  # at run time too: the doctests build one
 from rpa_sim.study.recommend import main_risk
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from rpa_sim.study.decision import Cost, Decision
+    from rpa_sim.route.costs import CostSplit
+    from rpa_sim.study.decision import Decision
     from rpa_sim.study.result import StudySummary
     from rpa_sim.study.run import ScenarioResult
 
@@ -38,7 +39,7 @@ _ALTERNATIVES_SHOWN = 3
 
 def decision_section(result: ScenarioResult, figures: dict[str, Figure]) -> list[str]:
     """The section's HTML parts: the decision, its cost, the targets, the main risk, the next step, the figure."""
-    summary = result.typed_summary
+    summary = result.summary
     decision = decision_of(summary)
     parts = ['<section class="decision" id="decision">', "<h2>Decision</h2>"]
     if decision.policy is None:
@@ -104,7 +105,7 @@ def _team(reviewers: Team | None) -> str:
     else:
         count = reviewers.count
         team = f"{count} reviewer{'' if count == 1 else 's'}"
-    extra = reviewers.extra_per_shift
+    extra = reviewers.extra
     if extra > 0:
         change = f"{extra} more a shift than planned"
     elif extra < 0:
@@ -114,7 +115,7 @@ def _team(reviewers: Team | None) -> str:
     return f" with {team} ({change})"
 
 
-def _cost_parts(cost: Cost | None, summary: StudySummary) -> list[str]:
+def _cost_parts(cost: CostSplit | None, summary: StudySummary) -> list[str]:
     """The cost by kind: per day and per month, or for the data when the scenario gives no daily volume."""
     if cost is None:
         return ['<p id="decision-cost">No costs are set, so the decision is the most automation that meets the '
@@ -126,7 +127,8 @@ def _cost_parts(cost: Cost | None, summary: StudySummary) -> list[str]:
     unit = "" if cost.currency is None else f" ({cost.currency})"
     if cost.per == "day":
         per_day = table([f"cost{unit}", "per day", "per month"],
-                        [[label, money(value), money(value * DAYS_PER_MONTH)] for label, value in rows],
+                        [[label, money(value), money(None if value is None else value * DAYS_PER_MONTH)]
+                         for label, value in rows],
                         table_id="decision-cost")
         return [per_day, f'<p class="note">A month is {DAYS_PER_MONTH:g} days: per month = per day × '
                          f"{DAYS_PER_MONTH:g}.</p>"]
@@ -186,7 +188,7 @@ def _risk_words(result: ScenarioResult, decision: Decision) -> str:
         return ("τ is at the edge of the thresholds swept, so a better point may lie beyond them: widen "
                 "<code>thresholds</code> and run again.")
     point = chosen_point(decision)
-    summary = result.typed_summary
+    summary = result.summary
     if point is None or summary.calibration is None:
         return "every figure rests on the scenario's reviewer and model confidence: check both on live data."
     risk = main_risk(summary.calibration, summary.reviewer, point[0])

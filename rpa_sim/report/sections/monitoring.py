@@ -13,10 +13,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rpa_sim.common.formatting import count, number, setting_share, signed
-from rpa_sim.operate.monitoring.summary import SHORTFALL_ERRORS, proposed_method
+from rpa_sim.operate.monitoring.summary import SHORTFALL_ERRORS
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.svg import figure_html
-from rpa_sim.study.result import encoded
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -106,8 +105,7 @@ def monitoring_section(monitoring: Monitoring, figures: dict[str, Figure]) -> li
 
 def _proposal(entry: MonitoredPolicy) -> str:
     """The method proposed for a monitored policy, in words: the narrowest reliable one, never an unreliable one."""
-    # proposed_method reads the entry as summary.json holds it (the dashboard calls it so on its own entries)
-    method = proposed_method(encoded(entry))
+    method = entry.proposed_method()
     policy = f"<strong>{escape(entry.policy)}</strong>"
     if method is None:
         return f"{policy}: no method is reliable at this audit rate; audit more"

@@ -56,7 +56,7 @@ def operations_section(operations: Operations, summary: StudySummary, figures: d
     for entry in operations.policies:
         for point in entry.points:
             simulated = point.simulated
-            rows.append([entry.policy, point.point, number(point.threshold, 3),
+            rows.append([entry.policy, point.point or "", number(point.threshold, 3),
                          count(point.documents_opened_per_day), number(point.peak_load, 2),
                          count(point.peak_scheduled_needed), money(point.staffing_cost_per_day),
                          number(simulated.service_level, 3),

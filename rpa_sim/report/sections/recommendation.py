@@ -33,7 +33,7 @@ __all__ = ["recommendation_section"]
 
 def recommendation_section(result: ScenarioResult, metric: str) -> list[str]:
     """The recommendation in detail: what it buys against the two extremes, the certified option, the risk."""
-    summary = result.typed_summary
+    summary = result.summary
     found = recommend(summary)
     parts = ['<h2 id="summary">Against reviewing everything or nothing</h2>']
     if found.basis is None:

@@ -23,7 +23,7 @@ __all__ = ["tradeoff_section"]
 
 
 def tradeoff_section(result: ScenarioResult, metric: str, figures: dict[str, Figure]) -> list[str]:
-    summary = result.typed_summary
+    summary = result.summary
     if "tradeoff" not in figures:
         return ["<h2>Trade-off curves</h2>",
                 '<p class="explain" id="no-predictions">The data holds no predictions, so no policy has anything '

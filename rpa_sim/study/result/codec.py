@@ -1,321 +1,37 @@
-"""The JSON codec of the typed result: result objects to plain JSON values and back, naming the first bad key.
+"""Reading and writing ``summary.json`` files: a :class:`~rpa_sim.study.result.summary.StudySummary` encoded.
 
-The result's dataclasses (:mod:`rpa_sim.study.result`) declare what ``summary.json``
-holds; this module reads and writes them generically. :func:`decoded` reads a
-JSON value as a type (a dataclass, a :class:`FrozenMap`, a tuple, a scalar, a
-``Literal``, a union, a scenario's pydantic section), validating every key and
-type and naming the key path of the first problem; :func:`encoded` writes a
-result object back, keys in the order its fields have them. Lists are tuples,
-JSON objects whose keys are data (targets, fields, methods) are
-:class:`FrozenMap`, floats are kept exactly (JSON writes them by ``repr``).
+The summary is built typed by the study; this module only moves it to and from
+files. Reading names the file in its message, as every input error does::
 
-A dataclass field made with :func:`left_out` is a key the summary leaves out
-when it has no value (None here, never written as null); one made with
-:func:`present_when` is present exactly when an earlier field is neither None
-nor false. A dataclass may adapt its JSON with ``_json_in(value, path)`` (a
-classmethod, before reading) and ``_json_out(value)`` (after writing).
-
-Examples
---------
->>> from rpa_sim.common import jsontext
->>> from rpa_sim.study.result.policies import OperatingPoint
->>> point = OperatingPoint(threshold=0.9, auto_rate=0.75, metric=0.95, reviewed=120.0, cost=None)
->>> text = jsontext.dumps(encoded(point))
->>> text
-'{"threshold": 0.9, "auto_rate": 0.75, "metric": 0.95, "reviewed": 120.0, "cost": null}'
->>> decoded(OperatingPoint, json.loads(text), "point") == point
-True
->>> decoded(OperatingPoint, {**json.loads(text), "threshold": "0.9"}, "policies[1].cost_optimum")
-Traceback (most recent call last):
-...
-rpa_sim.common.errors.InputError: policies[1].cost_optimum.threshold: expected a number, got a string: "0.9"
+    rpa-sim: error: out/summary.json: policies[1].cost_optimum.threshold: expected a number, got a string: "0.5"
 """
 
 from __future__ import annotations
 
-import json
-import types
-from collections.abc import Iterator, Mapping
-from dataclasses import field, fields, is_dataclass
-from functools import cache
-from typing import Any, Generic, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from rpa_sim.common.errors import InputError
+from rpa_sim.common.inputs import read_input
+from rpa_sim.study.result.summary import StudySummary
 
-from rpa_sim.common.errors import InputError, shown
-
-__all__ = ["FrozenMap", "encoded", "decoded", "json_object", "left_out", "present_when", "joined"]
-
-V = TypeVar("V")
+__all__ = ["read_summary", "summary_bytes"]
 
 
-class FrozenMap(Mapping[str, V], Generic[V]):
-    """A read-only JSON object whose keys are data (targets, fields, methods), in the order written.
-
-    >>> FrozenMap({"0.95": 0.8})["0.95"], FrozenMap({"a": 1}) == {"a": 1}
-    (0.8, True)
-    """
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Mapping[str, V] | None = None) -> None:
-        self._items = dict(items or {})
-
-    def __getitem__(self, key: str) -> V:
-        return self._items[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __repr__(self) -> str:
-        return f"FrozenMap({self._items!r})"
-
-    def __getstate__(self) -> dict[str, V]:
-        return self._items
-
-    def __setstate__(self, items: dict[str, V]) -> None:
-        self._items = items
-
-
-
-def left_out() -> Any:
-    """A key the summary leaves out when it has no value (None here); never written as null."""
-    return field(default=None, metadata={"left_out": True})
-
-
-def present_when(name: str) -> Any:
-    """A key present exactly when the field ``name`` (read first) is neither None nor false; None when absent."""
-    return field(default=None, metadata={"present_when": name})
-
-
-
-_JSON_KINDS = {"null": "null", "boolean": "true or false", "integer": "an integer", "number": "a number",
-               "string": "a string", "list": "a list", "object": "an object"}
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    return "object" if isinstance(value, Mapping) else type(value).__name__
-
-
-def _kind_of(value: Any) -> str:
-    """What a JSON value is, as a message says it: ``a string: "0.9"``."""
-    kind = _JSON_KINDS.get(_json_kind(value), f"a Python {type(value).__name__}")
-    return kind if value is None or kind in ("a list", "an object") else f"{kind}: {shown(value)}"
-
-
-def joined(path: str, key: str) -> str:
-    """``path.key``, or ``path["key"]`` for a key that is not a plain name."""
-    if key.isidentifier():
-        return f"{path}.{key}" if path else key
-    return f"{path}[{shown(key)}]"
-
-
-def json_object(source: str | bytes | Mapping[str, Any], *, name: str) -> Mapping[str, Any]:
-    """The JSON object of a text (or the mapping given), for a file called ``name`` in messages.
+def read_summary(path: Path) -> StudySummary:
+    """The summary a ``summary.json`` file holds, of any schema version this rpa-sim reads.
 
     Raises
     ------
     InputError
-        When the text is not JSON (``NaN`` and infinities included) or holds
-        something other than an object.
-
-    Examples
-    --------
-    >>> json_object('{"a": 1}', name="summary.json")
-    {'a': 1}
-    >>> json_object("[1]", name="summary.json")
-    Traceback (most recent call last):
-    ...
-    rpa_sim.common.errors.InputError: summary.json holds a list, not an object
+        When the file cannot be read, or is no summary (:meth:`StudySummary.from_json`), naming the file.
     """
-    if isinstance(source, Mapping):
-        value = source
-    else:
-        try:
-            value = json.loads(source, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError) as problem:  # RecursionError: nested deeper than Python reads
-            raise InputError(f"{name} is not JSON: {problem}") from None
-    if not isinstance(value, Mapping):
-        raise InputError(f"{name} holds {_kind_of(value)}, not an object")
-    return value
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return get_type_hints(cls)
-
-
-def _members(kind: Any) -> tuple[Any, ...]:
-    return get_args(kind) if get_origin(kind) in (Union, types.UnionType) else (kind,)
-
-
-def _expected(kind: Any) -> str:
-    """What a type takes, as a message says it."""
-    words = []
-    for member in _members(kind):
-        origin = get_origin(member)
-        if member is type(None):
-            words.append("null")
-        elif origin is Literal:
-            words.append("one of " + ", ".join(shown(choice) for choice in get_args(member)))
-        elif origin is tuple:
-            words.append("a list")
-        elif is_dataclass(member) or origin is FrozenMap or (isinstance(member, type) and
-                                                             issubclass(member, BaseModel)):
-            words.append("an object")
-        else:
-            words.append(_JSON_KINDS[{bool: "boolean", int: "integer", float: "number", str: "string"}[member]])
-    unique = list(dict.fromkeys(words))
-    return " or ".join(unique)
-
-
-def _takes(kind: Any, value: Any) -> bool:
-    """Whether a JSON value is of the kind a (non-union) type takes; its content is checked apart."""
-    found = _json_kind(value)
-    origin = get_origin(kind)
-    if kind is type(None):
-        return found == "null"
-    if origin is Literal:
-        return found == "string"
-    if origin is tuple:
-        return found == "list"
-    if is_dataclass(kind) or origin is FrozenMap or (isinstance(kind, type) and issubclass(kind, BaseModel)):
-        return found == "object"
-    return found in {bool: ("boolean",), int: ("integer",), float: ("integer", "number"), str: ("string",)}[kind]
-
-
-def _fit(cls: type, value: Mapping[str, Any]) -> tuple[bool, int]:
-    """How well an object fits a dataclass: whether its keys are exactly those the class reads, and how many
-    it shares (a union of dataclasses takes the best fit)."""
-    names = {item.name for item in fields(cls)}
-    always = {item.name for item in fields(cls) if not item.metadata}
-    keys = set(value)
-    return keys <= names and always <= keys, len(keys & names)
-
-
-def decoded(kind: Any, value: Any, path: str) -> Any:
-    """The JSON ``value`` at key ``path`` as ``kind`` (a dataclass, a FrozenMap, a tuple, a scalar, a union).
-
-    Raises
-    ------
-    InputError
-        Naming the key path of the first value that does not fit.
-    """
-    candidates = [member for member in _members(kind) if _takes(member, value)]
-    if not candidates:
-        raise InputError(f"expected {_expected(kind)}, got {_kind_of(value)}", field=path or None)
-    if len(candidates) > 1:
-        candidates.sort(key=lambda member: _fit(member, value), reverse=True)
-    kind = candidates[0]
-    origin = get_origin(kind)
-    if origin is Literal:
-        if value not in get_args(kind):
-            raise InputError(f"expected {_expected(kind)}, got {shown(value)}", field=path or None)
-        return value
-    if origin is tuple:
-        items = get_args(kind)
-        if len(items) == 2 and items[1] is Ellipsis:
-            return tuple(decoded(items[0], item, f"{path}[{index}]") for index, item in enumerate(value))
-        if len(value) != len(items):
-            raise InputError(f"expected a list of {len(items)}, got {len(value)} items", field=path or None)
-        return tuple(decoded(item_kind, item, f"{path}[{index}]")
-                     for index, (item_kind, item) in enumerate(zip(items, value)))
-    if origin is FrozenMap:
-        (item_kind,) = get_args(kind)
-        return FrozenMap({key: decoded(item_kind, item, f"{path}[{shown(key)}]") for key, item in value.items()})
-    if isinstance(kind, type) and issubclass(kind, BaseModel):
-        return _validated(kind, value, path)
-    if isinstance(kind, type) and is_dataclass(kind):
-        return _decoded_object(kind, value, path)
-    return value
-
-
-def _validated(model: type[BaseModel], value: Mapping[str, Any], path: str) -> BaseModel:
-    """A scenario section echoed in the summary, read by the scenario's own model (strictly: no string for a
-    number)."""
+    text = read_input(path)
     try:
-        return model.model_validate(value, strict=True)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = path
-        for part in first["loc"]:
-            where = f"{where}[{part}]" if isinstance(part, int) else joined(where, str(part))
-        raise InputError(first["msg"], field=where or None) from None
+        return StudySummary.from_json(text)
+    except InputError as problem:  # it names the key, not the file
+        raise InputError(str(problem), path=str(path)) from None
 
 
-def _decoded_object(cls: type, value: Mapping[str, Any], path: str) -> Any:
-    reader = getattr(cls, "_json_in", None)
-    if reader is not None:
-        value = reader(dict(value), path)
-    names = {item.name for item in fields(cls)}
-    for key in value:
-        if key not in names:
-            raise InputError("unknown key", field=joined(path, key))
-    hints = _hints(cls)
-    found: dict[str, Any] = {}
-    for item in fields(cls):
-        where = joined(path, item.name)
-        condition = item.metadata.get("present_when")
-        if condition is not None:
-            present = found[condition] is not None and found[condition] is not False
-            if not present:
-                if item.name in value:
-                    raise InputError(f"present only when {condition} is neither null nor false", field=where)
-                found[item.name] = None
-                continue
-        elif item.metadata.get("left_out"):
-            if item.name not in value:
-                found[item.name] = None
-                continue
-            if value[item.name] is None:
-                raise InputError("null: a summary leaves this key out when it has no value", field=where)
-        if item.name not in value:
-            raise InputError("missing key", field=where)
-        kind = hints[item.name]
-        if item.metadata.get("left_out"):  # None stands for the absent key, so the value itself is never null
-            # a union of members computed at run time has no `X | Y` spelling
-            kind = Union[tuple(member for member in _members(kind) if member is not type(None))]  # noqa: UP007
-        found[item.name] = decoded(kind, value[item.name], where)
-    return cls(**found)
-
-
-def encoded(value: Any) -> Any:
-    """A result object as plain JSON values (dicts, lists, numbers, strings, None), keys in summary order."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if is_dataclass(value):
-        found: dict[str, Any] = {}
-        for item in fields(value):
-            own = getattr(value, item.name)
-            condition = item.metadata.get("present_when")
-            if condition is not None and (getattr(value, condition) is None or getattr(value, condition) is False):
-                continue
-            if item.metadata.get("left_out") and own is None:
-                continue
-            found[item.name] = encoded(own)
-        writer = getattr(value, "_json_out", None)
-        return found if writer is None else writer(found)
-    if isinstance(value, FrozenMap):
-        return {key: encoded(item) for key, item in value.items()}
-    if isinstance(value, tuple):
-        return [encoded(item) for item in value]
-    return value
+def summary_bytes(summary: StudySummary) -> bytes:
+    """The bytes of ``summary.json`` for a summary (UTF-8), as ``rpa-sim run --out-dir`` writes them."""
+    return summary.to_json().encode("utf-8")

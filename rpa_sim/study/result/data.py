@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rpa_sim.study.result.codec import left_out
+from rpa_sim.common.typedjson import left_out
 
 __all__ = ["KieData", "VqaData", "Baseline", "Baselines", "Reliability", "GroupCalibration", "Calibration"]
 

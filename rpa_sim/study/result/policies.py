@@ -1,5 +1,12 @@
 """The result's policies: per policy its curve figures, operating points, cost optimum, certification and spread;
-per target the optimized per-field thresholds."""
+per target the optimized per-field thresholds.
+
+The points are the sweep's own :class:`~rpa_sim.route.compare.OperatingPoint`,
+the cost splits :class:`~rpa_sim.route.costs.CostSplit`, the certifications
+:class:`~rpa_sim.route.certify.CertifiedThreshold` (or
+:class:`~rpa_sim.route.certify.NotCertifiable`): what this module adds is what
+the study composes of them.
+"""
 
 from __future__ import annotations
 
@@ -7,94 +14,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_sim.common.errors import InputError, shown
-from rpa_sim.study.result.codec import FrozenMap, joined, left_out, present_when
+from rpa_sim.common.typedjson import FrozenMap, joined, left_out, present_when
+from rpa_sim.route.certify import CertifiedThreshold, NotCertifiable
+from rpa_sim.route.compare import OperatingPoint
+from rpa_sim.route.costs import CostSplit
 
-__all__ = ["OperatingPoint", "CostByKind", "SavingsByKind", "CostOptimum", "AtThreshold", "Certification",
-           "NotCertifiable", "MonteCarlo", "PolicyResult", "OptimizedThresholds"]
-
-
-@dataclass(frozen=True)
-class OperatingPoint:
-    """One threshold of a policy's curve with its figures: :class:`rpa_sim.route.compare.OperatingPoint` as the
-    summary writes it, None where a figure is undefined (``cost`` also without costs)."""
-
-    threshold: float
-    auto_rate: float | None
-    metric: float | None
-    reviewed: float
-    cost: float | None
-
-
-@dataclass(frozen=True)
-class CostByKind:
-    """A cost split by kind, in the scenario's currency: review labour, rostered staffing, residual errors,
-    rejected items; ``per`` says for what volume (``"day"`` or ``"data"``) where the summary says it."""
-
-    review: float | None
-    staffing: float | None
-    errors: float | None
-    rejected: float | None
-    total: float | None
-    currency: str | None
-    per: str | None = left_out()
-
-
-@dataclass(frozen=True)
-class SavingsByKind:
-    """What a point saves against reviewing everything, by kind of cost."""
-
-    review: float | None
-    staffing: float | None
-    errors: float | None
-    rejected: float | None
+__all__ = ["CostOptimum", "MonteCarlo", "PolicyResult", "OptimizedThresholds"]
 
 
 @dataclass(frozen=True)
 class CostOptimum(OperatingPoint):
-    """A policy's cheapest threshold on the swept grid, and what it saves against the baselines."""
+    """A policy's cheapest threshold on the swept grid, and what it saves against the baselines: in all, in
+    reviews and by kind of cost (a split without total).
+
+    ``edge_of_range`` says that it lies at the lowest or highest τ swept: a wider range might hold a cheaper one.
+    """
 
     savings_vs_review_all: float | None
     savings_vs_review_none: float | None
-    breakdown: CostByKind | None = left_out()
+    breakdown: CostSplit | None = left_out()
     reviews_saved: float | None = left_out()
-    savings_by_kind: SavingsByKind | None = left_out()
+    savings_by_kind: CostSplit | None = left_out()
     edge_of_range: bool | None = left_out()
-
-
-@dataclass(frozen=True)
-class AtThreshold:
-    """A policy's figures at its certified threshold."""
-
-    auto_rate: float | None
-    metric: float | None
-    cost: float | None
-
-
-@dataclass(frozen=True)
-class Certification:
-    """A certified threshold (Learn-then-Test, ``certify --json``) with its guarantee in words; ``threshold``
-    None when no threshold can be certified."""
-
-    threshold: float | None
-    max_error: float
-    delta: float
-    calibration_n: int
-    accepted_n: int
-    accepted_errors: int
-    p_value: float | None
-    upper_bound: float | None
-    holdout_auto_rate: float | None
-    holdout_error: float | None
-    guarantee: str
-    at_threshold: AtThreshold | None = present_when("threshold")
-
-
-@dataclass(frozen=True)
-class NotCertifiable:
-    """A policy that cannot be certified (a review budget can force items through): why, in words."""
-
-    threshold: None
-    guarantee: str
 
 
 #: The statistics of a Monte Carlo spread, in the order of its keys.
@@ -154,7 +95,7 @@ class PolicyResult:
     auto_rate_range: tuple[float | None, float | None]
     operating_points: FrozenMap[OperatingPoint | None]
     cost_optimum: CostOptimum | None
-    certified: Certification | NotCertifiable | None
+    certified: CertifiedThreshold | NotCertifiable | None
     dominated_by: tuple[str, ...]
     rejected: int | None = left_out()
     monte_carlo: MonteCarlo | None = left_out()

@@ -8,19 +8,20 @@ from typing import Any
 
 from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.typedjson import FrozenMap, decoded, encoded, joined, json_object, left_out
+from rpa_sim.operate.monitoring.results import Monitoring
+from rpa_sim.operate.queue.results import Operations
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.study.decision import Decision
-from rpa_sim.study.result.codec import FrozenMap, decoded, encoded, joined, json_object, left_out
 from rpa_sim.study.result.data import Baselines, Calibration, KieData, VqaData
-from rpa_sim.study.result.monitoring import Monitoring
-from rpa_sim.study.result.operations import Operations
 from rpa_sim.study.result.policies import OptimizedThresholds, PolicyResult
 
 __all__ = ["SCHEMA_VERSION", "StudySummary"]
 
-#: The version of ``summary.json`` this rpa-sim writes and reads; a summary without the key is version 1.
-SCHEMA_VERSION = 2
+#: The version of ``summary.json`` this rpa-sim writes; it reads this one and every earlier one (a summary
+#: without the key is version 1; version 3 adds the decided policy's rules, ``decision.rules``).
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)

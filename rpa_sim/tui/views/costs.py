@@ -9,7 +9,6 @@ from textual.app import ComposeResult
 from textual_plotext.plot import Plot
 
 from rpa_sim.route.compare import edge_of_range_text
-from rpa_sim.study.result import encoded
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import padded_limits
 from rpa_sim.tui.views.base import View
@@ -113,8 +112,7 @@ class CostsView(View):
             text += (f" · least {model.money(best.cost)} at τ = {best.threshold:.4f} (o goes there), "
                      f"saving {model.money(best.savings_vs_review_all)} against reviewing everything")
             if best.edge_of_range and model.summary is not None:
-                # edge_of_range_text reads the cost optimum as summary.json holds it (the report calls it so too)
-                text += f"\n⚠ {edge_of_range_text(encoded(best), model.summary.thresholds)}"
+                text += f"\n⚠ {edge_of_range_text(best, model.summary.thresholds)}"
         elif not model.summarised:
             text += " · finding the least cost…"
         note.show_text(text)

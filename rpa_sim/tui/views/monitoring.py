@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from typing import Any
 
 from textual.app import ComposeResult
@@ -23,10 +23,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual_plotext import PlotextPlot
 
-from rpa_sim.common import jsontext
 from rpa_sim.common.errors import InputError
-from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring, proposed_method, spec_of_summary
-from rpa_sim.study.result import MethodCoverage, MonitoredPolicy, decoded, encoded
+from rpa_sim.operate.monitoring.summary import MonitoringSpec, nothing_to_monitor, policy_monitoring, spec_of_summary
+from rpa_sim.study.result import MethodCoverage, MonitoredPolicy
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.views.base import ComputedView
 from rpa_sim.tui.widgets.legend import Legend
@@ -109,14 +108,11 @@ class MonitoringView(ComputedView[tuple[int, float, int], MonitoredPolicy]):
         name, sweeper = model.policy_names[policy], model.sweepers[policy]
 
         def work() -> MonitoredPolicy:
-            try:
-                entry = policy_monitoring(spec, model.table, model.policies[policy], threshold=threshold,
-                                          reviewer=sweeper.reviewer)
+            try:  # τ here is the dashboard's own
+                return policy_monitoring(spec, model.table, model.policies[policy], threshold=threshold,
+                                         reviewer=sweeper.reviewer)
             except (InputError, ValueError) as problem:  # nothing to monitor: every figure None, and why
-                entry = {item.name: None for item in fields(MonitoredPolicy)} | {"note": str(problem)}
-            # typed as the summary's entries are, an undefined figure None: τ here is the dashboard's own
-            return decoded(MonitoredPolicy, jsontext.finite({**entry, "policy": name, "threshold": threshold,
-                                                             "threshold_from": "given"}), "monitoring")
+                return nothing_to_monitor(name, threshold, "given", str(problem))
 
         return work
 
@@ -143,8 +139,7 @@ class MonitoringView(ComputedView[tuple[int, float, int], MonitoredPolicy]):
         naive = "-" if entry.naive_mean is None else f"{entry.naive_mean:.4f}"
         warnings = [f"\n⚠ {method} is unreliable here: {figures.reason}"
                     for method, figures in entry.methods.items() if not figures.reliable]
-        # proposed_method reads the entry as summary.json holds it (the report calls it so too)
-        proposed = proposed_method(encoded(entry))
+        proposed = entry.proposed_method()
         if warnings:
             warnings.append(f" · estimate with {proposed}" if proposed else " · no method is reliable: audit more")
         return (f"{head} · {entry.auto_accepted:,} auto-accepted · {audit} ({entry.expected_audits:,.1f} a "

@@ -13,7 +13,7 @@ and kept: moving back is instant, and moving never waits for a computation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.app import ComposeResult
@@ -21,7 +21,9 @@ from textual.binding import Binding
 from textual_plotext import PlotextPlot
 
 from rpa_sim.common.formatting import count, hours, money, number
-from rpa_sim.operate.queue.summary import OperationModel, Workload, with_releases
+from rpa_sim.common.jsontext import finite
+from rpa_sim.operate.queue.results import OperationAt
+from rpa_sim.operate.queue.summary import OperationModel, Workload
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.texts import figure_columns
 from rpa_sim.tui.views.base import ComputedView
@@ -41,7 +43,7 @@ class TeamFigures(Readout, can_focus=True):
     """The team's figures at τ; it takes the focus when the view is shown, so that r and R reach the view."""
 
 
-class OperationsView(ComputedView[Key, dict[str, Any]]):
+class OperationsView(ComputedView[Key, OperationAt]):
     """Reviewers needed, service level, turnaround and the backlog over the day, for the policy at τ."""
 
     stem = "operations"
@@ -52,7 +54,7 @@ class OperationsView(ComputedView[Key, dict[str, Any]]):
     OperationsView #operations-backlog { height: 1fr; min-height: 6; }
     """
     #: computed figures (``OperationModel.at``) by (policy, τ, extra reviewers, model version)
-    results: dict[Key, dict[str, Any]]
+    results: dict[Key, OperationAt]
     settle_seconds = SETTLE_SECONDS
     #: reviewers added to (or, negative, taken from) every shift of the scenario's team
     extra = 0
@@ -84,13 +86,14 @@ class OperationsView(ComputedView[Key, dict[str, Any]]):
             return
         self.request()
 
-    def calculation(self, key: Key) -> Callable[[], dict[str, Any]]:
+    def calculation(self, key: Key) -> Callable[[], OperationAt]:
         operation, sweeper, table = self.operation(), self.model.sweepers[key[0]], self.model.table
 
-        def work() -> dict[str, Any]:
+        def work() -> OperationAt:
             at = sweeper.at(key[1])
-            figures = operation.at(Workload.from_point(at, documents=operation.documents), extra=key[2])
-            return with_releases(figures, quality=at[table.metric_name], unreviewed=table.summary()[table.metric_name])
+            return operation.at(Workload.from_point(at, documents=operation.documents), threshold=key[1],
+                                quality=finite(at[table.metric_name]),
+                                unreviewed=finite(table.summary()[table.metric_name]), extra=key[2])
 
         return work
 
@@ -121,23 +124,25 @@ class OperationsView(ComputedView[Key, dict[str, Any]]):
         self.shown_key = key
         figures = self.results[key]
         operation = self.operation()
-        simulated = figures["simulated"]
+        simulated = figures.simulated
         level = operation.spec.service_level
         team_cost = operation.team_cost_per_day(key[2])
         currency = self.model.currency
         cost = "" if team_cost is None else f" · team {money(team_cost, currency)} a day"
-        self.show_note(f"{self.head(key)}\nopens {figures['opened_share']:.1%} of "
-                       f"{count(operation.profile.documents_per_day)} a day · {figures['items_per_document']:.2f} "
-                       f"items each · {figures['handle_seconds']:.0f} s{cost}")
-        turnaround = [hours(simulated[f"turnaround_{p}_seconds"], unit=False) for p in ("p50", "p90", "p99")]
-        entries = [("service level", f"{number(simulated['service_level'], 3)} (target {level.share:.2f})"),
+        self.show_note(f"{self.head(key)}\nopens {figures.opened_share:.1%} of "
+                       f"{count(operation.profile.documents_per_day)} a day · {figures.items_per_document:.2f} "
+                       f"items each · {figures.handle_seconds:.0f} s{cost}")
+        turnaround = [hours(seconds, unit=False) for seconds in (simulated.turnaround_p50_seconds,
+                                                                 simulated.turnaround_p90_seconds,
+                                                                 simulated.turnaround_p99_seconds)]
+        entries = [("service level", f"{number(simulated.service_level, 3)} (target {level.share:.2f})"),
                    ("turnaround p50/p90/p99", f"{' / '.join(turnaround)} h"),
-                   ("backlog at day ends", " · ".join(map(count, simulated["backlog_at_day_end"]))),
-                   ("utilisation", number(simulated["utilisation"], 3)),
-                   ("reviewers needed", f"{count(figures['peak_scheduled_needed'])} at peak"),
-                   ("their cost a day", money(figures["staffing_cost_per_day"], currency)),
-                   ("released unreviewed", f"{figures['released_share']:.1%}"),
-                   (f"{self.model.metric_label} then", number(figures["quality_with_releases"]))]
+                   ("backlog at day ends", " · ".join(map(count, simulated.backlog_at_day_end))),
+                   ("utilisation", number(simulated.utilisation, 3)),
+                   ("reviewers needed", f"{count(figures.peak_scheduled_needed)} at peak"),
+                   ("their cost a day", money(figures.staffing_cost_per_day, currency)),
+                   ("released unreviewed", f"{figures.released_share:.1%}"),
+                   (f"{self.model.metric_label} then", number(figures.quality_with_releases))]
         for columns in (2, 1):  # side by side where they fit
             lines = figure_columns(entries, columns=columns)
             if max(map(len, lines)) <= self.size.width:
@@ -145,11 +150,11 @@ class OperationsView(ComputedView[Key, dict[str, Any]]):
         self.query_one(TeamFigures).show_text("\n".join([
             *lines, f"service level: done within {level.within_hours:g} h of arrival, over all documents · "
                     f"turnaround: of the reviewed · {operation.days} simulated day(s), seed {operation.spec.seed}"]))
-        self.draw_backlog(simulated["backlog_by_hour"], operation)
+        self.draw_backlog(list(simulated.backlog_by_hour), operation)
         self.query_one("#operations-legend", Legend).show_entries(
             [(BACKLOG, "backlog at the hour's end (mean over the days)"), (ARRIVALS, "arrivals an hour, scaled")])
 
-    def draw_backlog(self, backlog: list[float], operation: OperationModel) -> None:
+    def draw_backlog(self, backlog: Sequence[float], operation: OperationModel) -> None:
         plot = self.query_one("#operations-backlog", PlotextPlot)
         plt = plot.plt
         plt.clear_figure()
@@ -181,9 +186,9 @@ class OperationsView(ComputedView[Key, dict[str, Any]]):
         team = operation.scheduled_per_hour(extra)
         return [{"policy": self.model.policy_names[policy], "threshold": threshold, "extra_reviewers": extra,
                  "hour": hour, "arrivals_per_hour": operation.profile.per_hour[hour],
-                 "reviewers_needed": figures["reviewers_needed_per_hour"][hour],
-                 "scheduled_needed": figures["scheduled_needed_per_hour"][hour], "team_scheduled": team[hour],
-                 "backlog": figures["simulated"]["backlog_by_hour"][hour]} for hour in range(24)]
+                 "reviewers_needed": figures.reviewers_needed_per_hour[hour],
+                 "scheduled_needed": figures.scheduled_needed_per_hour[hour], "team_scheduled": team[hour],
+                 "backlog": figures.simulated.backlog_by_hour[hour]} for hour in range(24)]
 
     def export_name(self) -> str:
         return export_stem(self.stem, policy=self.model.policy_names[self.state.policy],

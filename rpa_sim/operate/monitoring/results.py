@@ -1,12 +1,21 @@
-"""The result's monitoring: production replayed day by day, how each estimation method covered the truth."""
+"""What production monitoring returns: per monitored policy, how each estimation method covered the truth over
+the replayed days, its first days and what auditing more buys; and the whole (the ``monitoring`` of
+``summary.json``, ``docs/summary.md``).
+
+:func:`~rpa_sim.operate.monitoring.summary.monitoring` makes :class:`Monitoring`
+and :func:`~rpa_sim.operate.monitoring.summary.policy_monitoring` one
+:class:`MonitoredPolicy`; the study composes the first into its summary, the
+dashboard shows the second.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from rpa_sim.common.typedjson import FrozenMap, left_out
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.result.codec import FrozenMap, left_out
 
 __all__ = ["MethodCoverage", "FirstDays", "AuditWidths", "MonitoredPolicy", "Monitoring"]
 
@@ -46,8 +55,11 @@ class AuditWidths:
 
 @dataclass(frozen=True)
 class MonitoredPolicy:
-    """One monitored policy at its threshold; every figure None (and ``note`` why) when there is nothing to
-    monitor."""
+    """One monitored policy at its threshold (``threshold_from`` says where τ comes from: ``given``, ``cost
+    optimum``, ``target 0.95``); every figure None (and ``note`` why) when there is nothing to monitor.
+
+    :meth:`proposed_method` is the method to estimate with.
+    """
 
     policy: str
     threshold: float | None
@@ -64,6 +76,22 @@ class MonitoredPolicy:
     first_days: FirstDays | None
     widths: AuditWidths | None
     note: str | None
+
+    def proposed_method(self) -> str | None:
+        """The method to estimate with: the narrowest reliable one (the first of a tie); None when no method
+        is reliable or the policy has no figures.
+
+        >>> coverage = {"classical": MethodCoverage(0.95, 0.01, 0.08, 0.0, None, reliable=True),
+        ...             "ppi": MethodCoverage(0.24, 0.03, 0.01, 0.0, None, reliable=False)}
+        >>> nothing = dict.fromkeys(("rows", "reviewed", "auto_accepted", "audit_rate", "expected_audits",
+        ...                          "true_auto_error", "naive_mean", "naive_bias", "first_days", "widths", "note"))
+        >>> MonitoredPolicy("confidence", 0.9, "given", methods=FrozenMap(coverage), **nothing).proposed_method()
+        'classical'
+        """
+        # a reliable method whose width is unknown is proposed only when no other is reliable
+        reliable = {method: math.inf if figures.mean_width is None else figures.mean_width
+                    for method, figures in (self.methods or {}).items() if figures.reliable}
+        return min(reliable, key=reliable.__getitem__) if reliable else None
 
 
 @dataclass(frozen=True)
