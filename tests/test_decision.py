@@ -1,6 +1,6 @@
 """The one decision (issue 21): the cheapest (policy, τ, team) meeting every constraint, equal to a brute-force search
 that simulates every point; every bundled scenario's decision meets its constraints or names the binding one; the
-round trip through JSON; ``recommend`` and ``run`` follow it; the ``decision:`` section's errors."""
+round trip through JSON; ``decision_of`` and ``run`` follow it; the ``decision:`` section's errors."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from rpa_sim.route.costs import CostSplit
 from rpa_sim.route.sweep import Sweeper, parse_thresholds
 from rpa_sim.study.decision import CONSTRAINTS, Constraint, Decision, decide
 from rpa_sim.study.decision_text import decision_text
-from rpa_sim.study.recommend import recommend
+from rpa_sim.study.recommend import decision_of
 from rpa_sim.study.run import run_scenario, scenario_policies
 from rpa_sim.study.scenario import Scenario, load_scenario
 from tests.conftest import run_cli
@@ -225,9 +225,7 @@ def test_every_bundled_decision_meets_its_constraints_or_names_the_binding_one(n
         assert all(met.values()) and decision["reason"] == ""
     else:
         assert decision["binding"] in met and not met[decision["binding"]] and decision["reason"]
-    found = recommend(result.summary)
-    assert (found.policy, found.threshold) == ((decision["policy"], decision["threshold"]) if decision["feasible"]
-                                               else (None, None))
+    assert decision_of(result.summary) is typed
     if name == "operations-day":
         # the point recommended keeps the service level with the team as rostered
         assert decision["feasible"] and met["service_level"] and decision["reviewers"]["extra_per_shift"] == 0

@@ -1,4 +1,6 @@
-"""The recommendation rules, on hand-built study summaries (typed, as ``summary.json`` reads)."""
+"""The recommendation rules, on hand-built study summaries (typed, as ``summary.json`` reads) written before
+decisions existed: :func:`decision_of` reads them as the decision the rules give; and what a decided point buys
+against the two extremes (``versus``), its certified alternative and its main risk."""
 
 from __future__ import annotations
 
@@ -9,7 +11,14 @@ import pytest
 
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.recommend import recommend, spans_all_auto_rates
+from rpa_sim.study.decision import Decision
+from rpa_sim.study.recommend import (
+    certified_alternative,
+    decision_of,
+    main_risk,
+    spans_all_auto_rates,
+    versus,
+)
 from rpa_sim.study.result import (
     AtThreshold,
     Baseline,
@@ -75,14 +84,31 @@ def _summary(policies, *, costs=True, targets=(0.9,), predictions=1000, ece=0.05
     return summary
 
 
+def _versus(summary: StudySummary, found: Decision):
+    """The decided point against reviewing everything and nothing."""
+    return (versus(found.point, summary.baselines.review_all, auto_rate=0.0),
+            versus(found.point, summary.baselines.review_none, auto_rate=1.0))
+
+
+def _met(found: Decision) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The targets reached and missed: an old summary's decision has one quality constraint per target."""
+    assert all(constraint.name == "quality" for constraint in found.constraints)
+    return (tuple(c.target for c in found.constraints if c.met), tuple(c.target for c in found.constraints
+                                                                       if not c.met))
+
+
 def test_with_costs_the_cheapest_optimum_is_recommended_and_compared():
     summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0)),
                         _policy("b", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 100.0))], targets=(0.96, 0.9))
-    found = recommend(summary)
-    assert (found.basis, found.policy, found.threshold, found.knob) == ("cost", "b", 0.8, "confidence")
-    assert (found.auto_rate, found.metric, found.reviewed, found.cost) == (0.6, 0.97, 400.0, 100.0)
-    assert found.reached == (0.96, 0.9) and found.missed == () and found.beats_review_all
-    everything, nothing = found.versus_review_all, found.versus_review_none
+    found = decision_of(summary)
+    assert (found.basis, found.policy, found.threshold, found.feasible) == ("cost", "b", 0.8, True)
+    point = found.point
+    assert (point.auto_rate, point.metric, point.reviewed, point.cost) == (0.6, 0.97, 400.0, 100.0)
+    # the cost is the point's total only, for the data (no daily volume), and no team nor alternative
+    assert (found.cost.total, found.cost.per, found.cost.review) == (100.0, "data", None)
+    assert (found.reviewers, found.alternatives, found.binding, found.reason) == (None, (), None, "")
+    assert _met(found) == ((0.96, 0.9), ())
+    everything, nothing = _versus(summary, found)
     assert everything.savings == 150.0 and everything.savings_percent == pytest.approx(60.0)
     assert everything.reviews_saved == 600.0 and everything.metric_gain == pytest.approx(0.01)
     assert everything.auto_rate == 0.0 and nothing.auto_rate == 1.0
@@ -94,17 +120,33 @@ def test_cost_ties_go_to_more_automation_then_to_the_policy_listed_first():
     same = _optimum(0.9, 0.5, 0.95, 500.0, 100.0)
     summary = _summary([_policy("a", optimum=same), _policy("b", optimum=replace(same, auto_rate=0.7)),
                         _policy("c", optimum=replace(same, auto_rate=0.7))])
-    assert recommend(summary).policy == "b"
+    assert decision_of(summary).policy == "b"
+
+
+def test_the_cost_is_per_day_when_the_volume_is_known():
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0))])
+    daily = replace(summary, costs=CostModel(hourly_rate=30.0, currency="EUR", volume_per_day=500.0))
+    cost = decision_of(daily).cost  # 100 documents in the data, 500 a day
+    assert (cost.total, cost.per, cost.currency) == (pytest.approx(600.0), "day", "EUR")
+    assert decision_of(daily).point.cost == 120.0  # the point's own cost stays for the data
+
+
+def test_a_summary_with_a_decision_is_read_as_it_is():
+    summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0))])
+    decided = Decision(policy="a", threshold=0.5, reviewers=None, feasible=False, constraints=(), binding="quality",
+                       cost=None, alternatives=(), basis="cost", edge_of_range=False, reason="none meets")
+    assert decision_of(replace(summary, decision=decided)) is decided
 
 
 def test_a_recommendation_that_costs_more_than_a_baseline_shows_a_negative_saving():
     summary = _summary([_policy("a", optimum=_optimum(0.9, 0.9, 0.85, 100.0, 300.0))], targets=(0.9, 0.8))
     nothing = replace(summary.baselines.review_none, cost=0.0)  # nothing to pay without review: no percentage
     summary = replace(summary, baselines=replace(summary.baselines, review_none=nothing))
-    found = recommend(summary)
-    assert found.versus_review_all.savings == -50.0 and found.versus_review_all.savings_percent == pytest.approx(-20.0)
-    assert found.versus_review_none.savings == -300.0 and found.versus_review_none.savings_percent is None
-    assert found.reached == (0.8,) and found.missed == (0.9,) and not found.beats_review_all
+    found = decision_of(summary)
+    everything, nothing = _versus(summary, found)
+    assert everything.savings == -50.0 and everything.savings_percent == pytest.approx(-20.0)
+    assert nothing.savings == -300.0 and nothing.savings_percent is None
+    assert _met(found) == ((0.8,), (0.9,)) and everything.metric_gain < 0
 
 
 def test_without_costs_the_most_automation_at_the_first_target_is_recommended():
@@ -112,19 +154,20 @@ def test_without_costs_the_most_automation_at_the_first_target_is_recommended():
               "b": {"0.9": _point(0.6, 0.85, 0.90, 150.0), "0.95": _point(0.95, 0.60, 0.95, 400.0)},
               "c": {"0.9": None, "0.95": None}}
     summary = _summary([_policy(name, points=p) for name, p in points.items()], costs=False, targets=(0.9, 0.95))
-    found = recommend(summary)
-    assert (found.basis, found.policy, found.threshold, found.target) == ("target", "b", 0.6, 0.9)
-    assert found.cost is None and found.versus_review_all.savings is None
-    assert found.versus_review_all.savings_percent is None and found.missed == (0.95,)
+    found = decision_of(summary)
+    assert (found.basis, found.policy, found.threshold) == ("target", "b", 0.6)
+    everything, _ = _versus(summary, found)
+    assert found.cost is None and everything.savings is None and everything.savings_percent is None
+    assert _met(found)[1] == (0.95,)
     # the first target listed counts, not the lowest
     summary = replace(summary, targets=(0.95, 0.9))
-    assert (recommend(summary).policy, recommend(summary).threshold) == ("b", 0.95)
+    assert (decision_of(summary).policy, decision_of(summary).threshold) == ("b", 0.95)
 
 
 def test_target_ties_go_to_the_higher_quality():
     summary = _summary([_policy("a", points={"0.9": _point(0.7, 0.8, 0.90, 200.0)}),
                         _policy("b", points={"0.9": _point(0.6, 0.8, 0.92, 200.0)})], costs=False)
-    assert recommend(summary).policy == "b"
+    assert decision_of(summary).policy == "b"
 
 
 @pytest.mark.parametrize(("changes", "reason"), [
@@ -137,14 +180,16 @@ def test_target_ties_go_to_the_higher_quality():
 def test_no_recommendation_says_why(changes, reason):
     policy = _policy("a", points={"0.9": _point(0.7, 0.8, 0.9, 200.0), "0.99": None},
                      optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0))
-    found = recommend(_summary([policy], **changes))
-    assert found.basis is None and found.reason == reason and found.policy is None and found.risk is None
+    summary = _summary([policy], **changes)
+    found = decision_of(summary)
+    assert (found.policy, found.threshold, found.point, found.feasible) == (None, None, None, False)
+    assert found.reason == reason and found.basis == ("cost" if summary.costs is not None else "target")
 
 
 def test_the_certified_alternative_prefers_the_recommended_policy():
     summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0), certified=_certified(0.97, 0.5)),
                         _policy("b", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 100.0), certified=_certified(0.96, 0.4))])
-    certified = recommend(summary).certified
+    certified = certified_alternative(summary, decision_of(summary).policy)
     assert (certified.policy, certified.threshold, certified.auto_rate) == ("b", 0.96, 0.4)
     assert certified.max_error == 0.03 and certified.confidence == pytest.approx(0.95)
 
@@ -154,12 +199,12 @@ def test_otherwise_the_certified_threshold_that_automates_most():
     summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 100.0), certified=budget),
                         _policy("b", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 120.0), certified=_certified(0.96, 0.4)),
                         _policy("c", optimum=_optimum(0.8, 0.6, 0.97, 400.0, 130.0), certified=_certified(0.98, 0.45))])
-    found = recommend(summary)
-    assert found.policy == "a" and found.certified.policy == "c"
+    found = decision_of(summary)
+    assert found.policy == "a" and certified_alternative(summary, found.policy).policy == "c"
     # nothing passes the test: a certification without a threshold (nor its figures)
     untested = [replace(p, certified=replace(p.certified, threshold=None, at_threshold=None))
                 for p in summary.policies[1:]]
-    assert recommend(replace(summary, policies=(summary.policies[0], *untested))).certified is None
+    assert certified_alternative(replace(summary, policies=(summary.policies[0], *untested)), "a") is None
 
 
 @pytest.mark.parametrize(("auto_rate", "ece", "miss", "broken", "kind"), [
@@ -171,25 +216,25 @@ def test_otherwise_the_certified_threshold_that_automates_most():
 def test_the_main_risk_is_the_larger_exposure(auto_rate, ece, miss, broken, kind):
     summary = _summary([_policy("a", optimum=_optimum(0.9, auto_rate, 0.95, 300.0, 120.0))], ece=ece, miss=miss,
                        broken=broken)
-    risk = recommend(summary).risk
+    risk = main_risk(summary.calibration, summary.reviewer, decision_of(summary).point.auto_rate)
     assert risk.kind == kind
     assert risk.calibration_exposure == pytest.approx(ece * auto_rate)
     assert risk.reviewer_exposure == pytest.approx(max(miss, broken) * (1 - auto_rate))
 
 
-def test_a_recommendation_is_plain_json():
+def test_the_decision_of_an_old_summary_is_a_summary_s_decision():
+    """It writes and reads back as a summary's decision does: a reader of summaries gets one kind of decision."""
     summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0),
                                 certified=_certified(0.97, 0.5))])
-    found = recommend(summary).to_dict()
-    assert json.loads(json.dumps(found)) == found
-    assert found["reached"] == [0.9] and found["versus_review_all"]["savings"] == 130.0
-    assert found["certified"]["policy"] == "a" and found["risk"]["kind"] == "calibration"
+    found = decision_of(summary)
+    again = StudySummary.from_json(replace(summary, schema_version=3, decision=found).to_json())
+    assert again.decision == found and json.loads(again.to_json())["decision"]["cost"]["review"] is None
 
 
 def test_summary_is_not_changed():
     summary = _summary([_policy("a", optimum=_optimum(0.9, 0.7, 0.95, 300.0, 120.0))])
     before = summary.to_json()
-    recommend(summary)
+    decision_of(summary)
     assert summary.to_json() == before
 
 

@@ -16,7 +16,7 @@ from rpa_sim import __version__
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.report.page import render_report, write_report
-from rpa_sim.study.recommend import recommend
+from rpa_sim.study.recommend import decision_of
 from rpa_sim.study.run import comparison_table, run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario
 from tests.support_report import formatted as _f
@@ -252,7 +252,7 @@ def test_summary_recommends_a_policy_and_threshold(kie):
            "guarantee" in summary_html
     # the risk: a third of the predictions go through on confidence alone, which outweighs the reviewer's misses
     assert 0.3 < best["auto_rate"] < 0.4 and parsed.texts["risk"].startswith("Main risk, calibration: ")
-    assert recommend(result.summary).policy == chosen["policy"]
+    assert decision_of(result.summary).policy == chosen["policy"]
 
 
 def test_curve_notes_explain_partial_curves_and_review_everything(kie):
@@ -449,8 +449,8 @@ def test_predictions_without_a_confidence_have_no_calibration_and_no_risk_to_wei
     result = run_scenario(*load_scenario(tmp_path / "s.yaml"))
     summary = result.summary
     assert summary.calibration is None and summary.data.predictions > 0
-    found = recommend(summary)
-    assert (found.basis, found.policy, found.risk) == ("cost", "missing-confidence-review", None)
+    found = decision_of(summary)
+    assert (found.basis, found.policy) == ("cost", "missing-confidence-review")
     report = write_report(result, tmp_path / "r.html")
     parsed, text = _parse(report), report.read_text(encoding="utf-8")
     assert parsed.texts["recommendation-text"].startswith("We recommend missing-confidence-review")

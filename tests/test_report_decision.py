@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from rpa_sim.common.typedjson import decoded
-from rpa_sim.report.decided import starred
+from rpa_sim.report.displays.cost import CostDisplay
+from rpa_sim.report.displays.tradeoff import TradeoffDisplay
 from rpa_sim.report.page import render_report
 from rpa_sim.report.sections.decision import DAYS_PER_MONTH, decision_section
 from rpa_sim.study.decision import Decision
-from rpa_sim.study.recommend import main_risk, recommend
+from rpa_sim.study.recommend import decision_of, main_risk
 from rpa_sim.study.run import run_scenario
 from rpa_sim.study.scenario import bundled_scenarios, load_scenario
 from tests.support_report import parse_html as _parsed
@@ -192,15 +193,16 @@ def test_nothing_to_decide(result):
 
 def test_without_a_decision_the_recommendation_opens_in_the_same_form(result):
     result = _without_decision(result)
-    found = recommend(result.summary)
+    found = decision_of(result.summary)
+    knob = next(p.knob for p in result.summary.policies if p.policy == found.policy)
     text = _section(result)
     parsed = _parsed(text)
-    assert parsed.texts["decision-text"] == (f"Run {found.policy} at τ = {found.threshold:.4f} (on {found.knob}): "
+    assert parsed.texts["decision-text"] == (f"Run {found.policy} at τ = {found.threshold:.4f} (on {knob}): "
                                              "the cheapest point that meets every target.")
-    assert parsed.tables["decision-cost"]["rows"] == [["total", f"{found.cost:,.2f}"]]
+    assert parsed.tables["decision-cost"]["rows"] == [["total", f"{found.cost.total:,.2f}"]]
     assert "for the 60 documents of the data" in text
     assert parsed.tables["decision-targets"]["rows"] == [["quality (KIEval_Aligned^τ)", "≥ 0.9500",
-                                                          f"{found.metric:.4f}", "✓ met"]]
+                                                          f"{found.point.metric:.4f}", "✓ met"]]
 
 
 def test_the_page_opens_with_the_decision_then_closed_details(result, tau):
@@ -215,18 +217,20 @@ def test_the_page_opens_with_the_decision_then_closed_details(result, tau):
     assert text.count("<details>") == text.count("</details>") == len(headings) and "<details open" not in text
     # a decision at another point than the study's own: the recommendation's detail follows the decision, and
     # the detail plots star it
-    found = recommend(result.summary)
+    found = decision_of(result.summary)
     policy = next(p for p in result.summary.to_dict()["policies"] if p["policy"] != found.policy)
     other = policy["cost_optimum"]
     decided = _with(result, _decision(other["threshold"], policy=policy["policy"]))
-    follows = recommend(decided.summary)
+    follows = decision_of(decided.summary)
     assert (follows.policy, follows.threshold) == (policy["policy"], other["threshold"])
     assert f"We recommend <strong>{policy['policy']}</strong>" in render_report(decided)
-    star = starred(decided, found)
-    assert (star.policy, star.threshold, star.metric) == (policy["policy"], other["threshold"], other["metric"])
+    assert TradeoffDisplay.from_result(decided).star == (other["auto_rate"], other["metric"])
+    assert CostDisplay.from_result(decided).star == (other["threshold"], other["cost"])
     agreeing = _with(result, _decision(found.threshold, policy=found.policy))
     assert 'id="summary"' in render_report(agreeing)
-    assert starred(result, recommend(result.summary)) == recommend(result.summary)
+    # an infeasible decision is not followed by the detail, which would name the point as recommended
+    infeasible = _with(result, _decision(found.threshold, policy=found.policy, feasible=False, reason="none meets"))
+    assert 'id="summary"' not in render_report(infeasible)
 
 
 @pytest.mark.parametrize("name", sorted(bundled_scenarios()))

@@ -32,16 +32,14 @@ from rpa_sim.report.sections.monitoring import monitoring_section
 from rpa_sim.report.sections.operations import operations_section
 from rpa_sim.report.sections.optimized import optimized_section
 from rpa_sim.report.sections.provenance import provenance_section
-from rpa_sim.report.sections.recommendation import recommendation_section
+from rpa_sim.report.sections.recommendation import recommendation_section, shows_the_decision
 from rpa_sim.report.sections.settings import settings_section
 from rpa_sim.report.sections.smudge import smudge_section
 from rpa_sim.report.sections.tradeoff import tradeoff_section
-from rpa_sim.study.recommend import recommend
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from rpa_sim.study.result import StudySummary
     from rpa_sim.study.run import ScenarioResult
 
 __all__ = ["write_report", "render_report", "PLOT_NAMES"]
@@ -123,7 +121,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     body += decision_section(result, figures)
     body.append('<p class="details-intro" id="details">Details: open a heading for its figures and tables.</p>')
     details = []
-    if _recommendation_is_the_decision(summary):
+    if shows_the_decision(summary):
         details.append(recommendation_section(result, metric))
     details += [settings_section(summary, metric, result.table.task_description),
                 tradeoff_section(result, metric, figures),
@@ -141,13 +139,3 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     for section in details:
         body += collapsible(section)
     return document(f"rpa-sim report: {summary.scenario}", body)
-
-
-def _recommendation_is_the_decision(summary: StudySummary) -> bool:
-    """Whether the recommendation names the decision's policy and τ (always so without a decision, which is then
-    the recommendation): a detail naming another point would contradict the opening."""
-    decision = summary.decision
-    if decision is None:
-        return True
-    found = recommend(summary)
-    return (found.policy, found.threshold) == (decision.policy, decision.threshold)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from rpa_sim.route.reviewer import Reviewer
     from rpa_sim.study.result import CostOptimum, PolicyResult, StudySummary
 
-__all__ = ["currency_of", "cost_optimum", "unit_suffix", "cost_basis", "basis_text", "per_day_factor",
+__all__ = ["currency_of", "cost_optimum", "unit_suffix", "cost_basis", "basis_text",
            "why_above_review_all", "shown_above"]
 
 
@@ -59,12 +59,6 @@ def basis_text(summary: StudySummary) -> str:
     """The basis of a cost total in words, e.g. ``for the 2,000 documents of the data``."""
     unit, size, _ = cost_basis(summary)
     return f"for the {size:,} {unit} of the data"
-
-
-def per_day_factor(summary: StudySummary) -> float | None:
-    """What turns a total for the data into a total per day (None when the daily volume is unknown)."""
-    _, size, volume = cost_basis(summary)
-    return None if volume is None or not size else volume / size
 
 
 def why_above_review_all(policy: Policy, reviewer: Reviewer) -> str:

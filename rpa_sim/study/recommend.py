@@ -1,12 +1,9 @@
-"""What to do: the policy and threshold a study recommends, read from its summary.
+"""What a summary decided, and what the decided point buys: the reader of summaries of every version.
 
-:func:`recommend` takes a study's result (:class:`~rpa_sim.study.result.StudySummary`, the figures of
-``summary.json``) and applies fixed rules, so that the report states a decision
-instead of leaving it to the reader. A summary with
-a ``decision`` (:mod:`rpa_sim.study.decision`, every summary :func:`~rpa_sim.study.run.run_study`
-writes) is followed: its policy and threshold, its basis, and no recommendation
-when it is infeasible (its reason). Without one (summaries of earlier versions)
-the rules are:
+:func:`decision_of` gives the :class:`~rpa_sim.study.decision.Decision` of a study's
+result (:class:`~rpa_sim.study.result.StudySummary`): the one it holds, or, for a
+summary written before decisions existed (schema version 1, no ``decision``), the
+one the recommendation rules of those versions give, in the decision's shape:
 
 - **With costs**, the cheapest policy at its cheapest threshold (its cost
   optimum); ties go to the higher auto-rate, then to the policy listed first.
@@ -14,14 +11,19 @@ the rules are:
 - **Without costs**, the policy that automates most while reaching the first
   target the scenario lists (its operating point at that target); ties go to
   the higher quality, then to the policy listed first.
-- No recommendation when the data holds no predictions, when the scenario
-  sets neither costs nor targets, or when no policy reaches the first target;
-  :attr:`Recommendation.reason` says which.
+- Nothing decided (no policy, and the reason) when the data holds no
+  predictions, when the scenario sets neither costs nor targets, or when no
+  policy reaches the first target.
 
-The recommended point is compared with reviewing everything and reviewing
-nothing (:class:`Versus`). The certified alternative is the recommended
-policy's certified threshold, else the certified threshold that automates most.
-The main risk is whichever exposure is larger at the recommended auto-rate
+Such a decision has one quality constraint per target, no team, no
+alternatives, its point, and its cost's total only (an old summary does not
+split it): per day when the daily volume is known, else for the data.
+
+What a decided point buys is read from the summary beside it: against
+reviewing everything and reviewing nothing (:func:`versus`), the certified
+alternative (:func:`certified_alternative`: the decided policy's certified
+threshold, else the certified threshold that automates most) and the main risk
+(:func:`main_risk`), whichever exposure is larger at the decided auto-rate
 (ties: calibration):
 
 - calibration: ECE (equal-width bins) x auto-rate, the average confidence
@@ -35,22 +37,21 @@ summary then has no calibration).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypeVar
 
+from rpa_sim.route.costs import CostSplit
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.study.result import Calibration, CertifiedThreshold, OperatingPoint
+from rpa_sim.study.decision import Constraint, Decision, Point
+from rpa_sim.study.result import Calibration, CertifiedThreshold, KieData
 
 if TYPE_CHECKING:
-    from rpa_sim.study.decision import Decision
-    from rpa_sim.study.result import Baseline, PolicyResult, StudySummary
+    from rpa_sim.study.result import Baseline, OperatingPoint, PolicyResult, StudySummary
 
 _Figure = TypeVar("_Figure")
-#: What a recommendation rests on: (basis, policy, point, target), or the reason there is none.
-_Choice = tuple[Literal["cost", "target"], "PolicyResult", OperatingPoint, "float | None"] | str
 
-__all__ = ["Recommendation", "Versus", "CertifiedAlternative", "Risk", "recommend", "main_risk",
-           "spans_all_auto_rates", "TOLERANCE"]
+__all__ = ["decision_of", "per_day_factor", "Versus", "versus", "CertifiedAlternative", "certified_alternative",
+           "Risk", "main_risk", "spans_all_auto_rates", "TOLERANCE"]
 
 #: How much a figure must exceed another to count as above it, and how close an auto-rate range must come to
 #: 0 and 1 to span them: sums of shares and means are not exact in floating point.
@@ -59,7 +60,7 @@ TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Versus:
-    """The recommended point against one baseline (reviewing everything or nothing).
+    """A decided point against one baseline (reviewing everything or nothing).
 
     Attributes
     ----------
@@ -67,11 +68,11 @@ class Versus:
         The baseline's quality after review, auto-rate, reviewed items and
         cost (None when undefined or without costs).
     metric_gain : float or None
-        Recommended quality minus the baseline's.
+        The decided quality minus the baseline's.
     reviews_saved : float
-        The baseline's reviewed items minus the recommended point's (negative: more reviews).
+        The baseline's reviewed items minus the decided point's (negative: more reviews).
     savings : float or None
-        The baseline's cost minus the recommended point's (negative: the recommendation costs more).
+        The baseline's cost minus the decided point's (negative: the decision costs more).
     savings_percent : float or None
         ``savings`` as a percentage of the baseline's cost (None when that cost is 0 or unknown).
     """
@@ -106,7 +107,7 @@ class CertifiedAlternative:
 
 @dataclass(frozen=True)
 class Risk:
-    """The main risk of the recommendation and the figures it was chosen from.
+    """The main risk of a decided point and the figures it was chosen from.
 
     ``calibration_exposure`` is ECE x auto-rate, ``reviewer_exposure`` is
     max(miss rate, false-correction rate) x (1 - auto-rate); ``kind`` names the larger.
@@ -121,61 +122,6 @@ class Risk:
     reviewer_exposure: float
 
 
-@dataclass(frozen=True)
-class Recommendation:
-    """The decision a study supports (see the module's rules).
-
-    Attributes
-    ----------
-    basis : {"cost", "target"} or None
-        ``"cost"``: the cost optimum; ``"target"``: the most automation
-        reaching ``target``; None: no recommendation (see ``reason``).
-    reason : str
-        Why there is no recommendation; empty when there is one.
-    policy, knob : str or None
-        The policy and the quantity its threshold applies to (``confidence``, ``grounding``).
-    threshold : float or None
-        The recommended τ.
-    target : float or None
-        The target the recommendation was chosen for (basis ``"target"``).
-    auto_rate, metric, reviewed, cost : float or None
-        The recommended point's figures.
-    reached, missed : tuple of float
-        The scenario's targets the recommended quality reaches, and those it misses.
-    beats_review_all : bool
-        Whether the recommended quality is above reviewing everything (a policy that reviews whole documents
-        also adds what the model missed, which reviewing each prediction cannot).
-    versus_review_all, versus_review_none : Versus or None
-    certified : CertifiedAlternative or None
-    risk : Risk or None
-        None without a recommendation, or when no prediction has a confidence (no calibration to weigh).
-    """
-
-    basis: Literal["cost", "target"] | None
-    reason: str
-    policy: str | None = None
-    knob: str | None = None
-    threshold: float | None = None
-    target: float | None = None
-    auto_rate: float | None = None
-    metric: float | None = None
-    reviewed: float | None = None
-    cost: float | None = None
-    reached: tuple[float, ...] = ()
-    missed: tuple[float, ...] = ()
-    beats_review_all: bool = False
-    versus_review_all: Versus | None = None
-    versus_review_none: Versus | None = None
-    certified: CertifiedAlternative | None = None
-    risk: Risk | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The recommendation as plain JSON-ready values (tuples as lists)."""
-        found = asdict(self)
-        found["reached"], found["missed"] = list(self.reached), list(self.missed)
-        return found
-
-
 def spans_all_auto_rates(auto_rate_range: tuple[float | None, float | None]) -> bool:
     """Whether a policy's auto-rates run from 0 to 1, so that its AUC compares with others'.
 
@@ -188,61 +134,51 @@ def spans_all_auto_rates(auto_rate_range: tuple[float | None, float | None]) -> 
     return low is not None and high is not None and low <= TOLERANCE and high >= 1.0 - TOLERANCE
 
 
-def recommend(summary: StudySummary) -> Recommendation:
-    """The policy and threshold the study's figures support, compared with the two extremes.
-
-    Parameters
-    ----------
-    summary : StudySummary
-        The study's result (``ScenarioResult.summary``, or ``summary.json`` read by
-        :meth:`~rpa_sim.study.result.StudySummary.from_json`).
-
-    Returns
-    -------
-    Recommendation
-        Its ``basis`` is None, and ``reason`` says why, when the figures support no choice.
+def decision_of(summary: StudySummary) -> Decision:
+    """The summary's decision; for a summary written before decisions existed, the one the recommendation rules
+    give (the module's rules).
 
     Examples
     --------
-    A study of 2,000 documents with costs, whose decision is the confidence policy at τ = 0.9:
+    A study's decision is its own; the same summary without it (as version 1 wrote them) is decided by the
+    rules, here the cheapest point, which the decision also is:
 
+    >>> from dataclasses import replace
     >>> from rpa_sim.study.run import run_scenario
     >>> from rpa_sim.study.scenario import load_scenario
     >>> scenario, base = load_scenario("cost-benefit")
     >>> small = scenario.model_copy(update={"data": scenario.data.model_copy(update={"n": 100})})
     >>> summary = run_scenario(small, base).summary
-    >>> found = recommend(summary)
-    >>> (found.basis, found.policy, found.threshold) == ("cost", summary.decision.policy, summary.decision.threshold)
+    >>> decision_of(summary) is summary.decision
     True
-    >>> found.versus_review_all.reviews_saved == summary.baselines.review_all.reviewed - found.reviewed
+    >>> old = decision_of(replace(summary, schema_version=None, decision=None))
+    >>> (old.basis, old.policy, old.threshold) == ("cost", summary.decision.policy, summary.decision.threshold)
     True
     """
+    if summary.decision is not None:
+        return summary.decision
+    basis: Literal["cost", "target"] = "cost" if summary.costs is not None else "target"
     chosen = _choose(summary)
     if isinstance(chosen, str):
-        return Recommendation(basis=None, reason=chosen, certified=_certified(summary, None))
-    basis, policy, point, target = chosen
-    baselines = summary.baselines
-    predictions = summary.data.predictions
+        return Decision(policy=None, threshold=None, reviewers=None, feasible=False, constraints=(), binding=None,
+                        cost=None, alternatives=(), basis=basis, edge_of_range=False, reason=chosen)
+    policy, point = chosen
     metric = point.metric
-    review_all = baselines.review_all.metric
-    return Recommendation(
-        basis=basis, reason="", policy=policy.policy, knob=policy.knob, threshold=point.threshold,
-        target=target, auto_rate=point.auto_rate, metric=metric, reviewed=point.reviewed, cost=point.cost,
-        reached=tuple(t for t in summary.targets if metric is not None and metric >= t),
-        missed=tuple(t for t in summary.targets if metric is None or metric < t),
-        beats_review_all=metric is not None and review_all is not None and metric > review_all + TOLERANCE,
-        versus_review_all=_versus(point, baselines.review_all, auto_rate=0.0 if predictions else None),
-        versus_review_none=_versus(point, baselines.review_none, auto_rate=1.0 if predictions else None),
-        certified=_certified(summary, policy.policy),
-        risk=None if summary.calibration is None else main_risk(summary.calibration, summary.reviewer,
-                                                                _known(point.auto_rate)),
-    )
+    per_day = per_day_factor(summary)
+    # an old summary's point has its total cost only, not split by kind
+    cost = None if point.cost is None else CostSplit(
+        review=None, staffing=None, errors=None, rejected=None,
+        total=point.cost if per_day is None else point.cost * per_day,
+        currency=None if summary.costs is None else summary.costs.currency, per="data" if per_day is None else "day")
+    return Decision(policy=policy.policy, threshold=point.threshold, reviewers=None, feasible=True,
+                    constraints=tuple(Constraint("quality", target, metric, metric is not None and metric >= target)
+                                      for target in summary.targets),
+                    binding=None, cost=cost, alternatives=(), basis=basis, edge_of_range=False, reason="",
+                    point=Point(auto_rate=point.auto_rate, metric=metric, reviewed=point.reviewed, cost=point.cost))
 
 
-def _choose(summary: StudySummary) -> _Choice:
-    """(basis, policy, point, target) by the module's rules, or the reason there is none."""
-    if summary.decision is not None:
-        return _decided(summary, summary.decision)
+def _choose(summary: StudySummary) -> tuple[PolicyResult, OperatingPoint] | str:
+    """The policy and point the recommendation rules choose, or the reason there is none."""
     if not summary.data.predictions:
         return "the data holds no predictions, so there is nothing to route"
     policies = summary.policies
@@ -250,34 +186,37 @@ def _choose(summary: StudySummary) -> _Choice:
         # min() keeps the first of equal keys: the policy listed first wins a full tie
         # with costs every policy has its cost optimum (and, the data having predictions, its auto-rate)
         optima = [(p, _known(p.cost_optimum)) for p in policies]
-        policy, optimum = min(optima, key=lambda pair: (pair[1].cost, -_known(pair[1].auto_rate)))
-        return "cost", policy, optimum, None
+        return min(optima, key=lambda pair: (pair[1].cost, -_known(pair[1].auto_rate)))
     if not summary.targets:
         return "the scenario sets neither costs nor a target: add costs or targets to get a recommendation"
-    target = summary.targets[0]
-    key = f"{target:g}"
+    key = f"{summary.targets[0]:g}"
     reaching = [(p, point) for p in policies if (point := p.operating_points.get(key)) is not None]
     if not reaching:
         best = summary.baselines.review_all.metric
         return (f"no policy reaches the first target {key}"
                 + ("" if best is None else f" (reviewing everything gives {best:.4f})"))
     # a point that reaches the target has its metric and auto-rate
-    policy, point = min(reaching, key=lambda pair: (-_known(pair[1].auto_rate), -_known(pair[1].metric)))
-    return "target", policy, point, target
+    return min(reaching, key=lambda pair: (-_known(pair[1].auto_rate), -_known(pair[1].metric)))
 
 
-def _decided(summary: StudySummary, decision: Decision) -> _Choice:
-    """The study's decision as (basis, policy, point, target), or the reason there is none."""
-    if decision.policy is None or not decision.feasible:
-        return decision.reason
-    policy = next(p for p in summary.policies if p.policy == decision.policy)
-    target = summary.targets[0] if decision.basis == "target" else None
-    point = _known(decision.point)  # a feasible decision has its point
-    return decision.basis, policy, OperatingPoint(threshold=_known(decision.threshold), auto_rate=point.auto_rate,
-                                                  metric=point.metric, reviewed=point.reviewed, cost=point.cost), target
+def per_day_factor(summary: StudySummary) -> float | None:
+    """What turns a total for the data into a total per day (None when the daily volume is unknown)."""
+    data = summary.data
+    size = data.documents if isinstance(data, KieData) else data.questions
+    volume = None if summary.costs is None else summary.costs.volume_per_day
+    return None if volume is None or not size else volume / size
 
 
-def _versus(point: OperatingPoint, baseline: Baseline, *, auto_rate: float | None) -> Versus:
+def versus(point: Point, baseline: Baseline, *, auto_rate: float | None) -> Versus:
+    """A decided point against a baseline (reviewing everything or nothing), whose auto-rate is ``auto_rate``
+    (0 or 1; None without predictions).
+
+    >>> from rpa_sim.study.result import Baseline
+    >>> found = versus(Point(auto_rate=0.6, metric=0.97, reviewed=400.0, cost=100.0),
+    ...                Baseline(metric=0.96, reviewed=1000.0, cost=250.0), auto_rate=0.0)
+    >>> found.reviews_saved, found.savings, round(found.savings_percent, 6)
+    (600.0, 150.0, 60.0)
+    """
     cost, base_cost = point.cost, baseline.cost
     savings = None if cost is None or base_cost is None else base_cost - cost
     metric, base_metric = point.metric, baseline.metric
@@ -289,13 +228,15 @@ def _versus(point: OperatingPoint, baseline: Baseline, *, auto_rate: float | Non
     )
 
 
-def _certified(summary: StudySummary, recommended: str | None) -> CertifiedAlternative | None:
+def certified_alternative(summary: StudySummary, decided: str | None) -> CertifiedAlternative | None:
+    """The threshold with a guarantee beside the decided policy ``decided``: its own certified threshold, else
+    the certified threshold that automates most; None when no policy has one."""
     # a certification with a threshold has its figures there
     certified = [(p, p.certified, _known(p.certified.at_threshold)) for p in summary.policies
                  if isinstance(p.certified, CertifiedThreshold) and p.certified.threshold is not None]
     if not certified:
         return None
-    own = [choice for choice in certified if choice[0].policy == recommended]
+    own = [choice for choice in certified if choice[0].policy == decided]
     policy, found, at = own[0] if own else min(certified, key=lambda choice: -(choice[2].auto_rate or 0.0))
     return CertifiedAlternative(policy=policy.policy, knob=policy.knob, threshold=_known(found.threshold),
                                 max_error=found.max_error, confidence=1.0 - found.delta,

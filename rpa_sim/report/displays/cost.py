@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from rpa_sim.report.decided import starred
+from rpa_sim.report.decided import decided_point
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
 from rpa_sim.report.style import figure_legend, label, star, zoom_panels
 from rpa_sim.report.wording import cost_basis, cost_optimum, currency_of
-from rpa_sim.study.recommend import recommend
+from rpa_sim.study.recommend import decision_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -83,9 +83,10 @@ class CostDisplay:
         summary = result.summary
         if summary.costs is None:
             raise ValueError("the scenario sets no costs, so there is no cost to draw")
-        found = starred(result, recommend(summary))
-        star = (None if found.basis != "cost" or found.threshold is None or found.cost is None
-                else (found.threshold, found.cost))
+        decision = decision_of(summary)
+        point = decided_point(decision)
+        star = (None if decision.basis != "cost" or point is None or decision.threshold is None or point.cost is None
+                else (decision.threshold, point.cost))
         lines = []
         for curve, policy in zip(result.curves, summary.policies, strict=True):
             finite = np.isfinite(curve.threshold)  # an open-ended grid point has no place on the axis

@@ -9,9 +9,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from rpa_sim.report.decided import chosen_point, decision_of
+from rpa_sim.report.decided import chosen_point
 from rpa_sim.report.displays.lines import PolicyLine
 from rpa_sim.report.style import PALETTE, figure_of, star, style
+from rpa_sim.study.recommend import decision_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -63,7 +64,7 @@ class DecisionDisplay:
     @classmethod
     def from_result(cls, result: ScenarioResult) -> DecisionDisplay:
         """Every policy's trade-off of a scenario run, and its decision's point (the recommendation's in a summary
-        written before decisions: :func:`rpa_sim.report.decided.decision_of`).
+        written before decisions: :func:`rpa_sim.study.recommend.decision_of`).
 
         Parameters
         ----------

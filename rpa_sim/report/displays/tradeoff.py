@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from rpa_sim.report.decided import starred
+from rpa_sim.report.decided import chosen_point
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
 from rpa_sim.report.style import figure_legend, label, star, zoom_panels
-from rpa_sim.study.recommend import recommend, spans_all_auto_rates
+from rpa_sim.study.recommend import decision_of, spans_all_auto_rates
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -83,9 +83,7 @@ class TradeoffDisplay:
         TradeoffDisplay
         """
         summary = result.summary
-        found = starred(result, recommend(summary))
-        star = (None if found.basis is None or found.auto_rate is None or found.metric is None
-                else (found.auto_rate, found.metric))
+        star = chosen_point(decision_of(summary))
         lines = []
         for curve, policy in zip(result.curves, summary.policies, strict=True):
             order = np.argsort(curve.auto_rate, kind="stable")

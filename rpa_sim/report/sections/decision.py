@@ -4,7 +4,7 @@ It formats the study's decision (``StudySummary.decision``, a
 :class:`rpa_sim.study.decision.Decision`: the policy, τ and team, the constraints
 against their targets, the cost split by kind, the alternatives, the decided
 point) and computes nothing: every figure is the decision's. A summary without a decision (written before it
-existed) gets the same section from the recommendation (:func:`rpa_sim.report.decided.decision_of`).
+existed) gets the same section from the recommendation rules (:func:`rpa_sim.study.recommend.decision_of`).
 :func:`rpa_sim.report.page.render_report` puts the section first; everything else follows it as details.
 """
 
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from rpa_sim.common.formatting import money, number, share
 from rpa_sim.operate.queue.results import Team  # at run time too: the doctests build one
-from rpa_sim.report.decided import chosen_point, decision_of
+from rpa_sim.report.decided import chosen_point
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.svg import figure_html
 from rpa_sim.report.wording import basis_text
-from rpa_sim.study.recommend import main_risk
+from rpa_sim.study.recommend import decision_of, main_risk
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -1,9 +1,9 @@
-"""The detail "Against reviewing everything or nothing": the recommendation against the two extremes.
+"""The detail "Against reviewing everything or nothing": the decided point against the two extremes.
 
-It formats :func:`rpa_sim.study.recommend.recommend` (read from the typed summary): what the recommended point
-buys against reviewing everything and nothing, the targets it reaches, why it may end above reviewing
-everything, the certified alternative and the main risk. The page shows it only when the recommendation names
-the decision's policy and τ, so that no page names two points.
+It formats the decision (:func:`rpa_sim.study.recommend.decision_of`) with what :mod:`rpa_sim.study.recommend`
+reads beside it: what the decided point buys against reviewing everything and nothing, the targets it reaches,
+why it may end above reviewing everything, the certified alternative and the main risk. The page shows it only
+for a feasible decision, or when nothing is decided (it then says why), so that no page names two points.
 """
 
 from __future__ import annotations
@@ -16,65 +16,85 @@ from rpa_sim.report.wording import (
     basis_text,
     cost_basis,
     currency_of,
-    per_day_factor,
     shown_above,
     unit_suffix,
     why_above_review_all,
 )
-from rpa_sim.study.recommend import recommend
+from rpa_sim.study.recommend import (
+    TOLERANCE,
+    certified_alternative,
+    decision_of,
+    main_risk,
+    per_day_factor,
+    versus,
+)
 
 if TYPE_CHECKING:
-    from rpa_sim.study.recommend import CertifiedAlternative, Recommendation, Risk, Versus
+    from rpa_sim.study.decision import Point
+    from rpa_sim.study.recommend import CertifiedAlternative, Risk, Versus
     from rpa_sim.study.result import StudySummary
     from rpa_sim.study.run import ScenarioResult
 
-__all__ = ["recommendation_section"]
+__all__ = ["recommendation_section", "shows_the_decision"]
+
+
+def shows_the_decision(summary: StudySummary) -> bool:
+    """Whether the section is on the page: for a feasible decision (the one the opening names), or when nothing
+    is decided (it says why); never for an infeasible point, which the opening shows with what it misses."""
+    decision = decision_of(summary)
+    return decision.feasible or decision.policy is None
 
 
 def recommendation_section(result: ScenarioResult, metric: str) -> list[str]:
-    """The recommendation in detail: what it buys against the two extremes, the certified option, the risk."""
+    """The decided point in detail: what it buys against the two extremes, the certified option, the risk."""
     summary = result.summary
-    found = recommend(summary)
+    decision = decision_of(summary)
     parts = ['<h2 id="summary">Against reviewing everything or nothing</h2>']
-    if found.basis is None:
-        parts.append(f'<p class="lead" id="recommendation-text">No recommendation: {escape(found.reason)}.</p>')
-        if found.certified is not None:
-            parts.append(f"<ul><li>{_certified_text(found.certified, found.policy, metric, summary)}</li></ul>")
+    point = decision.point
+    if decision.policy is None or decision.threshold is None or point is None:
+        certified = certified_alternative(summary, None)
+        parts.append(f'<p class="lead" id="recommendation-text">No recommendation: {escape(decision.reason)}.</p>')
+        if certified is not None:
+            parts.append(f"<ul><li>{_certified_text(certified, None, metric, summary)}</li></ul>")
         return parts
-    everything, nothing = found.versus_review_all, found.versus_review_none
-    if everything is None or nothing is None:
-        raise ValueError("a recommendation is set against both extremes: this one lacks one")
+    predictions = summary.data.predictions
+    everything = versus(point, summary.baselines.review_all, auto_rate=0.0 if predictions else None)
+    nothing = versus(point, summary.baselines.review_none, auto_rate=1.0 if predictions else None)
+    policy = next(p for p in summary.policies if p.policy == decision.policy)
     currency = currency_of(summary)
-    where = (f"We recommend <strong>{escape(found.policy)}</strong> at threshold <strong>τ = {number(found.threshold)}"
-             f"</strong> (on {escape(found.knob)}), ")
-    if found.basis == "cost":
-        why = (f"the lowest total cost over every policy and threshold compared: {escape(money(found.cost, currency))} "
+    where = (f"We recommend <strong>{escape(decision.policy)}</strong> at threshold <strong>τ = "
+             f"{number(decision.threshold)}</strong> (on {escape(policy.knob)}), ")
+    if decision.basis == "cost":
+        why = (f"the lowest total cost over every policy and threshold compared: {escape(money(point.cost, currency))} "
                f"{escape(basis_text(summary))}.")
     else:
         why = (f"the policy that leaves the most predictions unreviewed while the {escape(metric)} after review "
-               f"reaches the first target, {found.target:g}.")
+               f"reaches the first target, {summary.targets[0]:g}.")
     parts.append(f'<p class="lead" id="recommendation-text">{where}{why}</p>')
-    parts.append(_recommendation_table(found, everything, nothing, summary, metric))
-    points = [_versus_text("reviewing everything", everything, found, metric, currency),
-              _versus_text("reviewing nothing", nothing, found, metric, currency)]
+    parts.append(_recommendation_table(point, everything, nothing, summary, metric))
+    points = [_versus_text("reviewing everything", everything, point, metric, currency),
+              _versus_text("reviewing nothing", nothing, point, metric, currency)]
     if summary.targets:
-        points.append(_targets_text(found, metric))
-    why = why_above_review_all(next(p for p in result.policies if p.name == found.policy), summary.reviewer)
-    if (found.beats_review_all and why and found.metric is not None and everything.metric is not None
-            and shown_above(found.metric, everything.metric)):
+        points.append(_targets_text(point.metric, summary.targets, metric))
+    why = why_above_review_all(next(p for p in result.policies if p.name == decision.policy), summary.reviewer)
+    if (why and point.metric is not None and everything.metric is not None
+            and point.metric > everything.metric + TOLERANCE and shown_above(point.metric, everything.metric)):
         points.append(f"It ends above reviewing everything because {why}.")
-    if found.certified is not None:
-        points.append(_certified_text(found.certified, found.policy, metric, summary))
+    certified = certified_alternative(summary, decision.policy)
+    if certified is not None:
+        points.append(_certified_text(certified, decision.policy, metric, summary))
     elif any(p.certified is not None for p in summary.policies):
         points.append("No threshold could be certified with the scenario's settings (see Certified thresholds).")
-    risk = "" if found.risk is None else f'<li id="risk">{_risk_text(found.risk)}</li>'
-    parts.append("<ul>" + "".join(f"<li>{point}</li>" for point in points) + f"{risk}</ul>")
+    # a decided point of data with predictions has its auto-rate
+    risk = ("" if summary.calibration is None or point.auto_rate is None else
+            f'<li id="risk">{_risk_text(main_risk(summary.calibration, summary.reviewer, point.auto_rate))}</li>')
+    parts.append("<ul>" + "".join(f"<li>{item}</li>" for item in points) + f"{risk}</ul>")
     return parts
 
 
-def _recommendation_table(found: Recommendation, everything: Versus, nothing: Versus, summary: StudySummary,
+def _recommendation_table(found: Point, everything: Versus, nothing: Versus, summary: StudySummary,
                           metric: str) -> str:
-    """The recommended point against reviewing everything and nothing: quality, automation, reviews and, with
+    """The decided point against reviewing everything and nothing: quality, automation, reviews and, with
     costs, the cost (per day too when the daily volume is known) and the savings, a loss marked."""
     currency = currency_of(summary)
     rows = [[f"{metric} after review", number(found.metric), number(everything.metric), number(nothing.metric)],
@@ -94,35 +114,36 @@ def _recommendation_table(found: Recommendation, everything: Versus, nothing: Ve
                      money(nothing.savings)])
         rows.append(["saved by the recommendation, %", "-", number(everything.savings_percent, 1),
                      number(nothing.savings_percent, 1)])
-        for column, versus in ((2, everything), (3, nothing)):
-            if versus.savings is not None and versus.savings < 0:
+        for column, against in ((2, everything), (3, nothing)):
+            if against.savings is not None and against.savings < 0:
                 marks[(len(rows) - 2, column)] = marks[(len(rows) - 1, column)] = "loss"
     return table(["", "recommended", "review everything", "review nothing"], rows, table_id="recommendation",
                   marks=marks)
 
 
-def _versus_text(name: str, versus: Versus, found: Recommendation, metric: str, currency: str | None) -> str:
-    said = [f"{escape(metric)} {signed(versus.metric_gain)} ({number(found.metric)} against {number(versus.metric)})"]
-    if versus.reviews_saved > 0:
-        said.append(f"{versus.reviews_saved:,.0f} fewer reviews")
-    elif versus.reviews_saved < 0:
-        said.append(f"{-versus.reviews_saved:,.0f} more reviews")
+def _versus_text(name: str, against: Versus, found: Point, metric: str, currency: str | None) -> str:
+    said = [f"{escape(metric)} {signed(against.metric_gain)} ({number(found.metric)} against {number(against.metric)})"]
+    if against.reviews_saved > 0:
+        said.append(f"{against.reviews_saved:,.0f} fewer reviews")
+    elif against.reviews_saved < 0:
+        said.append(f"{-against.reviews_saved:,.0f} more reviews")
     else:
         said.append("as many reviews")
-    if versus.savings is not None:
-        percent = "" if versus.savings_percent is None else f" ({abs(versus.savings_percent):.1f}%)"
-        said.append(f"{escape(money(versus.savings, currency))}{percent} saved" if versus.savings >= 0
-                    else f'<span class="loss">{escape(money(-versus.savings, currency))}{percent} more spent</span>')
+    if against.savings is not None:
+        percent = "" if against.savings_percent is None else f" ({abs(against.savings_percent):.1f}%)"
+        said.append(f"{escape(money(against.savings, currency))}{percent} saved" if against.savings >= 0
+                    else f'<span class="loss">{escape(money(-against.savings, currency))}{percent} more spent</span>')
     return f"Against {name}: " + ", ".join(said) + "."
 
 
-def _targets_text(found: Recommendation, metric: str) -> str:
-    reached = " and ".join(f"{t:g}" for t in found.reached)
-    missed = " and ".join(f"{t:g}" for t in found.missed)
-    if not found.missed:
-        return f"It reaches every target ({reached})."
-    short = f"misses {missed} ({escape(metric)} {number(found.metric)})"
-    return f"It reaches {reached} but {short}." if found.reached else f"It {short}."
+def _targets_text(quality: float | None, targets: tuple[float, ...], metric: str) -> str:
+    """The targets the decided quality reaches, and those it misses."""
+    reached = [t for t in targets if quality is not None and quality >= t]
+    missed = [t for t in targets if quality is None or quality < t]
+    if not missed:
+        return f"It reaches every target ({' and '.join(f'{t:g}' for t in reached)})."
+    short = f"misses {' and '.join(f'{t:g}' for t in missed)} ({escape(metric)} {number(quality)})"
+    return f"It reaches {' and '.join(f'{t:g}' for t in reached)} but {short}." if reached else f"It {short}."
 
 
 def _certified_text(certified: CertifiedAlternative, recommended: str | None, metric: str,
