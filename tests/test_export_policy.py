@@ -19,6 +19,8 @@ from rpa_sim.route.export.label_studio import review_order
 from rpa_sim.route.export.rules import Thresholds, TypeThresholds, policy_at
 from rpa_sim.route.policies import Policy, load_policy
 from rpa_sim.route.sweep import Sweeper
+from rpa_sim.study.run import run_scenario, write_outputs
+from rpa_sim.study.scenario import load_scenario
 from tests.conftest import run_cli
 
 DATA = Path(__file__).parent / "data"
@@ -365,8 +367,8 @@ def test_mistakes_are_one_line(capsys, tmp_path):
         (["rossum", "--policy", "confidence", "--threshold", "-0.1"], 2,
          "rpa-sim: error: export-policy rossum: argument --threshold: expected a number in [0, 1], got '-0.1'"),
         (["rossum", "--policy", "confidence"], 2, "rpa-sim: error: export-policy rossum: --policy needs --threshold T"),
-        (["rossum", "--from", tmp_path / "summary.json"], 2,
-         "rpa-sim: error: export-policy rossum: --from needs --scenario"),
+        (["rossum", "--from", tmp_path / "summary.json"], 1,
+         f"rpa-sim: error: {tmp_path / 'summary.json'}: "),
         (["rossum", "--from", tmp_path / "summary.json", "--scenario", "receipts-demo", "--threshold", "0.5"], 2,
          "rpa-sim: error: export-policy rossum: --threshold goes with --policy"),
         (["label-studio", "--policy", "confidence", "--threshold", "0.5"], 2,
@@ -408,6 +410,84 @@ def test_a_summary_without_a_decision_or_of_another_scenario(capsys, tmp_path):
     decision = summary["decision"]
     assert status == 0 and (rules["policy"], rules["threshold"]) == (decision["policy"], decision["threshold"])
     assert rules["threshold_from"].startswith(f"the decision of {tmp_path / 'demo' / 'summary.json'}")
+
+
+#: A study of an inline policy with per-field thresholds and the scenario's rejected_quality: rules that are in no
+#: bundled file, which summary.json (schema version 3) carries for export-policy --from.
+INLINE_STUDY = """name: inline-rules
+data: {generate: receipts, n: 60, seed: 4}
+rejected_quality: as_predicted
+policies:
+  - name: strict-totals
+    review_if:
+      confidence: {below: sweep, fields: {total.total_price: 0.97}}
+    reject_if:
+      confidence: {below: 0.05}
+costs: {hourly_rate: 30, per_residual_error: 2}
+reviewer: {seconds_per_item: 6}
+targets: [0.9]
+"""
+
+
+@pytest.fixture(scope="module")
+def inline_study(tmp_path_factory):
+    """The study's summary.json (written as ``run --out-dir`` writes it) beside its scenario file, and DATA for
+    label-studio."""
+    folder = tmp_path_factory.mktemp("inline")
+    (folder / "study.yaml").write_text(INLINE_STUDY)
+    write_records(generate_receipts(60, seed=4), folder / "data.jsonl")
+    write_outputs(run_scenario(*load_scenario(folder / "study.yaml")), folder / "out")
+    return folder
+
+
+@pytest.mark.parametrize("format_name", ["a2i", "rossum", "label-studio", "thresholds"])
+def test_from_a_summary_the_rules_it_holds_need_no_scenario(capsys, tmp_path, inline_study, format_name):
+    """Every platform: --from a version-3 summary alone writes the same file as with --scenario, and as a
+    version-2 summary (without the rules) with --scenario writes it."""
+    summary = inline_study / "out" / "summary.json"
+    text = summary.read_text(encoding="utf-8")
+    decided = json.loads(text)["decision"]
+    assert decided["rules"]["name"] == decided["policy"] == "strict-totals"
+    assert decided["rules"]["rejected_quality"] == "as_predicted"  # the scenario's, which the policy does not set
+    data = [inline_study / "data.jsonl"] if format_name == "label-studio" else []
+    out = "out.yaml" if format_name == "thresholds" else "out.json"
+    scenario = ["--scenario", inline_study / "study.yaml"]
+    written = []
+    for version, extra in ((3, []), (3, scenario), (2, scenario)):
+        copy = tmp_path / "summary.json"  # one path: the files name it in threshold_from
+        if version == 2:
+            old = json.loads(text)
+            old["schema_version"] = 2
+            del old["decision"]["rules"]
+            copy.write_text(json.dumps(old, indent=2) + "\n", encoding="utf-8")
+        else:
+            copy.write_text(text, encoding="utf-8")
+        status, _, err = _export(capsys, tmp_path, format_name, *data, "--from", copy, *extra, out=out)
+        assert status == 0, err
+        written.append((tmp_path / out).read_bytes())
+    assert written[0] == written[1] == written[2]
+
+
+def test_a_summary_without_rules_needs_its_scenario_and_one_with_rules_refuses_another(capsys, tmp_path,
+                                                                                       inline_study):
+    summary = inline_study / "out" / "summary.json"
+    old = json.loads(summary.read_text(encoding="utf-8"))
+    old["schema_version"] = 2
+    del old["decision"]["rules"]
+    (tmp_path / "v2.json").write_text(json.dumps(old))
+    status, _, err = _export(capsys, tmp_path, "a2i", "--from", tmp_path / "v2.json")
+    assert (status, err) == (1, f"rpa-sim: error: {tmp_path / 'v2.json'}: holds the decided policy's name but not "
+                                "its rules (it was written before rpa-sim kept them, schema version 2 or 1): give "
+                                "--scenario SCENARIO, the scenario the study ran\n")
+    # the scenario edited since the study ran: its policy of that name is not the one the study decided on
+    decided = old["decision"]["policy"]
+    edited = INLINE_STUDY.replace("0.97", "0.9").replace("rejected_quality: as_predicted", "rejected_quality: correct")
+    (tmp_path / "study.yaml").write_text(edited)
+    status, _, err = _export(capsys, tmp_path, "a2i", "--from", summary, "--scenario", tmp_path / "study.yaml")
+    assert (status, err) == (1, f"rpa-sim: error: {summary}: holds the rules of policy {decided!r} as the study ran "
+                                f"it, and --scenario {tmp_path / 'study.yaml'} defines that policy otherwise now: "
+                                "leave out --scenario to export the rules the study ran\n")
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_an_output_never_replaces_an_input(capsys, tmp_path):

@@ -6,13 +6,17 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import evaluate_data, shows_progress
 from rpa_sim.cli.options import NAMES_HELP, SHARE, data_arguments, out_argument, usage_error
 from rpa_sim.cli.output import one_line
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
+
+if TYPE_CHECKING:
+    from rpa_sim.route.policies import Policy
+    from rpa_sim.study.result import StudySummary
 
 __all__ = ["COMMANDS", "add_parsers"]
 
@@ -39,13 +43,15 @@ def add_parsers(commands: Any) -> None:
         source.add_argument("--policy", metavar="P", help="a policy file or bundled policy name, with --threshold "
                                                           "(default: none; this or --from is required)")
         source.add_argument("--from", dest="from_summary", type=Path, metavar="SUMMARY",
-                            help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold, "
-                                 "with --scenario (default: none; this or --policy is required)")
+                            help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold "
+                                 "(default: none; this or --policy is required)")
         parser.add_argument("--threshold", type=SHARE, metavar="T",
                             help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
         parser.add_argument("--scenario", metavar="SCENARIO",
-                            help="with --from: the scenario the study ran (file or bundled name), whose policies: "
-                                 "hold the decision's policy by name (default: none)")
+                            help="with --from a summary written before rpa-sim kept the policy's rules in it "
+                                 "(schema version 2 or 1): the scenario the study ran (file or bundled name), whose "
+                                 "policies: hold the decision's policy by name; with a newer summary it must hold "
+                                 "the same rules (default: none)")
         out_argument(parser, help="the file to write, atomically; missing folders are created")
         if name == "label-studio":
             parser.add_argument("--document-url", default="{id}", metavar="TEMPLATE",
@@ -77,10 +83,7 @@ def export_policy(args: argparse.Namespace) -> int:
     rules = args.format != "label-studio"
     command = f"export-policy {args.format}"
     if args.policy is not None and args.threshold is None:
-        raise usage_error(command, "--policy needs --threshold T (or give --from SUMMARY --scenario SCENARIO)")
-    if args.from_summary is not None and args.scenario is None:
-        raise usage_error(command, "--from needs --scenario SCENARIO: summary.json names its policy only, and the "
-                                   "policy's rules are in the scenario's policies:")
+        raise usage_error(command, "--policy needs --threshold T (or give --from SUMMARY)")
     if args.threshold is not None and args.policy is None:
         raise usage_error(command, "--threshold goes with --policy (a decision brings its own threshold)")
     if args.scenario is not None and args.from_summary is None:
@@ -89,35 +92,25 @@ def export_policy(args: argparse.Namespace) -> int:
         raise usage_error(command, "--predictions, --task and --skip-invalid go with --data")
     infeasible: str | None = None  # why the decision exported is not feasible, said once the export is written
     if args.from_summary is not None:
-        from rpa_sim.common.inputs import read_input  # noqa: PLC0415
-        from rpa_sim.study.result import StudySummary  # noqa: PLC0415
-        from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
-        from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
+        from rpa_sim.study.result import read_summary  # noqa: PLC0415
 
         where = str(args.from_summary)
-        text = read_input(args.from_summary)
-        try:
-            summary = StudySummary.from_json(text)
-        except InputError as problem:  # it names the key, not the file
-            raise InputError(str(problem), path=where) from None
-        ran, decision = summary.scenario, summary.decision
+        summary = read_summary(args.from_summary)
+        decision = summary.decision
         if decision is None:
             raise InputError("holds no decision (it was written before rpa-sim decided): give --policy and "
                              "--threshold", path=where)
         if decision.policy is None or decision.threshold is None:
             raise InputError(f"its decision chose no policy ({decision.reason}): give --policy and --threshold",
                              path=where)
-        scenario, base = load_scenario(args.scenario)
-        if scenario.name != ran:
-            raise InputError(f"is the result of scenario {ran!r}, and --scenario {args.scenario} is scenario "
-                             f"{scenario.name!r}", path=where)
-        policies = {policy.name: policy for policy in scenario_policies(scenario, base)}
-        if decision.policy not in policies:
-            raise InputError(f"its decision's policy {decision.policy!r} is not among the policies of scenario "
-                             f"{scenario.name!r} ({', '.join(policies)})", path=where)
+        policy = decision.rules if args.scenario is None else _scenario_policy(args.scenario, summary, where)
+        if policy is None:
+            raise InputError("holds the decided policy's name but not its rules (it was written before rpa-sim "
+                             "kept them, schema version 2 or 1): give --scenario SCENARIO, the scenario the study "
+                             "ran", path=where)
         infeasible = None if decision.feasible else decision.reason
         source = f"the decision of {where}" + ("" if infeasible is None else f" (not feasible: {infeasible})")
-        at = policy_at(policies[decision.policy], decision.threshold, source=source)
+        at = policy_at(policy, decision.threshold, source=source)
     else:
         from rpa_sim.route.policies import load_policy  # noqa: PLC0415
 
@@ -166,6 +159,31 @@ def export_policy(args: argparse.Namespace) -> int:
     atomic_write_text(args.out, export.text)
     print(f"wrote {args.out}: {export.summary}", file=sys.stderr)
     return 0
+
+
+def _scenario_policy(named: str, summary: StudySummary, where: str) -> Policy:
+    """The decided policy as the scenario ``named`` (``--scenario``) defines it: the scenario must be the one
+    the study ran, and, when the summary holds the policy's rules, define the same rules (the study's τ was
+    found for those; a policy edited since is refused rather than exported at a τ found for another)."""
+    from rpa_sim.study.run import scenario_policies  # noqa: PLC0415
+    from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
+
+    decision = summary.decision
+    assert decision is not None and decision.policy is not None, "a decision with a policy"
+    scenario, base = load_scenario(named)
+    if scenario.name != summary.scenario:
+        raise InputError(f"is the result of scenario {summary.scenario!r}, and --scenario {named} is scenario "
+                         f"{scenario.name!r}", path=where)
+    policies = {policy.name: policy for policy in scenario_policies(scenario, base)}
+    if decision.policy not in policies:
+        raise InputError(f"its decision's policy {decision.policy!r} is not among the policies of scenario "
+                         f"{scenario.name!r} ({', '.join(policies)})", path=where)
+    policy = policies[decision.policy]
+    if decision.rules is not None and decision.rules != policy:
+        raise InputError(f"holds the rules of policy {decision.policy!r} as the study ran it, and --scenario "
+                         f"{named} defines that policy otherwise now: leave out --scenario to export the rules the "
+                         f"study ran", path=where)
+    return policy
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"export-policy": export_policy}
