@@ -8,7 +8,8 @@ The public API, one name per concept, by stage (``docs/architecture.md``)::
     study     Scenario, load_scenario, run_scenario, run_study, ScenarioResult, StudySummary, Decision
     report    write_report
 
-Each name is imported from its module on first use, so that ``import rpa_sim`` loads no heavy library.
+Each name is imported from its module on first use, so that ``import rpa_sim`` loads no heavy library. The
+root is for users: nothing inside the package imports it (``__version__`` lives in :mod:`rpa_sim.version`).
 
 >>> import rpa_sim
 >>> rpa_sim.Reviewer(miss_rate=0.02).miss_rate
@@ -22,7 +23,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from rpa_sim.version import __version__
 
 _HOMES = {
     "read_records": "rpa_sim.records.readers", "write_records": "rpa_sim.records.readers",

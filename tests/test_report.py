@@ -12,13 +12,13 @@ import re
 import numpy as np
 import pytest
 
-from rpa_sim import __version__
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_receipts
 from rpa_sim.report.page import render_report, write_report
 from rpa_sim.study.recommend import decision_of
 from rpa_sim.study.run import comparison_table, run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario
+from rpa_sim.version import __version__
 from tests.support_report import formatted as _f
 from tests.support_report import parse_report as _parse
 from tests.support_report import run_yaml as _run

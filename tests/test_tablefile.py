@@ -14,7 +14,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from rpa_sim import __version__
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.metrics.kieval import KIEvalCounts
 from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
@@ -33,6 +32,7 @@ from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import Sweeper
+from rpa_sim.version import __version__
 
 PAGE = {"width": 1000, "height": 1000, "words": [{"text": "CAFÉ", "bbox": [10, 10, 60, 30]},
                                                  {"text": "12.50", "bbox": [400, 500, 460, 520]}]}

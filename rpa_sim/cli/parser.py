@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from rpa_sim import __version__
 from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, staffing
 from rpa_sim.cli.options import NAMES_HELP, usage_message
 from rpa_sim.cli.output import one_line
+from rpa_sim.version import __version__
 
 __all__ = ["EXIT_USAGE", "CommandParser", "build_parser"]
 

@@ -49,12 +49,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, cast
 import msgspec
 import numpy as np
 
-from rpa_sim import __version__
 from rpa_sim.common.errors import InputError, escaped, shown
 from rpa_sim.common.files import atomic_output
 from rpa_sim.evaluate.outcomes.arrow import QUOTE, FileRows, arrow_type
 from rpa_sim.evaluate.outcomes.protocol import OutcomeTable
 from rpa_sim.evaluate.outcomes.tasks import table_type
+from rpa_sim.version import __version__
 
 if TYPE_CHECKING:
     import pyarrow as pa

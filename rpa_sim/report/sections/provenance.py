@@ -10,10 +10,10 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rpa_sim import __version__
 from rpa_sim.bundled import is_path
 from rpa_sim.report.html import escape
 from rpa_sim.study.scenario import bundled_scenarios
+from rpa_sim.version import __version__
 
 if TYPE_CHECKING:
     from rpa_sim.study.run import ScenarioResult
