@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from rpa_sim.cli.entry import main
 from rpa_sim.evaluate.grounding import locatability, locate
-from rpa_sim.evaluate.metrics.calibration import ece, is_correct, reliability_table
+from rpa_sim.evaluate.metrics.calibration import ece, generated_ece, is_correct, reliability_table
 from rpa_sim.evaluate.metrics.kieval import OUTCOME_NAMES
 from rpa_sim.evaluate.metrics.smudge import answer_type
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
@@ -24,7 +24,6 @@ from rpa_sim.records.synthetic import (
     docvqa_dicts,
     generate_docvqa,
     generate_receipts,
-    generated_ece,
     receipt_dicts,
     write_dataset,
     write_generated,

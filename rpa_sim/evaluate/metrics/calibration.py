@@ -10,18 +10,22 @@ handling of ties, are listed in ``docs/calibration.md``.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from itertools import chain
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
 from rpa_sim.evaluate.metrics.checks import binary_labels, confidences, positive_int
-from rpa_sim.evaluate.outcomes import OutcomeTable
+from rpa_sim.evaluate.outcomes import OutcomeTable, evaluate_kie, evaluate_vqa
+from rpa_sim.records.models import KIERecord, VQARecord
 
 __all__ = ["ReliabilityTable", "reliability_table", "ece", "aurc", "auroc", "is_correct", "calibration_per_group",
-           "Scheme", "Proxy"]
+           "generated_ece", "Scheme", "Proxy"]
 
 Scheme = Literal["equal_width", "equal_mass"]
 Proxy = Literal["mean", "upper_edge", "center"]
@@ -346,3 +350,41 @@ def is_correct(table: OutcomeTable) -> np.ndarray:
     if not isinstance(table, OutcomeTable):
         raise TypeError(f"table must be an outcome table (KIEOutcomes or VQAOutcomes), got {type(table).__name__}")
     return ~table.errors()
+
+
+def generated_ece(records: Iterable[KIERecord] | Iterable[VQARecord], *, n_bins: int = 15,
+                  scheme: Scheme = "equal_width") -> float:
+    """The expected calibration error of a set of records (KIE or VQA, not mixed).
+
+    A KIE prediction is right iff its KIEval outcome is ``correct``, a
+    question iff its ANLS is at least 0.5 (:func:`is_correct`). The generators' confidence model is
+    calibrated by design (:mod:`rpa_sim.records.synthetic.confidence`): this measures it.
+
+    Parameters
+    ----------
+    records : iterable of KIERecord, or of VQARecord
+        E.g. from :func:`rpa_sim.records.synthetic.generate_receipts`.
+    n_bins, scheme
+        As for :func:`ece`.
+
+    Returns
+    -------
+    float
+        The ECE; NaN when there is no prediction.
+
+    Examples
+    --------
+    >>> from rpa_sim.records.synthetic import ReceiptSettings, generate_receipts
+    >>> calibrated = ReceiptSettings(confidence={"mode": "calibrated"})
+    >>> generated_ece(generate_receipts(200, seed=1, settings=calibrated)) < 0.05
+    True
+    """
+    remaining = iter(records)
+    first = next(remaining, None)
+    if first is None:
+        return math.nan
+    stream: Iterable[Any] = chain([first], remaining)  # of one task, as the first record's (evaluation checks)
+    table = evaluate_kie(stream) if isinstance(first, KIERecord) else evaluate_vqa(stream)
+    if len(table) == 0:
+        return math.nan
+    return ece(table.confidence, is_correct(table), n_bins=n_bins, scheme=scheme)

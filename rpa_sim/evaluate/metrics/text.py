@@ -1,8 +1,9 @@
 """String normalisation and normalised Levenshtein similarity (METRICS.md §0).
 
 All edit distances in rpa-sim go through :mod:`rapidfuzz`; this module holds
-the one place where the DocVQA normalisation and the ``NL``/``NLS`` convention
-are written down.
+the one place where the ``NL``/``NLS`` convention is written down, beside the
+DocVQA normalisation (:func:`normalize`, :func:`normalize_many`), which lives
+in :mod:`rpa_sim.common.text` so that the records' generators use it too.
 
 The edit distance of two strings costs time proportional to the product of
 their lengths, which is minutes for two multi-megabyte values. :func:`nl` and
@@ -17,11 +18,13 @@ with characters deleted (``docs/metrics/long-values.md``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist, cpdist
+
+from rpa_sim.common.text import normalize, normalize_many
 
 __all__ = [
     "EDIT_BUDGET",
@@ -44,32 +47,6 @@ is within the band or the shorter string is a subsequence of the longer, as
 entirely different (NLS 0) otherwise.
 """
 _FIRST_BAND = 64
-
-
-def normalize(text: str) -> str:
-    """Lower-case, strip and fold inner whitespace (the DocVQA convention).
-
-    Examples
-    --------
-    >>> normalize("  Coca   COLA \\n")
-    'coca cola'
-    """
-    return " ".join(text.strip().lower().split())
-
-
-def normalize_many(texts: Iterable[str]) -> list[str]:
-    """:func:`normalize` of each text, without a function call per text.
-
-    Lower-casing cannot create whitespace, nor does whitespace change how a
-    neighbouring letter lower-cases (a final sigma stays final), so stripping
-    first is not needed.
-
-    Examples
-    --------
-    >>> normalize_many(["  Coca   COLA ", "", "12,50\\tEUR"])
-    ['coca cola', '', '12,50 eur']
-    """
-    return [" ".join(text.lower().split()) for text in texts]
 
 
 def nl(a: str, b: str) -> float:

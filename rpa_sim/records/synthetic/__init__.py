@@ -48,7 +48,7 @@ from typing import Any, Literal
 from rpa_sim.common.files import atomic_output
 from rpa_sim.common.workers import shut_down, signals_held, worker_count, worker_signals
 from rpa_sim.records.synthetic._draws import check_n_seed
-from rpa_sim.records.synthetic.confidence import ConfidenceSettings, generated_ece
+from rpa_sim.records.synthetic.confidence import ConfidenceSettings
 from rpa_sim.records.synthetic.docvqa import DocVQAPlan, DocVQASettings, docvqa_block, docvqa_dicts, generate_docvqa
 from rpa_sim.records.synthetic.errors import KIEErrorRates, VQAErrorRates
 from rpa_sim.records.synthetic.receipt_settings import FieldPresence, PageSize, ReceiptSettings
@@ -68,7 +68,6 @@ __all__ = [
     "docvqa_dicts",
     "write_generated",
     "write_dataset",
-    "generated_ece",
 ]
 
 Kind = Literal["receipts", "docvqa"]

@@ -26,19 +26,14 @@ with temperature ``t`` and shift ``s``. ``"calibrated"`` is ``t = 1, s = 0``;
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field, field_validator
 
 from rpa_sim.common.validation import StrictModel
-from rpa_sim.evaluate.metrics.calibration import Scheme, ece, is_correct
-from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
-from rpa_sim.records.models import KIERecord, VQARecord
 from rpa_sim.records.synthetic._draws import Draws
 
 __all__ = [
@@ -50,7 +45,6 @@ __all__ = [
     "ConfidenceClass",
     "confidence_class",
     "draw_confidences",
-    "generated_ece",
 ]
 
 Mode = Literal["calibrated", "over_confident", "under_confident"]
@@ -258,40 +252,3 @@ def draw_confidences(draws: Draws, items: Sequence[tuple[ConfidenceClass, bool, 
         clipped = np.clip(values, 1e-9, 1.0 - 1e-9)
         values = 1.0 / (1.0 + np.exp(-(temperature * np.log(clipped / (1.0 - clipped)) + shift)))
     return [round(value, _DECIMALS) for value in values.tolist()]
-
-
-def generated_ece(records: Iterable[KIERecord] | Iterable[VQARecord], *, n_bins: int = 15,
-                  scheme: Scheme = "equal_width") -> float:
-    """The expected calibration error of a set of records (KIE or VQA, not mixed).
-
-    A KIE prediction is right iff its KIEval outcome is ``correct``, a
-    question iff its ANLS is at least 0.5 (:func:`rpa_sim.evaluate.metrics.calibration.is_correct`).
-
-    Parameters
-    ----------
-    records : iterable of KIERecord, or of VQARecord
-        E.g. from :func:`rpa_sim.records.synthetic.generate_receipts`.
-    n_bins, scheme
-        As for :func:`rpa_sim.evaluate.metrics.calibration.ece`.
-
-    Returns
-    -------
-    float
-        The ECE; NaN when there is no prediction.
-
-    Examples
-    --------
-    >>> from rpa_sim.records.synthetic import ReceiptSettings, generate_receipts
-    >>> calibrated = ReceiptSettings(confidence={"mode": "calibrated"})
-    >>> generated_ece(generate_receipts(200, seed=1, settings=calibrated)) < 0.05
-    True
-    """
-    remaining = iter(records)
-    first = next(remaining, None)
-    if first is None:
-        return math.nan
-    stream: Iterable[Any] = chain([first], remaining)  # of one task, as the first record's (evaluation checks)
-    table = evaluate_kie(stream) if isinstance(first, KIERecord) else evaluate_vqa(stream)
-    if len(table) == 0:
-        return math.nan
-    return ece(table.confidence, is_correct(table), n_bins=n_bins, scheme=scheme)

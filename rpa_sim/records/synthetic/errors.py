@@ -42,8 +42,8 @@ from pydantic import Field, model_validator
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extractOne
 
+from rpa_sim.common.text import normalize
 from rpa_sim.common.validation import StrictModel
-from rpa_sim.evaluate.metrics.text import normalize
 from rpa_sim.records.synthetic._draws import Draws, cumulative
 
 __all__ = [

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from rpa_sim.common.text import normalize
 from rpa_sim.common.workers import without_gc
-from rpa_sim.evaluate.metrics.text import normalize
 from rpa_sim.records.models import KIERecord
 from rpa_sim.records.synthetic._draws import (
     BLOCK,
