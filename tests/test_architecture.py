@@ -1,7 +1,9 @@
-"""The package's structure: no import cycles, no private names taken across modules, modules of a readable size.
+"""The package's structure: the stages in flow order, no import cycles, no private names taken across modules,
+modules of a readable size.
 
-The import graph is built from the source with :mod:`ast`, imports inside functions included (an import placed
-in a function to break a cycle still makes one). ``docs/architecture.md`` explains the layout these rules keep.
+The import graph is built from the source with :mod:`ast`, imports inside functions and under ``if
+TYPE_CHECKING:`` included (an import placed in a function to break a cycle still makes one, and a type-only
+import still ties the stages). ``docs/architecture.md`` explains the layout these rules keep.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ def _resolved(module: str, node: ast.ImportFrom) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def _imports(module: str) -> list[tuple[str, str | None, int]]:
-    """(imported module, name taken or None, line) for every import in ``module``, nested ones included."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+def _imports(module: str, source: str | None = None) -> list[tuple[str, str | None, int]]:
+    """(imported module, name taken or None, line) for every import in ``module`` (its file, or ``source``),
+    nested ones included."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8") if source is None else source)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -50,10 +53,12 @@ def _imports(module: str) -> list[tuple[str, str | None, int]]:
     return [(target, name, line) for target, name, line in found if target.split(".")[0] == "rpa_sim"]
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(sources: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Module to the modules it imports; ``sources`` stand in for the files of the modules they name."""
+    sources = sources or {}
     graph: dict[str, set[str]] = {module: set() for module in MODULES}
     for module in MODULES:
-        for target, _, _ in _imports(module):
+        for target, _, _ in _imports(module, sources.get(module)):
             while target not in MODULES and "." in target:  # a name of a package's module
                 target = target.rsplit(".", 1)[0]
             # importing a package runs its __init__, so a module's package is a dependency; its own is not
@@ -95,6 +100,107 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return components
+
+
+#: The stages in the order of the flow (docs/architecture.md): a module imports its own stage and those before it.
+#: ``common`` (and the package data ``bundled`` and ``version``) is below all; the front ends are the last stage.
+STAGES = (("common", "bundled", "version"), ("records",), ("evaluate",), ("route",), ("operate",), ("study",),
+          ("cli", "report", "tui"))
+FRONT_ENDS = STAGES[-1]
+#: The one composition root: the command line builds the report and the dashboard; no other front end imports
+#: another.
+COMPOSITION_ROOT = "cli"
+#: Imports against the flow that stay, each with the reason and who lifts it.
+EXCEPTIONS = {
+    ("rpa_sim.records.importers.label_studio", "rpa_sim.evaluate.metrics.kieval"):
+        "an import's review log grades each predicted value with KIEval (issue 30, the importers, moves it)",
+}
+
+
+def _stage(module: str) -> tuple[int, str]:
+    """The stage of a module (its index in :data:`STAGES`) and its top folder."""
+    top = module.split(".")[1]
+    return next(index for index, folders in enumerate(STAGES) if top in folders), top
+
+
+def stage_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import against the flow: of a later stage, of another front end than the composition root may
+    take, or of the package root (whose names come from their own modules)."""
+    found = []
+    for module in sorted(graph):
+        if module == "rpa_sim":
+            continue
+        stage, top = _stage(module)
+        for target in sorted(graph[module]):
+            if target == "rpa_sim":
+                found.append(f"{module} imports the package root rpa_sim: import the name from its module")
+                continue
+            later, other = _stage(target)
+            if (module, target) in EXCEPTIONS or other == top:
+                continue
+            if later > stage:
+                found.append(f"{module} imports {target}, a later stage ({other} after {top})")
+            elif later == stage == len(STAGES) - 1 and top != COMPOSITION_ROOT:
+                found.append(f"{module} imports {target}: only {COMPOSITION_ROOT}, the composition root, imports "
+                             f"another front end")
+    return found
+
+
+def _root_imports(sources: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Module to ``{"rpa_sim"}`` when it imports the package root or a name of it (not a module below it)."""
+    sources = sources or {}
+    return {module: {"rpa_sim"} for module in MODULES if module != "rpa_sim"
+            and any(target == "rpa_sim" for target, _, _ in _imports(module, sources.get(module)))}
+
+
+def test_every_module_is_in_a_stage() -> None:
+    folders = {folder for stage in STAGES for folder in stage}
+    assert [module for module in MODULES if module != "rpa_sim" and module.split(".")[1] not in folders] == []
+
+
+def test_nothing_imports_up_the_flow() -> None:
+    graph = _graph()
+    for module, roots in _root_imports().items():
+        graph[module] |= roots
+    assert stage_violations(graph) == []
+
+
+def test_the_exceptions_are_still_needed() -> None:
+    graph = _graph()
+    assert [pair for pair in EXCEPTIONS if pair[1] not in graph.get(pair[0], set())] == []
+
+
+def test_the_stage_rule_catches_each_kind_of_violation() -> None:
+    graph = {"rpa_sim.route.sweep": {"rpa_sim.study.result", "rpa_sim.evaluate.outcomes"},
+             "rpa_sim.operate.queue.summary": {"rpa_sim.route.sweep", "rpa_sim.operate.queue.erlang"},
+             "rpa_sim.report.page": {"rpa_sim.tui.app", "rpa_sim.study.run"},
+             "rpa_sim.tui.app": {"rpa_sim.cli.entry"},
+             "rpa_sim.cli.scenarios": {"rpa_sim.report.page", "rpa_sim.tui.app"},
+             "rpa_sim.common.files": {"rpa_sim.records.models"},
+             "rpa_sim.records.synthetic.receipts": {"rpa_sim.evaluate.metrics.text"},
+             "rpa_sim.evaluate.tablefile": {"rpa_sim"}}
+    assert stage_violations(graph) == [
+        "rpa_sim.common.files imports rpa_sim.records.models, a later stage (records after common)",
+        "rpa_sim.evaluate.tablefile imports the package root rpa_sim: import the name from its module",
+        "rpa_sim.records.synthetic.receipts imports rpa_sim.evaluate.metrics.text, a later stage (evaluate after "
+        "records)",
+        "rpa_sim.report.page imports rpa_sim.tui.app: only cli, the composition root, imports another front end",
+        "rpa_sim.route.sweep imports rpa_sim.study.result, a later stage (study after route)",
+        "rpa_sim.tui.app imports rpa_sim.cli.entry: only cli, the composition root, imports another front end"]
+
+
+def test_a_type_checking_import_up_the_flow_in_a_module_is_caught() -> None:
+    """A deliberate violation in a module's source: operate taking the study's result types, for type hints only;
+    and a module taking ``__version__`` from the package root."""
+    sources = {"rpa_sim.operate.queue.results": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                                "    from rpa_sim.study.result import StudySummary\n",
+               "rpa_sim.cli.parser": "from rpa_sim import __version__\n"}
+    graph = _graph(sources)
+    for module, roots in _root_imports(sources).items():
+        graph[module] |= roots
+    found = stage_violations(graph)
+    assert "rpa_sim.operate.queue.results imports rpa_sim.study.result, a later stage (study after operate)" in found
+    assert "rpa_sim.cli.parser imports the package root rpa_sim: import the name from its module" in found
 
 
 def test_the_package_has_no_import_cycle() -> None:
