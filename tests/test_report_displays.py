@@ -1,5 +1,5 @@
-"""The report's figures as displays: built from a run, drawn on axes of one's own, and holding the run's numbers
-(lines, marked points, stars, bars) where they should be."""
+"""The report's figures as displays: built from a run or from what it saved (summary.json, curves.csv), drawn on
+axes of one's own, and holding the run's numbers (lines, marked points, stars, bars) where they should be."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure
 
+from rpa_sim.common.errors import InputError
 from rpa_sim.report.displays import (
     CostDisplay,
     DecisionDisplay,
@@ -20,8 +21,12 @@ from rpa_sim.report.displays import (
     SmudgeAlphaDisplay,
     TradeoffDisplay,
 )
+from rpa_sim.report.displays.base import CurvesDisplay
 from rpa_sim.report.displays.decision import FIGURE_INCHES
-from rpa_sim.study.run import run_scenario
+from rpa_sim.route.curvefile import curves_from_csv, read_curves
+from rpa_sim.route.sweep import curves_to_csv
+from rpa_sim.study.result import read_summary
+from rpa_sim.study.run import run_scenario, write_outputs
 from rpa_sim.study.scenario import load_scenario
 from tests.support_report import run_yaml
 
@@ -280,3 +285,58 @@ def test_without_the_sections_there_is_nothing_to_display(bare):
                     OperationsStaffingDisplay, OperationsBacklogDisplay):
         with pytest.raises(ValueError):
             display.from_result(bare)
+
+
+# -- from what a study saved ---------------------------------------------------------------------
+
+
+def _same(a, b) -> bool:
+    """Whether two displays hold the same figures (arrays compared by value, NaN equal to NaN)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), equal_nan=True)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if hasattr(a, "__dict__") and not isinstance(a, type) and type(a) is type(b):
+        return _same(sorted(vars(a).items()), sorted(vars(b).items()))
+    return a == b
+
+
+def test_every_display_is_built_from_the_saved_summary_and_curves_as_from_the_run(tmp_path, kie, operations):
+    """summary.json read back by read_summary, curves.csv by read_curves: each display holds what the run's
+    gives, and draws (all but SMuDGE against alpha, which scores the questions again)."""
+    for result, displays in ((kie, [DecisionDisplay, TradeoffDisplay, CostDisplay, ReliabilityDisplay,
+                                    MonitoringIntervalsDisplay, MonitoringWidthsDisplay]),
+                             (operations, [OperationsReviewersDisplay, OperationsStaffingDisplay,
+                                           OperationsBacklogDisplay])):
+        out = tmp_path / result.scenario.name
+        write_outputs(result, out)
+        summary = read_summary(out / "summary.json")
+        curves = read_curves(out / "curves.csv", task=summary.task)
+        assert [curve.policy for curve in curves] == [curve.policy for curve in result.curves]
+        for display in displays:
+            saved = (display.from_summary(summary, curves) if issubclass(display, CurvesDisplay)
+                     else display.from_summary(summary))
+            assert _same(saved, display.from_result(result)), display.__name__
+            assert saved.plot().figure_ is not None
+
+
+def test_curves_of_other_policies_are_refused(kie):
+    with pytest.raises(ValueError, match="expected a curve per policy of the summary"):
+        TradeoffDisplay.from_summary(kie.summary, kie.curves[::-1])
+
+
+def test_curves_csv_reads_back_every_column_and_refuses_what_is_not_one(tmp_path, kie):
+    text = curves_to_csv(kie.curves)
+    again = curves_from_csv(text, task="kie")
+    for curve, read in zip(kie.curves, again, strict=True):
+        assert read.policy == curve.policy and set(read.columns) == set(curve.columns)
+        assert all(np.array_equal(read.columns[name], curve.columns[name], equal_nan=True) for name in curve.columns)
+    lines = text.splitlines()
+    with pytest.raises(InputError) as bad:
+        curves_from_csv("\n".join([lines[0], lines[1].replace(",", ",x", 1)]), task="kie", source="c.csv")
+    assert str(bad.value) == "c.csv: line 2: threshold: expected a number, got 'x" + lines[1].split(",")[1] + "'"
+    with pytest.raises(InputError, match="line 1: the header lacks anls: not the curves of a vqa study"):
+        curves_from_csv(text, task="vqa")
+    split = [lines[0], lines[1], next(line for line in lines if line.startswith("document-escalation")), lines[2]]
+    with pytest.raises(InputError, match="line 4: the rows of policy 'confidence' are not together"):
+        curves_from_csv("\n".join(split), task="kie")

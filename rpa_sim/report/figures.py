@@ -60,7 +60,7 @@ def report_figures(result: ScenarioResult) -> dict[str, Figure]:
         figures["calibration"] = ReliabilityDisplay.from_result(result).plot().figure_
     if isinstance(summary.data, VqaData) and summary.data.smudge is not None:  # some question has OCR
         figures["smudge-alpha"] = SmudgeAlphaDisplay.from_result(result).plot().figure_
-    monitored = monitored_policies(result)
+    monitored = monitored_policies(summary)
     if monitored:
         figures["monitoring-intervals"] = MonitoringIntervalsDisplay.from_result(result).plot().figure_
         if any(entry.widths is not None for _, entry in monitored):

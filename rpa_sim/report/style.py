@@ -5,7 +5,8 @@ Figures are :class:`matplotlib.figure.Figure` objects made directly, never
 through pyplot: no global figure state, no interactive backend, nothing kept
 alive between reports. A policy keeps one colour, line style and marker on every
 figure of a page (:func:`style`, by its place in the scenario), so that it is
-told apart in grey too.
+told apart in grey too. The panels a figure is drawn on are set up by the displays' base
+(:mod:`rpa_sim.report.displays.base`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import textwrap
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure, SubFigure
+from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-__all__ = ["PALETTE", "FIGURE_WIDTH_INCHES", "SMALLEST_FONT_POINTS", "style", "new_axes", "label", "stacked_panels",
-           "zoom_panels", "figure_of", "label_point", "figure_legend", "fit_to_phone"]
+__all__ = ["PALETTE", "FIGURE_WIDTH_INCHES", "SMALLEST_FONT_POINTS", "style", "label", "star", "label_point",
+           "figure_legend", "fit_to_phone"]
 
 #: Okabe-Ito, safe for every common colour-blindness; yellow last, as it is faint on white. The last colour
 #: marks the decided point (the star).
@@ -47,62 +48,12 @@ def style(index: int) -> dict[str, Any]:
             "marker": _MARKERS[index % len(_MARKERS)]}
 
 
-def new_axes(title: str, xlabel: str, ylabel: str) -> tuple[Figure, Axes]:
-    """A figure of one panel, 7.5 × 4.8 in before :func:`fit_to_phone`, labelled (:func:`label`)."""
-    figure = Figure(figsize=(7.5, 4.8), layout="constrained")
-    axes = figure.subplots()
-    label(axes, title, xlabel, ylabel)
-    return figure, axes
-
-
 def label(axes: Axes, title: str, xlabel: str, ylabel: str) -> None:
     """The panel's title and axis labels, and a faint grid."""
     axes.set_title(title)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.grid(True, alpha=0.3)
-
-
-def stacked_panels(zoomed: bool) -> tuple[Figure, list[Axes]]:
-    """A figure with the full panel, and the zoom panel below it when there is a range to zoom on."""
-    figure = Figure(figsize=(7.5, 9.6 if zoomed else 5.6), layout="constrained")
-    axes = figure.subplots(2 if zoomed else 1, 1, squeeze=False)[:, 0]
-    return figure, list(axes)
-
-
-def zoom_panels(ax: Axes | None, zoom_ax: Axes | None, *, zoomable: bool,
-                why_not: str) -> tuple[Figure, list[Axes]]:
-    """The figure and the panels a zoomable display draws on: the caller's (``ax``, and ``zoom_ax`` when given), or
-    a new figure with a zoom panel when the display has a range to zoom on (``zoomable``).
-
-    Raises
-    ------
-    ValueError
-        When ``zoom_ax`` comes without ``ax``, or when it is given and the display cannot zoom (``why_not``).
-    """
-    if ax is None:
-        if zoom_ax is not None:
-            raise ValueError("zoom_ax needs ax: give both panels, or neither to make a figure")
-        return stacked_panels(zoomable)
-    if zoom_ax is not None and not zoomable:
-        raise ValueError(f"zoom_ax needs a zoom window: the display has none ({why_not})")
-    return figure_of(ax), [ax] if zoom_ax is None else [ax, zoom_ax]
-
-
-def figure_of(axes: Axes) -> Figure:
-    """The figure ``axes`` are drawn in (the whole figure when they sit in a subfigure).
-
-    Raises
-    ------
-    ValueError
-        When the axes belong to no figure.
-    """
-    figure = axes.get_figure()
-    while isinstance(figure, SubFigure):
-        figure = figure.get_figure()
-    if figure is None:
-        raise ValueError("the axes belong to no figure: make them with Figure.subplots or pyplot.subplots")
-    return figure
 
 
 def star(axes: Axes, point: tuple[float, float] | None, *, size: float = 260) -> None:

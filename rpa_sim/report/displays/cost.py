@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from rpa_sim.report.decided import decided_point
+from rpa_sim.report.displays.base import CurvesDisplay, policies_curves
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
-from rpa_sim.report.style import figure_legend, label, star, zoom_panels
+from rpa_sim.report.style import figure_legend, label, star
 from rpa_sim.report.wording import cost_basis, cost_optimum, currency_of
 from rpa_sim.study.recommend import decision_of
 
@@ -19,16 +19,17 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
 
-    from rpa_sim.study.run import ScenarioResult
+    from rpa_sim.route.sweep import Curve
+    from rpa_sim.study.result import StudySummary
 
 __all__ = ["CostDisplay"]
 
 
-class CostDisplay:
+class CostDisplay(CurvesDisplay):
     """Total cost (reviews plus the errors left) against the threshold, one line per policy, each policy's
     cheapest τ marked.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -61,15 +62,19 @@ class CostDisplay:
         self.window = window
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> CostDisplay:
-        """The cost curves of a scenario run with costs, the decided point starred when it was chosen on cost,
-        and the zoom: the thresholds around the cost optima within 25% of the cheapest, and costs up to half again
-        the cheapest (or the dearest optimum shown), so that a steep end does not flatten the rest.
+    def from_summary(cls, summary: StudySummary, curves: Sequence[Curve]) -> CostDisplay:
+        """The cost curves of a study with costs, the decided point starred when it was chosen on cost, and the
+        zoom: the thresholds around the cost optima within 25% of the cheapest, and costs up to half again the
+        cheapest (or the dearest optimum shown), so that a steep end does not flatten the rest.
 
         Parameters
         ----------
-        result : ScenarioResult
-            What :func:`rpa_sim.study.run.run_scenario` returned, for a scenario with costs.
+        summary : StudySummary
+            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
+            :func:`~rpa_sim.study.result.read_summary`.
+        curves : sequence of Curve
+            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
+            :func:`~rpa_sim.route.curvefile.read_curves`.
 
         Returns
         -------
@@ -80,7 +85,6 @@ class CostDisplay:
         ValueError
             When the scenario sets no costs.
         """
-        summary = result.summary
         if summary.costs is None:
             raise ValueError("the scenario sets no costs, so there is no cost to draw")
         decision = decision_of(summary)
@@ -88,7 +92,7 @@ class CostDisplay:
         star = (None if decision.basis != "cost" or point is None or decision.threshold is None or point.cost is None
                 else (decision.threshold, point.cost))
         lines = []
-        for curve, policy in zip(result.curves, summary.policies, strict=True):
+        for policy, curve in policies_curves(summary, curves):
             finite = np.isfinite(curve.threshold)  # an open-ended grid point has no place on the axis
             best = cost_optimum(policy)
             points = () if best.cost is None else (MarkedPoint(best.threshold, best.threshold, best.cost),)
@@ -97,7 +101,7 @@ class CostDisplay:
         currency = currency_of(summary)
         basis = f"{size:,} {unit}"
         ylabel = f"total cost ({basis})" if currency is None else f"total cost ({currency}, {basis})"
-        return cls(lines=lines, star=star, ylabel=ylabel, window=_window(result))
+        return cls(lines=lines, star=star, ylabel=ylabel, window=_window(summary, curves))
 
     def plot(self, ax: Axes | None = None, *, zoom_ax: Axes | None = None) -> CostDisplay:
         """Draw the display.
@@ -121,17 +125,14 @@ class CostDisplay:
         ValueError
             When ``zoom_ax`` is given but the display has no window, or without ``ax``.
         """
-        figure, panels = zoom_panels(ax, zoom_ax, zoomable=self.window is not None, why_not="no cheapest point")
+        panels = self.zoom_panels(ax, zoom_ax, zoomable=self.window is not None, why_not="no cheapest point")
         window = self.window if len(panels) == 2 else None
         self.lines_: list[Line2D] = []
         for panel_index, axes in enumerate(panels):
             self._draw(axes, window, zoomed=panel_index == 1)
         if ax is None:
-            figure_legend(figure, self.lines_, points="cheapest τ (policy's marker)", targets=False, baselines=False,
-                          starred=None if self.star is None else "recommended")
-        self.figure_: Figure = figure
-        self.ax_: Axes = panels[0]
-        self.zoom_ax_: Axes | None = panels[1] if len(panels) == 2 else None
+            figure_legend(self.figure_, self.lines_, points="cheapest τ (policy's marker)", targets=False,
+                          baselines=False, starred=None if self.star is None else "recommended")
         return self
 
     def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:
@@ -156,11 +157,11 @@ class CostDisplay:
                 outline(axes, window)
 
 
-def _window(result: ScenarioResult) -> Window | None:
-    """The range of the cost zoom (see :meth:`CostDisplay.from_result`); None without a finite cheapest point."""
-    optima = [(best.threshold, best.cost) for best in map(cost_optimum, result.summary.policies)
+def _window(summary: StudySummary, curves: Sequence[Curve]) -> Window | None:
+    """The range of the cost zoom (see :meth:`CostDisplay.from_summary`); None without a finite cheapest point."""
+    optima = [(best.threshold, best.cost) for best in map(cost_optimum, summary.policies)
               if best.cost is not None and np.isfinite(best.threshold)]
-    thresholds = np.concatenate([c.threshold[np.isfinite(c.threshold)] for c in result.curves])
+    thresholds = np.concatenate([c.threshold[np.isfinite(c.threshold)] for c in curves])
     if not optima or len(thresholds) == 0:
         return None
     cheapest = min(cost for _, cost in optima)
@@ -168,6 +169,6 @@ def _window(result: ScenarioResult) -> Window | None:
     lowest, highest = float(thresholds.min()), float(thresholds.max())
     start, end = padded(min(near), max(near), lowest=lowest, highest=highest, minimum=0.1 * (highest - lowest))
     shown = [cost for threshold, cost in optima if start <= threshold <= end]
-    x0, x1, y0, y1 = window_of([(c.threshold, c.columns["cost"]) for c in result.curves], start, end, shown)
+    x0, x1, y0, y1 = window_of([(c.threshold, c.columns["cost"]) for c in curves], start, end, shown)
     ceiling = max(cheapest + 0.5 * abs(cheapest), *shown)
     return x0, x1, y0, min(y1, ceiling + 0.05 * (ceiling - y0))

@@ -6,18 +6,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from rpa_sim.evaluate.outcomes import table_type
 from rpa_sim.report.decided import chosen_point
+from rpa_sim.report.displays.base import CurvesDisplay, policies_curves
 from rpa_sim.report.displays.lines import PolicyLine
-from rpa_sim.report.style import PALETTE, figure_of, star, style
+from rpa_sim.report.style import PALETTE, star, style
 from rpa_sim.study.recommend import decision_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from rpa_sim.study.run import ScenarioResult
+    from rpa_sim.route.sweep import Curve
+    from rpa_sim.study.result import StudySummary
 
 __all__ = ["FIGURE_INCHES", "DecisionDisplay"]
 
@@ -27,11 +29,11 @@ FIGURE_INCHES = (5.0, 3.9)
 _FONT_POINTS = 10
 
 
-class DecisionDisplay:
+class DecisionDisplay(CurvesDisplay):
     """Quality after review against auto-rate per policy, the targets dashed and the decided point starred and
     labelled with its τ: the figure that opens the report.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -62,27 +64,30 @@ class DecisionDisplay:
         self.metric_label = metric_label
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> DecisionDisplay:
-        """Every policy's trade-off of a scenario run, and its decision's point (the recommendation's in a summary
+    def from_summary(cls, summary: StudySummary, curves: Sequence[Curve]) -> DecisionDisplay:
+        """Every policy's trade-off of a study, and its decision's point (the recommendation's in a summary
         written before decisions: :func:`rpa_sim.study.recommend.decision_of`).
 
         Parameters
         ----------
-        result : ScenarioResult
-            What :func:`rpa_sim.study.run.run_scenario` returned.
+        summary : StudySummary
+            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
+            :func:`~rpa_sim.study.result.read_summary`.
+        curves : sequence of Curve
+            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
+            :func:`~rpa_sim.route.curvefile.read_curves`.
 
         Returns
         -------
         DecisionDisplay
         """
-        summary = result.summary
         decision = decision_of(summary)
         lines = []
-        for curve in result.curves:
+        for _, curve in policies_curves(summary, curves):
             order = np.argsort(curve.auto_rate, kind="stable")
             lines.append(PolicyLine(curve.policy, curve.auto_rate[order], curve.metric[order]))
         return cls(lines=lines, targets=summary.targets, star=chosen_point(decision), threshold=decision.threshold,
-                   metric_label=result.table.metric_label)
+                   metric_label=table_type(summary.task).metric_label)
 
     def plot(self, ax: Axes | None = None) -> DecisionDisplay:
         """Draw the display.
@@ -98,11 +103,7 @@ class DecisionDisplay:
         DecisionDisplay
             ``self``, with ``figure_``, ``ax_`` and ``lines_`` set.
         """
-        if ax is None:
-            figure = Figure(figsize=FIGURE_INCHES, layout="constrained")
-            axes = figure.subplots()
-        else:
-            figure, axes = figure_of(ax), ax
+        axes = self.ax_ = self.panels(ax, 1, 1, size=FIGURE_INCHES)[0, 0]
         self.lines_: list[Line2D] = []
         for index, line in enumerate(self.lines):
             drawn, = axes.plot(line.x, line.y, label=line.label, markevery=0.2, markersize=5, linewidth=1.6,
@@ -125,8 +126,6 @@ class DecisionDisplay:
             if self.star is not None:
                 keys.append(Line2D([], [], color=PALETTE[-1], marker="*", markersize=13, markeredgecolor="black",
                                    linestyle="none", label="decision"))
-            figure.legend(handles=[*self.lines_, *keys], loc="outside lower center", ncols=2, fontsize=_FONT_POINTS,
-                          frameon=False)
-        self.figure_: Figure = figure
-        self.ax_: Axes = axes
+            self.figure_.legend(handles=[*self.lines_, *keys], loc="outside lower center", ncols=2,
+                                fontsize=_FONT_POINTS, frameon=False)
         return self

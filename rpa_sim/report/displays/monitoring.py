@@ -7,27 +7,25 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from rpa_sim.common.formatting import setting_share
-from rpa_sim.report.style import PALETTE, figure_of, label, style
+from rpa_sim.report.displays.base import SummaryDisplay
+from rpa_sim.report.style import PALETTE, label, style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from rpa_sim.study.result import MonitoredPolicy
-    from rpa_sim.study.run import ScenarioResult
+    from rpa_sim.study.result import MonitoredPolicy, StudySummary
 
 __all__ = ["MonitoringIntervalsDisplay", "MonitoringWidthsDisplay", "monitored_policies"]
 
 _COVERED, _MISSED = PALETTE[0], PALETTE[3]
 
 
-def monitored_policies(result: ScenarioResult) -> list[tuple[int, MonitoredPolicy]]:
-    """The policies the run monitored with figures, each with its place in the scenario (which gives its style);
+def monitored_policies(summary: StudySummary) -> list[tuple[int, MonitoredPolicy]]:
+    """The policies the study monitored with figures, each with its place in the scenario (which gives its style);
     none without the scenario's ``monitoring`` section."""
-    summary = result.summary
     if summary.monitoring is None:
         return []
     places = {policy.policy: index for index, policy in enumerate(summary.policies)}
@@ -39,11 +37,11 @@ def _methods(monitored: Sequence[tuple[int, MonitoredPolicy]]) -> list[str]:
     return list(dict.fromkeys(method for _, entry in monitored for method in entry.methods or {}))
 
 
-class MonitoringIntervalsDisplay:
+class MonitoringIntervalsDisplay(SummaryDisplay):
     """The intervals of the first replayed days per policy (rows) and method (columns), each day's estimate a
     dot, against the true auto-accepted error rate (a black line); intervals that miss it in vermilion.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -65,16 +63,16 @@ class MonitoringIntervalsDisplay:
         self.confidence_level = confidence_level
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> MonitoringIntervalsDisplay:
-        """The monitored policies of a run with a ``monitoring`` section.
+    def from_summary(cls, summary: StudySummary) -> MonitoringIntervalsDisplay:
+        """The monitored policies of a study with a ``monitoring`` section.
 
         Raises
         ------
         ValueError
-            When the run monitored no policy with figures.
+            When the study monitored no policy with figures.
         """
-        monitored = monitored_policies(result)
-        monitoring = result.summary.monitoring
+        monitored = monitored_policies(summary)
+        monitoring = summary.monitoring
         if monitoring is None or not monitored:
             raise ValueError("the run monitored no policy: add a monitoring section to the scenario")
         return cls(monitored=monitored, confidence_level=monitoring.confidence_level)
@@ -94,12 +92,8 @@ class MonitoringIntervalsDisplay:
             ``self``, with ``figure_`` and ``axes_`` set.
         """
         rows, columns = len(self.monitored), len(self.methods)
-        if ax is None:
-            figure = Figure(figsize=(7.5, 1.0 + 2.1 * rows), layout="constrained")
-            grid = figure.subplots(rows, columns, squeeze=False, sharex=True)
-        else:
-            grid = np.asarray(ax, dtype=object).reshape(rows, columns)
-            figure = figure_of(grid[0, 0])
+        grid = self.panels(ax, rows, columns, size=(7.5, 1.0 + 2.1 * rows), sharex=True)
+        figure = self.figure_
         for row, (_, entry) in enumerate(self.monitored):
             days, truth = entry.first_days, entry.true_auto_error
             for column, method in enumerate(self.methods):
@@ -126,16 +120,15 @@ class MonitoringIntervalsDisplay:
                 loc="outside lower center", ncols=2, fontsize=8, frameon=False)
             figure.suptitle(f"{setting_share(self.confidence_level)} intervals of the first replayed days against "
                             "the truth", fontsize=11)
-        self.figure_: Figure = figure
         self.axes_: np.ndarray = grid
         return self
 
 
-class MonitoringWidthsDisplay:
+class MonitoringWidthsDisplay(SummaryDisplay):
     """The mean interval width against a uniform audit rate (log scale), one panel per method, one line per
     policy.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -157,15 +150,15 @@ class MonitoringWidthsDisplay:
         self.methods = _methods(self.monitored)
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> MonitoringWidthsDisplay:
-        """The monitored policies of a run with a ``monitoring`` section that swept audit rates.
+    def from_summary(cls, summary: StudySummary) -> MonitoringWidthsDisplay:
+        """The monitored policies of a study with a ``monitoring`` section that swept audit rates.
 
         Raises
         ------
         ValueError
             When no monitored policy has widths.
         """
-        monitored = monitored_policies(result)
+        monitored = monitored_policies(summary)
         if not any(entry.widths is not None for _, entry in monitored):
             raise ValueError("no monitored policy has interval widths against the audit rate")
         return cls(monitored=monitored)
@@ -183,12 +176,8 @@ class MonitoringWidthsDisplay:
         MonitoringWidthsDisplay
             ``self``, with ``figure_``, ``axes_`` and ``lines_`` set.
         """
-        if ax is None:
-            figure = Figure(figsize=(7.5, 3.8), layout="constrained")
-            panels = list(figure.subplots(1, len(self.methods), squeeze=False, sharey=True)[0])
-        else:
-            panels = list(ax)
-            figure = figure_of(panels[0])
+        panels = list(self.panels(ax, 1, len(self.methods), size=(7.5, 3.8), sharey=True)[0])
+        figure = self.figure_
         rates = sorted({rate for _, entry in self.monitored if entry.widths is not None
                         for rate in entry.widths.audit_rates})
         self.lines_: list[Line2D] = []
@@ -209,6 +198,5 @@ class MonitoringWidthsDisplay:
         if ax is None:
             figure.legend(handles=self.lines_, loc="outside lower center", ncols=min(len(self.lines_), 2), fontsize=8,
                           frameon=False)
-        self.figure_: Figure = figure
         self.axes_: list[Axes] = panels
         return self

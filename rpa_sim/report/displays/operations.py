@@ -6,25 +6,24 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from rpa_sim.report.style import figure_of, label, new_axes, style
+from rpa_sim.report.displays.base import SummaryDisplay
+from rpa_sim.report.style import label, style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from rpa_sim.study.result import OperationAt, Operations, PolicyOperations
-    from rpa_sim.study.run import ScenarioResult
+    from rpa_sim.study.result import OperationAt, Operations, PolicyOperations, StudySummary
 
 __all__ = ["OperationsReviewersDisplay", "OperationsStaffingDisplay", "OperationsBacklogDisplay"]
 
 _HOURS = np.arange(25)
 
 
-def _operations(result: ScenarioResult) -> Operations:
-    operations = result.summary.operations
+def _operations(summary: StudySummary) -> Operations:
+    operations = summary.operations
     if operations is None:
-        raise ValueError("the run has no operations: add an operations section to the scenario")
+        raise ValueError("the study has no operations: add an operations section to the scenario")
     return operations
 
 
@@ -33,18 +32,18 @@ def _first_points(operations: Operations) -> list[tuple[int, PolicyOperations, O
     return [(index, entry, entry.points[0]) for index, entry in enumerate(operations.policies) if entry.points]
 
 
-def _with_first_points(result: ScenarioResult) -> Operations:
-    operations = _operations(result)
+def _with_first_points(summary: StudySummary) -> Operations:
+    operations = _operations(summary)
     if not _first_points(operations):
         raise ValueError("no policy has an operating point to staff: set targets or costs")
     return operations
 
 
-class OperationsReviewersDisplay:
+class OperationsReviewersDisplay(SummaryDisplay):
     """Per policy over a grid of thresholds: above, the reviewers to schedule at the busiest hour (dotted: the
     team); below, the share of documents the team does in time, simulated (dotted: the target).
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -62,15 +61,15 @@ class OperationsReviewersDisplay:
         self.operations = operations
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> OperationsReviewersDisplay:
-        """The operation of a run with an ``operations`` section.
+    def from_summary(cls, summary: StudySummary) -> OperationsReviewersDisplay:
+        """The operation of a study with an ``operations`` section.
 
         Raises
         ------
         ValueError
-            When the run has no operations.
+            When the study has no operations.
         """
-        return cls(operations=_operations(result))
+        return cls(operations=_operations(summary))
 
     def plot(self, ax: Sequence[Axes] | None = None) -> OperationsReviewersDisplay:
         """Draw the display, with a legend in each panel.
@@ -85,12 +84,7 @@ class OperationsReviewersDisplay:
         OperationsReviewersDisplay
             ``self``, with ``figure_`` and ``axes_`` set.
         """
-        if ax is None:
-            figure = Figure(figsize=(7.5, 6.4), layout="constrained")
-            top, bottom = figure.subplots(2, 1, sharex=True)
-        else:
-            top, bottom = ax
-            figure = figure_of(top)
+        top, bottom = self.panels(ax, 2, 1, size=(7.5, 6.4), sharex=True)[:, 0]
         operations = self.operations
         label(top, "Reviewers to schedule at the busiest hour, against τ", "", "reviewers")
         label(bottom, "Share of documents done in time with the team (simulated)", "threshold τ", "service level")
@@ -108,16 +102,15 @@ class OperationsReviewersDisplay:
         bottom.set_ylim(-0.02, 1.02)
         top.legend(fontsize=8, loc="upper left")
         bottom.legend(fontsize=8, loc="lower left")
-        self.figure_: Figure = figure
         self.axes_: list[Axes] = [top, bottom]
         return self
 
 
-class OperationsStaffingDisplay:
+class OperationsStaffingDisplay(SummaryDisplay):
     """The reviewers to schedule in each hour of the day at each policy's first operating point, beside the team
     as planned (dotted); a week's profile is shown as its mean day.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -134,15 +127,15 @@ class OperationsStaffingDisplay:
         self.operations = operations
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> OperationsStaffingDisplay:
-        """The operation of a run with an ``operations`` section.
+    def from_summary(cls, summary: StudySummary) -> OperationsStaffingDisplay:
+        """The operation of a study with an ``operations`` section.
 
         Raises
         ------
         ValueError
-            When the run has no operations, or no policy has an operating point.
+            When the study has no operations, or no policy has an operating point.
         """
-        return cls(operations=_with_first_points(result))
+        return cls(operations=_with_first_points(summary))
 
     def plot(self, ax: Axes | None = None) -> OperationsStaffingDisplay:
         """Draw the display, with its legend.
@@ -157,13 +150,8 @@ class OperationsStaffingDisplay:
         OperationsStaffingDisplay
             ``self``, with ``figure_`` and ``ax_`` set.
         """
-        title, xlabel, ylabel = "Reviewers to schedule in each hour (first operating point)", "hour of the day", \
-            "reviewers"
-        if ax is None:
-            figure, axes = new_axes(title, xlabel, ylabel)
-        else:
-            figure, axes = figure_of(ax), ax
-            label(axes, title, xlabel, ylabel)
+        axes = self.panel(ax, "Reviewers to schedule in each hour (first operating point)", "hour of the day",
+                          "reviewers")
         axes.stairs(self.operations.team.scheduled_per_hour, _HOURS, color="black", linestyle=":", linewidth=1.5,
                     label="the team")
         for index, entry, point in _first_points(self.operations):
@@ -176,16 +164,14 @@ class OperationsStaffingDisplay:
         axes.set_xlim(0, 24)
         axes.set_xticks(range(0, 25, 3))
         axes.legend(fontsize=8, loc="upper left")
-        self.figure_: Figure = figure
-        self.ax_: Axes = axes
         return self
 
 
-class OperationsBacklogDisplay:
+class OperationsBacklogDisplay(SummaryDisplay):
     """The documents waiting or in review at the end of each hour, the mean over the simulated days with the team
     as planned, at each policy's first operating point; the arrivals an hour as grey bars on a second axis.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -205,15 +191,15 @@ class OperationsBacklogDisplay:
         self.operations = operations
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> OperationsBacklogDisplay:
-        """The operation of a run with an ``operations`` section.
+    def from_summary(cls, summary: StudySummary) -> OperationsBacklogDisplay:
+        """The operation of a study with an ``operations`` section.
 
         Raises
         ------
         ValueError
-            When the run has no operations, or no policy has an operating point.
+            When the study has no operations, or no policy has an operating point.
         """
-        return cls(operations=_with_first_points(result))
+        return cls(operations=_with_first_points(summary))
 
     def plot(self, ax: Axes | None = None) -> OperationsBacklogDisplay:
         """Draw the display, with its legend.
@@ -229,13 +215,8 @@ class OperationsBacklogDisplay:
             ``self``, with ``figure_``, ``ax_`` and ``arrivals_ax_`` set.
         """
         operations = self.operations
-        title, xlabel, ylabel = (f"Documents waiting or in review, mean over {operations.days} simulated days",
-                                 "hour of the day (end of)", "documents")
-        if ax is None:
-            figure, axes = new_axes(title, xlabel, ylabel)
-        else:
-            figure, axes = figure_of(ax), ax
-            label(axes, title, xlabel, ylabel)
+        axes = self.panel(ax, f"Documents waiting or in review, mean over {operations.days} simulated days",
+                          "hour of the day (end of)", "documents")
         arrivals = axes.twinx()
         arrivals.bar(np.arange(24) + 0.5, np.asarray(operations.arrivals_per_hour[:24]), width=0.9, color="0.85",
                      zorder=0)
@@ -250,7 +231,5 @@ class OperationsBacklogDisplay:
         axes.set_xlim(0, 24)
         axes.set_xticks(range(0, 25, 3))
         axes.legend(fontsize=8, loc="upper left")
-        self.figure_: Figure = figure
-        self.ax_: Axes = axes
         self.arrivals_ax_: Axes = arrivals
         return self

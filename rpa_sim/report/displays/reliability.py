@@ -6,26 +6,26 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from rpa_sim.common.formatting import number
-from rpa_sim.report.style import PALETTE, figure_of, label, new_axes
+from rpa_sim.report.displays.base import SummaryDisplay
+from rpa_sim.report.style import PALETTE
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from rpa_sim.study.run import ScenarioResult
+    from rpa_sim.study.result import StudySummary
 
 __all__ = ["ReliabilityDisplay"]
 
 _XLABEL, _YLABEL = "confidence", "accuracy (share right)"
 
 
-class ReliabilityDisplay:
+class ReliabilityDisplay(SummaryDisplay):
     """The share right in each equal-width confidence bin as bars, each bin's mean confidence as a dot, and the
     diagonal of perfect calibration.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`.
 
     Parameters
     ----------
@@ -51,13 +51,14 @@ class ReliabilityDisplay:
         self.ece = ece
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> ReliabilityDisplay:
-        """The reliability table of a scenario run's summary (``calibration.reliability``).
+    def from_summary(cls, summary: StudySummary) -> ReliabilityDisplay:
+        """The reliability table of a study's summary (``calibration.reliability``).
 
         Parameters
         ----------
-        result : ScenarioResult
-            What :func:`rpa_sim.study.run.run_scenario` returned.
+        summary : StudySummary
+            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
+            :func:`~rpa_sim.study.result.read_summary`.
 
         Returns
         -------
@@ -68,7 +69,7 @@ class ReliabilityDisplay:
         ValueError
             When the summary has no calibration (no prediction with a confidence).
         """
-        calibration = result.summary.calibration
+        calibration = summary.calibration
         if calibration is None:
             raise ValueError("the summary has no calibration: no prediction has a confidence")
         table = calibration.reliability
@@ -88,12 +89,7 @@ class ReliabilityDisplay:
         ReliabilityDisplay
             ``self``, with ``figure_`` and ``ax_`` set.
         """
-        title = f"Reliability (ECE {number(self.ece)})"
-        if ax is None:
-            figure, axes = new_axes(title, _XLABEL, _YLABEL)
-        else:
-            figure, axes = figure_of(ax), ax
-            label(axes, title, _XLABEL, _YLABEL)
+        axes = self.panel(ax, f"Reliability (ECE {number(self.ece)})", _XLABEL, _YLABEL)
         axes.bar(self.lower, self.accuracy, width=self.upper - self.lower, align="edge", color=PALETTE[5],
                  edgecolor="white", label="accuracy in the bin")
         axes.plot(self.mean_confidence, self.accuracy, "D", color=PALETTE[3], markeredgecolor="black",
@@ -102,6 +98,4 @@ class ReliabilityDisplay:
         axes.set_xlim(0, 1)
         axes.set_ylim(0, 1)
         axes.legend(fontsize=8, loc="upper left")
-        self.figure_: Figure = figure
-        self.ax_: Axes = axes
         return self

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from rpa_sim.report.style import PALETTE, figure_of, label, new_axes
+from rpa_sim.report.displays.base import Display
+from rpa_sim.report.style import PALETTE
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -19,11 +19,12 @@ __all__ = ["SmudgeAlphaDisplay"]
 _TITLE, _XLABEL, _YLABEL = "SMuDGE against alpha", "alpha (0: grounding only, 1: match only)", "mean SMuDGE"
 
 
-class SmudgeAlphaDisplay:
+class SmudgeAlphaDisplay(Display):
     """Mean SMuDGE before review at alpha = 0, 0.05, ..., 1 (0: grounding only, 1: match only), the scenario's
     alpha marked on the curve.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`.
+    Build it with :meth:`from_result`, then draw it with :meth:`plot`. It is the one display a summary cannot
+    build: it scores the questions again at each alpha, which only the run's outcome table can.
 
     Parameters
     ----------
@@ -81,11 +82,7 @@ class SmudgeAlphaDisplay:
         SmudgeAlphaDisplay
             ``self``, with ``figure_`` and ``ax_`` set.
         """
-        if ax is None:
-            figure, axes = new_axes(_TITLE, _XLABEL, _YLABEL)
-        else:
-            figure, axes = figure_of(ax), ax
-            label(axes, _TITLE, _XLABEL, _YLABEL)
+        axes = self.panel(ax, _TITLE, _XLABEL, _YLABEL)
         axes.plot(self.alphas, self.means, marker="o", markersize=3, color=PALETTE[0])
         at = float(np.interp(self.alpha, self.alphas, self.means))
         axes.axvline(self.alpha, color="grey", linestyle="--", linewidth=1)
@@ -93,6 +90,4 @@ class SmudgeAlphaDisplay:
                      label=f"scenario alpha {self.alpha:g}")
         axes.set_xlim(0, 1)
         axes.legend(fontsize=8)
-        self.figure_: Figure = figure
-        self.ax_: Axes = axes
         return self

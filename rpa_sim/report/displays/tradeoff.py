@@ -6,28 +6,30 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from rpa_sim.evaluate.outcomes import table_type
 from rpa_sim.report.decided import chosen_point
+from rpa_sim.report.displays.base import CurvesDisplay, policies_curves
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
-from rpa_sim.report.style import figure_legend, label, star, zoom_panels
+from rpa_sim.report.style import figure_legend, label, star
 from rpa_sim.study.recommend import decision_of, spans_all_auto_rates
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
 
-    from rpa_sim.study.run import ScenarioResult
+    from rpa_sim.route.sweep import Curve
+    from rpa_sim.study.result import StudySummary
 
 __all__ = ["TradeoffDisplay"]
 
 
-class TradeoffDisplay:
+class TradeoffDisplay(CurvesDisplay):
     """Quality after review against auto-rate, one line per policy as its threshold moves.
 
-    Build it with :meth:`from_result`, then draw it with :meth:`plot`: the figure of the report's "Trade-off
-    curves", or one panel of a figure of your own.
+    Build it with :meth:`from_summary` (or :meth:`from_result`), then draw it with :meth:`plot`: the figure of
+    the report's "Trade-off curves", or one panel of a figure of your own.
 
     Parameters
     ----------
@@ -68,24 +70,27 @@ class TradeoffDisplay:
         self.window = window
 
     @classmethod
-    def from_result(cls, result: ScenarioResult) -> TradeoffDisplay:
-        """The trade-off of a scenario run: every policy's curve and operating points, the baselines, the
-        targets, the decided point starred, and the zoom: around each target's best operating point (the most
-        automation reaching it, over all policies), else around the decided point, else none.
+    def from_summary(cls, summary: StudySummary, curves: Sequence[Curve]) -> TradeoffDisplay:
+        """The trade-off of a study: every policy's curve and operating points, the baselines, the targets, the
+        decided point starred, and the zoom: around each target's best operating point (the most automation
+        reaching it, over all policies), else around the decided point, else none.
 
         Parameters
         ----------
-        result : ScenarioResult
-            What :func:`rpa_sim.study.run.run_scenario` returned.
+        summary : StudySummary
+            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
+            :func:`~rpa_sim.study.result.read_summary`.
+        curves : sequence of Curve
+            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
+            :func:`~rpa_sim.route.curvefile.read_curves`.
 
         Returns
         -------
         TradeoffDisplay
         """
-        summary = result.summary
         star = chosen_point(decision_of(summary))
         lines = []
-        for curve, policy in zip(result.curves, summary.policies, strict=True):
+        for policy, curve in policies_curves(summary, curves):
             order = np.argsort(curve.auto_rate, kind="stable")
             points = tuple(MarkedPoint(p.threshold, p.auto_rate, p.metric) for p in policy.operating_points.values()
                            if p is not None and p.auto_rate is not None and p.metric is not None)
@@ -102,10 +107,11 @@ class TradeoffDisplay:
         if xs:
             start, end = padded(min(xs), max(xs), lowest=0.0, highest=1.0, minimum=0.1)
             marked = [p.y for line in lines for p in line.points if start <= p.x <= end]
-            window = window_of([(c.auto_rate, c.metric) for c in result.curves], start, end, marked)
+            window = window_of([(c.auto_rate, c.metric) for c in curves], start, end, marked)
         baselines = summary.baselines
         return cls(lines=lines, targets=summary.targets, review_all=baselines.review_all.metric,
-                   review_none=baselines.review_none.metric, star=star, metric_label=result.table.metric_label,
+                   review_none=baselines.review_none.metric, star=star,
+                   metric_label=table_type(summary.task).metric_label,
                    window=window)
 
     def plot(self, ax: Axes | None = None, *, zoom_ax: Axes | None = None) -> TradeoffDisplay:
@@ -131,18 +137,16 @@ class TradeoffDisplay:
         ValueError
             When ``zoom_ax`` is given but the display has no window, or without ``ax``.
         """
-        figure, panels = zoom_panels(ax, zoom_ax, zoomable=self.window is not None,
-                                     why_not="no target reached and no decided point")
+        panels = self.zoom_panels(ax, zoom_ax, zoomable=self.window is not None,
+                                  why_not="no target reached and no decided point")
         window = self.window if len(panels) == 2 else None
         self.lines_: list[Line2D] = []
         for panel_index, axes in enumerate(panels):
             self._draw(axes, window, zoomed=panel_index == 1)
         if ax is None:
-            figure_legend(figure, self.lines_, points="operating point (policy's marker)", targets=bool(self.targets),
-                          baselines=True, starred=None if self.star is None else "recommended")
-        self.figure_: Figure = figure
-        self.ax_: Axes = panels[0]
-        self.zoom_ax_: Axes | None = panels[1] if len(panels) == 2 else None
+            figure_legend(self.figure_, self.lines_, points="operating point (policy's marker)",
+                          targets=bool(self.targets), baselines=True,
+                          starred=None if self.star is None else "recommended")
         return self
 
     def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:
