@@ -9,6 +9,7 @@ import still ties the stages). ``docs/architecture.md`` explains the layout thes
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -37,19 +38,29 @@ def _resolved(module: str, node: ast.ImportFrom) -> str:
 def _imports(module: str, source: str | None = None) -> list[tuple[str, str | None, int]]:
     """(imported module, name taken or None, line) for every import in ``module`` (its file, or ``source``),
     nested ones included."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8") if source is None else source)
+    return _file_imports(module) if source is None else _source_imports(module, source)
+
+
+@functools.cache
+def _file_imports(module: str) -> list[tuple[str, str | None, int]]:
+    """:func:`_imports` of a module's file, read once for every test."""
+    return _source_imports(module, MODULES[module].read_text(encoding="utf-8"))
+
+
+def _source_imports(module: str, source: str) -> list[tuple[str, str | None, int]]:
+    tree = ast.parse(source)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, None, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            source = _resolved(module, node)
+            origin = _resolved(module, node)
             for alias in node.names:
-                submodule = f"{source}.{alias.name}"
+                submodule = f"{origin}.{alias.name}"
                 if submodule in MODULES:  # `from package import module` takes a module, not a name
                     found.append((submodule, None, node.lineno))
                 else:
-                    found.append((source, alias.name, node.lineno))
+                    found.append((origin, alias.name, node.lineno))
     return [(target, name, line) for target, name, line in found if target.split(".")[0] == "rpa_sim"]
 
 

@@ -134,6 +134,15 @@ class CurvesDisplay(Display):
     def from_summary(cls: type[_CurvesDisplay], summary: StudySummary, curves: Sequence[Curve]) -> _CurvesDisplay:
         """The display of a study's summary and its policies' curves, one per policy in the summary's order.
 
+        Parameters
+        ----------
+        summary : StudySummary
+            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
+            :func:`~rpa_sim.study.result.read_summary`.
+        curves : sequence of Curve
+            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
+            :func:`~rpa_sim.route.curvefile.read_curves`.
+
         Raises
         ------
         ValueError

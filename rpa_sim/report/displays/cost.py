@@ -67,14 +67,8 @@ class CostDisplay(CurvesDisplay):
         zoom: the thresholds around the cost optima within 25% of the cheapest, and costs up to half again the
         cheapest (or the dearest optimum shown), so that a steep end does not flatten the rest.
 
-        Parameters
-        ----------
-        summary : StudySummary
-            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
-            :func:`~rpa_sim.study.result.read_summary`.
-        curves : sequence of Curve
-            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
-            :func:`~rpa_sim.route.curvefile.read_curves`.
+        The parameters are those of :meth:`CurvesDisplay.from_summary
+        <rpa_sim.report.displays.base.CurvesDisplay.from_summary>`.
 
         Returns
         -------

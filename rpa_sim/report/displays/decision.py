@@ -68,14 +68,8 @@ class DecisionDisplay(CurvesDisplay):
         """Every policy's trade-off of a study, and its decision's point (the recommendation's in a summary
         written before decisions: :func:`rpa_sim.study.recommend.decision_of`).
 
-        Parameters
-        ----------
-        summary : StudySummary
-            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
-            :func:`~rpa_sim.study.result.read_summary`.
-        curves : sequence of Curve
-            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
-            :func:`~rpa_sim.route.curvefile.read_curves`.
+        The parameters are those of :meth:`CurvesDisplay.from_summary
+        <rpa_sim.report.displays.base.CurvesDisplay.from_summary>`.
 
         Returns
         -------

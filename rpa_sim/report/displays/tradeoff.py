@@ -75,14 +75,8 @@ class TradeoffDisplay(CurvesDisplay):
         decided point starred, and the zoom: around each target's best operating point (the most automation
         reaching it, over all policies), else around the decided point, else none.
 
-        Parameters
-        ----------
-        summary : StudySummary
-            A run's (``ScenarioResult.summary``), or ``summary.json`` read by
-            :func:`~rpa_sim.study.result.read_summary`.
-        curves : sequence of Curve
-            The policies' curves on the scenario's grid, in the summary's order: a run's, or ``curves.csv`` read by
-            :func:`~rpa_sim.route.curvefile.read_curves`.
+        The parameters are those of :meth:`CurvesDisplay.from_summary
+        <rpa_sim.report.displays.base.CurvesDisplay.from_summary>`.
 
         Returns
         -------
