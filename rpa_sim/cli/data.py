@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rpa_sim.cli.output import one_line
+from rpa_sim.cli.output import say
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.common.progress import reporting
 
@@ -102,8 +101,8 @@ def _loaded(args: argparse.Namespace, settings: EvaluationSettings, *, by_shard:
 
 def report_skipped(skipped: list[InputError], summary: str) -> None:
     if skipped:
-        print(f"rpa-sim: {summary}", file=sys.stderr)
+        say(f"rpa-sim: {summary}")
         for error in skipped[:20]:
-            print(f"  {one_line(str(error))}", file=sys.stderr)
+            say(f"  {error}")
         if len(skipped) > 20:
-            print(f"  ... and {len(skipped) - 20} more", file=sys.stderr)
+            say(f"  ... and {len(skipped) - 20} more")

@@ -7,7 +7,9 @@ standard error; tabular results come as ``--format table|csv|json``;
 ``--out`` is always a file and ``--out-dir`` a folder. A user's mistake ends
 in one line ``rpa-sim: error: ...`` on standard error, with exit status 1 for
 bad input and 2 for bad usage; Ctrl-C exits with 130 and SIGTERM with 143,
-leaving no partial output behind.
+leaving no partial output behind. A library's warning is said the same way,
+``rpa-sim: warning: ...`` on one line, or not at all when it is meant for
+developers.
 
 The package: :mod:`~rpa_sim.cli.parser` builds the parser from the command groups
 (:mod:`~rpa_sim.cli.scenarios`, :mod:`~rpa_sim.cli.evaluation`, :mod:`~rpa_sim.cli.records`,
@@ -24,12 +26,13 @@ import contextlib
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, staffing
 from rpa_sim.cli.named_files import refuse_replacing_inputs
-from rpa_sim.cli.output import one_line
+from rpa_sim.cli.output import one_line, say
 from rpa_sim.cli.parser import EXIT_USAGE, build_parser
 from rpa_sim.common.errors import InputError, UsageError
 
@@ -84,6 +87,29 @@ def _stopped_once() -> Iterator[None]:
                 signal.signal(signum, handler)
 
 
+#: Warnings that speak to the authors of code using a library, not to someone running rpa-sim: never shown.
+_DEVELOPERS_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: Any = None, line: str | None = None) -> None:
+    """A library's warning said as rpa-sim says one: ``rpa-sim: warning: ...`` on one line, without the
+    library's file, line and source (a path inside the installation means nothing to the user)."""
+    say(f"rpa-sim: warning: {message}")
+
+
+@contextlib.contextmanager
+def _warnings_on_one_line() -> Iterator[None]:
+    """While a command runs, every warning a library raises is said once on one line, or silenced when it
+    is meant for developers (:data:`_DEVELOPERS_WARNINGS`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("once")
+        for category in _DEVELOPERS_WARNINGS:
+            warnings.simplefilter("ignore", category)
+        warnings.showwarning = _one_line_warning
+        yield
+
+
 def _fail(message: str, status: int) -> int:
     print(f"rpa-sim: {one_line(message)}", file=sys.stderr)
     return status
@@ -101,7 +127,7 @@ def _check_input_limits() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 success, 1 bad input, 2 bad usage, 130/143 signals)."""
-    with _stopped_once():
+    with _stopped_once(), _warnings_on_one_line():
         try:
             try:
                 args = build_parser().parse_args(argv)
@@ -111,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             refuse_replacing_inputs(args)
             status = COMMANDS[args.command](args)
             for warning in getattr(args, "deprecations", ()):
-                print(f"rpa-sim: warning: {warning}", file=sys.stderr)
+                say(f"rpa-sim: warning: {warning}")
             return status
         except InputError as error:
             return _fail(f"error: {error}", EXIT_INPUT)

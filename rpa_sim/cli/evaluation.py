@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,7 @@ from rpa_sim.cli.options import (
     size,
     usage_error,
 )
-from rpa_sim.cli.output import csv_text, curve_table, json_text, print_text, table, write_or_print
+from rpa_sim.cli.output import csv_text, curve_table, json_text, print_text, say, table, write_or_print
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.common.progress import stage
@@ -120,7 +119,7 @@ def evaluate_to_file(args: argparse.Namespace) -> int:
     sources = [*shards] if args.predictions is None else [*shards, args.predictions]
     with stage(f"writing {args.out.name}"):
         write_table(evaluated, args.out, source=sources, skipped=args.skipped)
-    print(f"wrote {args.out}", file=sys.stderr)
+    say(f"wrote {args.out}")
     return 0
 
 
@@ -133,7 +132,7 @@ def _evaluate_to_folder(args: argparse.Namespace) -> int:
     shards = loaded.shards
     with stage(f"writing {len(shards)} tables into {args.out}"):
         write_partitions(loaded.parts, shards, args.out, predictions=args.predictions)
-    print(f"wrote {len(shards)} outcome table{'' if len(shards) == 1 else 's'} into {args.out}", file=sys.stderr)
+    say(f"wrote {len(shards)} outcome table{'' if len(shards) == 1 else 's'} into {args.out}")
     return 0
 
 

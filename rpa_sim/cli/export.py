@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import evaluate_data, shows_progress
 from rpa_sim.cli.options import NAMES_HELP, SHARE, data_arguments, out_argument, usage_error
-from rpa_sim.cli.output import one_line
+from rpa_sim.cli.output import say
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 
@@ -153,11 +152,11 @@ def export_policy(args: argparse.Namespace) -> int:
 
                 export = export_thresholds(at, fields, out=args.out, document_type=args.document_type)
     if infeasible is not None:
-        print(f"note: the decision of {args.from_summary} is not feasible: {infeasible}", file=sys.stderr)
+        say(f"note: the decision of {args.from_summary} is not feasible: {infeasible}")
     for note in export.notes:
-        print(f"note: {one_line(note)}", file=sys.stderr)
+        say(f"note: {note}")
     atomic_write_text(args.out, export.text)
-    print(f"wrote {args.out}: {export.summary}", file=sys.stderr)
+    say(f"wrote {args.out}: {export.summary}")
     return 0
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from rpa_sim.cli.options import (
     size,
     usage_error,
 )
-from rpa_sim.cli.output import csv_text, json_text, named_lines, number, print_text
+from rpa_sim.cli.output import csv_text, json_text, named_lines, number, print_text, say
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
@@ -126,8 +125,8 @@ def replay(args: argparse.Namespace) -> int:
     with stage(f"writing {args.out.name}"):
         write_log(day.log, args.out)
     counts = day.log.counts()
-    print(f"wrote {args.out}: {counts['rows']:,} rows, {counts['reviewed']:,} reviewed, {counts['auto_accepted']:,} "
-          f"auto-accepted ({counts['audited']:,} audited)", file=sys.stderr)
+    say(f"wrote {args.out}: {counts['rows']:,} rows, {counts['reviewed']:,} reviewed, {counts['auto_accepted']:,} "
+        f"auto-accepted ({counts['audited']:,} audited)")
     return 0
 
 
@@ -211,7 +210,7 @@ def plan_audit(args: argparse.Namespace) -> int:
             "json": lambda: json_text(payload)}[args.format]()
     if args.out is not None:
         atomic_write_text(args.out, planned.to_yaml())
-        print(f"wrote {args.out}", file=sys.stderr)
+        say(f"wrote {args.out}")
     print_text(text)
     return 0
 

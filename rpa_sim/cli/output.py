@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rpa_sim.route.sweep import Curve
 
 __all__ = ["MESSAGE_LIMIT", "SWEEP_SUMMARY_ROWS", "counts", "csv_text", "curve_table", "json_text", "named_lines",
-           "number", "one_line", "print_text", "summary_rows", "table", "threshold_label", "write_or_print"]
+           "number", "one_line", "print_text", "say", "summary_rows", "table", "threshold_label", "write_or_print"]
 
 #: The longest message printed; a longer one (a YAML file with dozens of mistakes) is cut, its length given.
 MESSAGE_LIMIT = 2_000
@@ -42,6 +42,16 @@ def one_line(message: str) -> str:
     from rpa_sim.common.errors import escaped  # noqa: PLC0415
 
     return escaped(message, MESSAGE_LIMIT)
+
+
+def say(message: str) -> None:
+    """A message on standard error (``wrote FILE``, a note of an import or an export), as one line.
+
+    Paths, field names and reasons in a message come from the user's files and options; they are escaped
+    by :func:`one_line` as error messages are, so that no escape code or line break of theirs reaches the
+    terminal.
+    """
+    print(one_line(message), file=sys.stderr)
 
 
 def threshold_label(thresholds: Sequence[float], index: int) -> str:
@@ -181,4 +191,4 @@ def write_or_print(text: str, out: Path | None) -> None:
     from rpa_sim.common.files import atomic_write_text  # noqa: PLC0415
 
     atomic_write_text(out, text if text.endswith("\n") else text + "\n")
-    print(f"wrote {out}", file=sys.stderr)
+    say(f"wrote {out}")

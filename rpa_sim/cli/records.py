@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
 from rpa_sim.cli.options import POSITIVE, out_argument, seed_argument, size
+from rpa_sim.cli.output import say
 from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
 from rpa_sim.common.progress import stage, track
@@ -147,7 +147,7 @@ def generate(args: argparse.Namespace) -> int:
     with stage(f"generating {args.kind}", total=args.n) as advance:
         written = write_dataset(args.kind, args.out, n=args.n, seed=args.seed, settings=settings,
                                 workers=args.workers, progress=advance)
-    print(f"wrote {written} {args.kind} records to {args.out}", file=sys.stderr)
+    say(f"wrote {written} {args.kind} records to {args.out}")
     return 0
 
 
@@ -212,9 +212,9 @@ def import_records(args: argparse.Namespace) -> int:
         records, report = import_mindee(args.source, ground_truth=args.ground_truth, fields=args.fields,
                                         skip_invalid=args.skip_invalid, join_lines=args.join_lines)
     written = write_records(track(records, "importing records"), args.out)
-    print(f"wrote {written} records to {args.out}", file=sys.stderr)
+    say(f"wrote {written} records to {args.out}")
     for line in report.lines():
-        print(line, file=sys.stderr)
+        say(line)
     return 0
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
 from rpa_sim.cli.options import NAMES_HELP, evaluation_arguments, folder_argument, format_arguments, out_argument
-from rpa_sim.cli.output import csv_text, print_text
+from rpa_sim.cli.output import csv_text, print_text, say
 from rpa_sim.common.errors import UsageError
 from rpa_sim.common.progress import stage
 
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         text += "\n\n" + decision_text(summary.decision)
     if args.out_dir is not None:
         for path in write_outputs(result, args.out_dir):
-            print(f"wrote {path}", file=sys.stderr)
+            say(f"wrote {path}")
     print_text(text)
     return 0
 
@@ -157,7 +157,7 @@ def report(args: argparse.Namespace) -> int:
         result = run_scenario(scenario, base)
     with stage("drawing the report"):
         path = write_report(result, args.out, png_dir=args.png_dir, scenario_source=args.scenario)
-    print(f"wrote {path}", file=sys.stderr)
+    say(f"wrote {path}")
     return 0
 
 

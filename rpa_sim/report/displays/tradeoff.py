@@ -158,8 +158,10 @@ class TradeoffDisplay(CurvesDisplay):
                 self.lines_.append(drawn)
         for target in self.targets:
             axes.axhline(target, color="grey", linestyle="--", linewidth=1)
+            # a target outside the panel's range (the zoom's) is not labelled: a label drawn beyond the panel
+            # would take the figure's room from the panels
             axes.annotate(f"target {target:g}", (1.0, target), xycoords=("axes fraction", "data"), xytext=(-3, 2),
-                          textcoords="offset points", fontsize=8, color="dimgrey", ha="right")
+                          textcoords="offset points", fontsize=8, color="dimgrey", ha="right", annotation_clip=True)
         for value, at, marker, text in ((self.review_all, 0.0, "s", "review everything"),
                                         (self.review_none, 1.0, "^", "review nothing")):
             if value is not None:
