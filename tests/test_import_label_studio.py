@@ -316,7 +316,9 @@ def _changed(change):
      "2024-03-04T08:15:00Z"),
     (lambda t: t[4].update(id=101),
      "id 101: [4].id: a second task with this id (the first is task [0] of the export); choose another --id-from"),
-    (lambda t: t[2].pop("id"), "[2].id: missing"),
+    (lambda t: t[2].pop("id"), "[2].id: missing: a task has an id once Label Studio holds it (a file of tasks to "
+                               "import has none); give --id-from data.KEY, the document the task references (its "
+                               "data keys: ocr)"),
     (lambda t: t[1].update(id=[1]), "[1].id: expected a task id (a number or a string), got [1]"),
     (lambda t: t[0].update(predictions={"id": 11}), "id 101: predictions: expected a list, got {\"id\": 11}"),
 ])
@@ -330,8 +332,8 @@ def test_a_missing_document_reference(tmp_path):
 
 
 def test_not_an_export(tmp_path):
-    assert _error(tmp_path, {"id": 1, "data": {}}) == ('expected a list of tasks (Label Studio\'s JSON export), got '
-                                                      '{"id": 1, "data": {}}')
+    assert _error(tmp_path, {"id": 1}) == ('expected a list of tasks or one task (with data, predictions or '
+                                          'annotations), got {"id": 1}')
     assert _error(tmp_path, []) == "no tasks: the export is an empty list"
     assert _error(tmp_path, [3]) == "[0]: expected an object, got 3"
 

@@ -261,6 +261,24 @@ def test_from_records_without_the_field_is_one_line(tmp_path, capsys, drop, oper
     assert (status, out, err) == (1, "", f"rpa-sim: error: scenario 'ops': operations: {message}\n")
 
 
+@pytest.mark.parametrize(("change", "operations", "message"), [
+    (lambda raws: raws[0].update(review_seconds=1e15), {"handling": {"from_records": True}},
+     "handling from_records: review_seconds 1e+15 (record 'receipt-s2-000000') is more than the 86,400 of a day: a "
+     "timer left running, not a review"),
+    (lambda raws: raws[0].update(received_at="0001-01-01T00:00:00Z") or
+     raws[1].update(received_at="9999-12-31T00:00:00Z"), {"arrivals": {"from_records": True}},
+     "arrivals from_records: the records' received_at span 3,652,059 days (first 'receipt-s2-000000', last "
+     "'receipt-s2-000001'), more than the 366 an operations simulation covers: give the records of one year at most"),
+])
+def test_from_records_is_bounded_as_days_are(tmp_path, capsys, change, operations, message):
+    """Times that made run walk millions of days for minutes and gigabytes are one line, at once."""
+    raws = _records(40)
+    change(raws)
+    path = _file_scenario(tmp_path, raws, {**OPERATIONS, **operations})
+    status, out, err = run_cli(capsys, "run", str(path))
+    assert (status, out, err) == (1, "", f"rpa-sim: error: scenario 'ops': operations: {message}\n")
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"arrivals": {"per_hour": -3}}, "operations.arrivals.per_hour: expected a number at least 0, got -3"),
     ({"reviewers": {"count": 0}}, "operations.reviewers.count: expected a number at least 1, got 0"),

@@ -51,9 +51,11 @@ __all__ = [
     "MOST_REPLAYED_ITEMS",
     "MOST_REPLICATES",
     "MOST_REVIEWERS",
+    "MOST_REVIEW_SECONDS",
     "MOST_SIMULATED_HOURS",
     "MOST_SIMULATED_TASKS",
     "MOST_THRESHOLDS",
+    "RECEIVED_YEARS",
     "REPLICATE_BYTES_PER_THRESHOLD",
     "RUN_BYTES_PER_DOCUMENT",
     "SIMULATED_TASK_BYTES",
@@ -118,6 +120,13 @@ MOST_REVIEWERS = 1_000_000
 #: words, and the line written (ru_maxrss above the start-up's, generated v3 results of compact JSON, 400 words a
 #: page, at 20 and 85 MB: benchmarks/bench_import_azure.py), rounded up.
 AZURE_IMPORT_BYTES_PER_BYTE = 8
+#: Seconds one document's review may take, as imported (Label Studio's ``lead_time``) and as ``operations:
+#: handling: from_records`` draws it: longer is a timer left running, not a review, and review times of
+#: years made the queue simulation run for hours.
+MOST_REVIEW_SECONDS = 86_400
+#: The years an imported ``received_at`` (Label Studio's ``created_at``) may fall in, first and last: the
+#: computer age, not dates of year 1 or 9999, whose span the queue simulation would walk day by day.
+RECEIVED_YEARS = (1970, 2199)
 
 _NO_LIMIT = 2**62  # cgroup v1 writes "no limit" as a number near 2**63
 _CGROUP = Path("/sys/fs/cgroup")

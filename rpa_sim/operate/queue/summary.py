@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rpa_sim.common.jsontext import finite
+from rpa_sim.common.limits import MOST_OPERATIONS_DAYS, MOST_REVIEW_SECONDS
 from rpa_sim.operate.queue.erlang import queue_figures
 from rpa_sim.operate.queue.results import OperationAt, Operations, PolicyOperations, Simulation, Team
 from rpa_sim.operate.queue.roster import DAY, Roster
@@ -135,7 +136,7 @@ class OperationModel:
         self.samples: np.ndarray | None = None
         self.per_document = self.per_item = None
         if spec.handling.from_records:
-            self.samples = _review_samples(review_seconds, documents)
+            self.samples = _review_samples(review_seconds, documents, ids)
         else:
             seconds_per_document = 0.0 if reviewer is None else reviewer.seconds_per_document
             seconds_per_item = 0.0 if reviewer is None else reviewer.seconds_per_item
@@ -425,15 +426,26 @@ def _record_arrivals(received_at: np.ndarray | None, documents: int, ids: Sequen
     start = math.floor(local.min() / DAY) * DAY
     offsets = np.sort(local - start)
     days = math.floor(offsets[-1] / DAY) + 1
+    if days > MOST_OPERATIONS_DAYS:
+        # the simulation walks every day of the span: bounded as operations: days is
+        first, last = (ids[int(i)] if int(i) < len(ids) else "" for i in (np.argmin(local), np.argmax(local)))
+        raise ValueError(f"arrivals from_records: the records' received_at span {days:,} days (first {first!r}, "
+                         f"last {last!r}), more than the {MOST_OPERATIONS_DAYS} an operations simulation covers: "
+                         f"give the records of one year at most")
     counts = np.bincount((offsets // _HOUR).astype(np.int64) % _HOURS_IN_DAY, minlength=_HOURS_IN_DAY)
     return offsets, days, ArrivalProfile(tuple((counts / days).tolist()))
 
 
-def _review_samples(review_seconds: np.ndarray | None, documents: int) -> np.ndarray:
+def _review_samples(review_seconds: np.ndarray | None, documents: int, ids: Sequence[str]) -> np.ndarray:
     known = np.zeros(0) if review_seconds is None else review_seconds[~np.isnan(review_seconds)]
     if known.size == 0:
         raise ValueError(f"handling from_records needs review_seconds in the records; none of the {documents} has "
                          f"one")
+    longest = float(known.max())
+    if longest > MOST_REVIEW_SECONDS:
+        record = ids[int(np.nanargmax(review_seconds))] if review_seconds is not None and len(ids) else ""
+        raise ValueError(f"handling from_records: review_seconds {longest:g} (record {record!r}) is more than the "
+                         f"{MOST_REVIEW_SECONDS:,} of a day: a timer left running, not a review")
     return known
 
 

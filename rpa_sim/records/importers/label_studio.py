@@ -1,6 +1,6 @@
 """Import Label Studio JSON exports: the reviewer's annotation as ground truth, the model's prediction beside it.
 
-A Label Studio export (``Export`` -> ``JSON``) is a list of tasks. A task has
+A Label Studio export is a list of tasks (or one task). A task has
 ``data`` (what was labelled: an image URL, a text), ``predictions`` (a model's
 pre-annotations: ``result``, ``score``, ``model_version``) and ``annotations``
 (what people submitted: ``result``, ``lead_time`` in seconds, ``created_at``,
@@ -10,8 +10,13 @@ A ``result`` is a list of region results, each with ``id`` (the region),
 
 Mapping (one KIE record per task; ``docs/importers/label-studio.md``):
 
-- id: the task's ``id``, or the file name (without extension) of a ``data``
-  field that references the document (``id_from="data.image"``).
+- id: the task's ``id`` (else ``meta.rpa_sim.id``, the record id that
+  ``rpa-sim export-policy label-studio`` writes), or the file name (without
+  extension) of a ``data`` field that references the document
+  (``id_from="data.image"``). A task without ``data`` is its own data, as
+  Label Studio reads it.
+- predictions given as ids only (``"predictions": [286]``: the JSON export of
+  current Label Studio) are an error that says how to export the results.
 - ground truth: the chosen annotation (:func:`chosen_annotation`: the latest
   non-cancelled one marked ``ground_truth``, else the latest non-cancelled
   one); prediction: the chosen prediction (:func:`chosen_prediction`: the one
@@ -27,8 +32,10 @@ Mapping (one KIE record per task; ``docs/importers/label-studio.md``):
 - confidence: the region's ``score`` (of its text result, else its label's,
   else its box's), else the prediction's ``score``, else null (unknown); a
   score outside [0, 1] is an error, never rescaled.
-- ``review_seconds``: the chosen annotation's ``lead_time``; ``received_at``:
-  the task's ``created_at`` (when it entered the review queue).
+- ``review_seconds``: the chosen annotation's ``lead_time``, at most
+  :data:`~rpa_sim.common.limits.MOST_REVIEW_SECONDS`; ``received_at``: the
+  task's ``created_at`` (when it entered the review queue), in the years
+  :data:`~rpa_sim.common.limits.RECEIVED_YEARS`.
 - evidence of a predicted entity: its region's box (:func:`page_box`) in
   pixels of the image when the result gives its size (``original_width``,
   ``original_height``), else in percent of the page, on page ``item_index``
@@ -55,6 +62,7 @@ from rpa_sim.common.dates import day_of
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.common.files import atomic_output, check_output
 from rpa_sim.common.inputs import check_input
+from rpa_sim.common.limits import MOST_REVIEW_SECONDS, RECEIVED_YEARS
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, show
 from rpa_sim.records.models import (
@@ -68,8 +76,8 @@ from rpa_sim.records.models import (
     instant,
 )
 
-__all__ = ["FORMAT", "LABEL_TYPES", "TEXT_SEPARATOR", "CHOICE_SEPARATOR", "Unit", "page_box", "document_stem",
-           "chosen_annotation", "chosen_prediction", "import_label_studio"]
+__all__ = ["FORMAT", "LABEL_TYPES", "TEXT_SEPARATOR", "CHOICE_SEPARATOR", "EXPORT_META", "RESULTS_EXPORT", "Unit",
+           "page_box", "document_stem", "chosen_annotation", "chosen_prediction", "import_label_studio"]
 
 FORMAT = "label-studio"
 #: Result types whose labels name a region's field.
@@ -80,6 +88,13 @@ _SUPPORTED = frozenset({"textarea", "choices", "rectangle", *LABEL_TYPES})
 TEXT_SEPARATOR = " "
 #: Joins the sorted choices of one ``choices`` result.
 CHOICE_SEPARATOR = ", "
+#: Where a task written by ``rpa-sim export-policy label-studio`` keeps its record id.
+EXPORT_META = "rpa_sim"
+#: What to do when an export holds prediction ids instead of predictions (Label Studio's issues #5654, #9709).
+RESULTS_EXPORT = ("export the tasks with their predictions' results: a snapshot export, POST "
+                  "/api/projects/ID/exports/ with {\"serialization_options\": {\"predictions\": {\"only_id\": "
+                  "false}}}, then GET /api/projects/ID/exports/EXPORT_ID/download; or read the predictions from GET "
+                  "/api/predictions/?project=ID (docs/importers/label-studio.md)")
 # Two decimals of a pixel (or of a percent of the page) is finer than any annotation tool draws.
 _BOX_DECIMALS = 2
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -349,7 +364,10 @@ def _box(result: Mapping[str, Any], value: Mapping[str, Any], checks: _Checks, a
     width, height = checks.size(result, "original_width", at), checks.size(result, "original_height", at)
     if width is None or height is None:
         width = height = None
-    return page_box(value, width, height), width is not None
+    box = page_box(value, width, height)
+    if not all(math.isfinite(coordinate) for coordinate in box):
+        raise checks.error(f"{at}.value", "coordinates too large: the box is beyond any page")
+    return box, width is not None
 
 
 def _region_units(region: _Region, unmapped: Counter) -> list[tuple[int, Unit]]:
@@ -379,10 +397,12 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
     Parameters
     ----------
     source : path-like
-        The export: a JSON list of tasks (``Export`` -> ``JSON``).
+        The export: a JSON list of tasks, or one task, with the predictions'
+        results (``docs/importers/label-studio.md`` says which export).
     id_from : str, default="id"
-        ``"id"`` (the task's id) or ``"data.KEY"``: the document reference
-        ``data[KEY]``, a URL or path giving its file name without extension
+        ``"id"`` (the task's id, else the record id of a task rpa-sim
+        exported) or ``"data.KEY"``: the document reference ``data[KEY]``, a
+        URL or path giving its file name without extension
         (:func:`document_stem`).
     review_log : path-like, optional
         Where to write the review log (JSON Lines, gzip when the name ends in
@@ -405,9 +425,10 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
         At the call, for an ``id_from`` that is neither ``id`` nor ``data.KEY``.
     InputError
         At the call for a missing source or an unusable ``review_log`` path;
-        while iterating for an export that does not fit (not a list of tasks, a
-        score outside [0, 1], a negative ``lead_time``, a duplicate id, ...),
-        naming the file, the task id and the field.
+        while iterating for an export that does not fit (not a task or a list
+        of them, prediction ids without their results, a score outside
+        [0, 1], a negative ``lead_time``, a missing, empty or duplicate id,
+        ...), naming the file, the task id and the field.
 
     Examples
     --------
@@ -444,8 +465,11 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
 def _records(path: Path, id_from: str, log_path: Path | None, report: ImportReport) -> Iterator[KIERecord]:
     checks = _Checks(str(path))
     tasks = load_json(path)
+    if isinstance(tasks, dict) and tasks.keys() & {"data", "predictions", "annotations"}:
+        tasks = [tasks]  # one task, as Label Studio's documentation writes an example
     if not isinstance(tasks, list):
-        raise checks.error("", f"expected a list of tasks (Label Studio's JSON export), got {show(tasks)}")
+        raise checks.error("", f"expected a list of tasks or one task (with data, predictions or annotations), "
+                               f"got {show(tasks)}")
     if not tasks:
         raise checks.error("", "no tasks: the export is an empty list")
     stats: Counter = Counter()
@@ -484,6 +508,8 @@ def _add_notes(report: ImportReport, stats: Counter) -> None:
         ("tasks without a usable annotation (records with the prediction only)", stats["prediction_only"]),
         ("tasks without a prediction (records with the ground truth only)", stats["truth_only"]),
         ("tasks with neither (no record)", stats["neither"]),
+        ("tasks without data, read as their own data as Label Studio imports them (no prediction, no annotation)",
+         stats["flat"]),
         ("cancelled (skipped) annotations, never used", stats["cancelled"]),
         ("tasks with several usable annotations (one chosen)", stats["several_annotations"]),
         ("tasks with several predictions (one chosen)", stats["several_predictions"]),
@@ -515,6 +541,9 @@ class _Task:
         self.checks = _Checks(path)
         self.unmapped, self.stats = unmapped, stats
         self.task = self.checks.as_object(raw, f"[{index}]")
+        # a task without data is all data, as Label Studio imports it ({"text": ...}): no id, no predictions,
+        # no annotations of its own
+        self.flat = "data" not in self.task
         self.record_id = self._id(index, id_from)
         # from here on a message names the task by its id, and fields from the task
         self.checks.record_id = self.record_id
@@ -522,23 +551,55 @@ class _Task:
 
     def _id(self, index: int, id_from: str) -> str:
         if id_from == "id":
-            raw = self.checks.required(self.task, "id", f"[{index}]")
+            where, raw = f"[{index}].id", None if self.flat else self.task.get("id")
+            if raw is None and not self.flat:
+                where, raw = f"[{index}].meta.{EXPORT_META}.id", self._exported_id()
+            if raw is None:
+                keys = ", ".join(sorted(self._data(index))) or "none"
+                raise self.checks.error(f"[{index}].id", f"missing: a task has an id once Label Studio holds it (a "
+                                                         f"file of tasks to import has none); give --id-from "
+                                                         f"data.KEY, the document the task references (its data "
+                                                         f"keys: {keys})")
             if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-                raise self.checks.error(f"[{index}].id", f"expected a task id (a number or a string), got {show(raw)}")
-            return str(raw)
-        key = id_from[len("data."):]
-        data = self.checks.as_object(self.checks.required(self.task, "data", f"[{index}]"), f"[{index}].data")
-        reference = self.checks.as_text(self.checks.required(data, key, f"[{index}].data"), f"[{index}].{id_from}")
-        if not reference.strip():
-            raise self.checks.error(f"[{index}].{id_from}", "is empty: it cannot be an id")
-        return document_stem(reference)
+                raise self.checks.error(where, f"expected a task id (a number or a string), got {show(raw)}")
+            record_id = str(raw)
+        else:
+            data, key = self._data(index), id_from[len("data."):]
+            where, raw = f"[{index}].{id_from}", self.checks.required(data, key, f"[{index}].data")
+            if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+                raise self.checks.error(where, f"expected a document reference (a string or a number), got "
+                                               f"{show(raw)}")
+            record_id = document_stem(str(raw))
+        if not record_id.strip():
+            raise self.checks.error(where, f"{show(raw)} is empty: it cannot be an id")
+        return record_id
+
+    def _data(self, index: int) -> dict[str, Any]:
+        """The task's ``data``; a task without one is its own data, as Label Studio imports it."""
+        if self.flat:
+            return self.task
+        return self.checks.as_object(self.task["data"], f"[{index}].data")
+
+    def _exported_id(self) -> Any:
+        """The record id of a task that ``rpa-sim export-policy label-studio`` wrote, or None."""
+        meta = self.task.get("meta")
+        about = meta.get(EXPORT_META) if isinstance(meta, dict) else None
+        return about.get("id") if isinstance(about, dict) else None
 
     def _list(self, name: str) -> list[dict[str, Any]]:
+        if self.flat:
+            return []
         items = self.checks.as_list(self.task.get(name) or [], name)
+        for i, item in enumerate(items):
+            if name == "predictions" and isinstance(item, int) and not isinstance(item, bool):
+                raise self.checks.error(f"{name}[{i}]", f"{item} is a prediction's id, not the prediction: this "
+                                                        f"export holds prediction ids only, as Label Studio's "
+                                                        f"Export -> JSON writes them; {RESULTS_EXPORT}")
         return [self.checks.as_object(item, f"{name}[{i}]") for i, item in enumerate(items)]
 
     def record(self) -> KIERecord | None:
         annotations, predictions = self._list("annotations"), self._list("predictions")
+        self.stats["flat"] += self.flat
         for i, given in enumerate(annotations):
             for flag in ("was_cancelled", "ground_truth"):
                 if given.get(flag) is not None and not isinstance(given[flag], bool):
@@ -600,15 +661,23 @@ class _Task:
         seconds = self.checks.as_number(raw, f"annotations[{index}].lead_time")
         if seconds < 0:
             raise self.checks.error(f"annotations[{index}].lead_time", f"{show(raw)} is negative")
+        if seconds > MOST_REVIEW_SECONDS:
+            raise self.checks.error(f"annotations[{index}].lead_time",
+                                    f"{seconds:g} seconds is more than the {MOST_REVIEW_SECONDS:,} of a day: a "
+                                    f"timer left running, not a review; correct it or leave lead_time out")
         self.stats["lead_time"] += 1
         return seconds
 
     def _received_at(self) -> datetime | None:
         raw = self.task.get("created_at")
         try:
-            return instant(raw)
+            received = instant(raw)
         except ValueError as error:
             raise self.checks.error("created_at", str(error)) from None
+        first, last = RECEIVED_YEARS
+        if received is not None and not first <= received.year <= last:
+            raise self.checks.error("created_at", f"{show(raw)} is not in the years {first} to {last}")
+        return received
 
     def review_rows(self, record: KIERecord) -> list[dict[str, Any]]:
         """The review log's rows of this task: one per predicted entity, what the reviewer left in its place."""
