@@ -159,9 +159,10 @@ def test_ground_truth_and_field_map(tmp_path):
     assert [(e.key, e.value) for e in v2.ground_truth.entities] == [("invoice_id", "001"), ("total_amount", "2140")]
     assert [(e.key, e.value) for e in v1.ground_truth.entities] == [("invoice_id", "001")]
     assert v2.prediction.entities[0].key == "invoice_id" and v2.prediction.groups == []
-    # v1: 3 line items, 1 tax and the supplier_address field; v2: the supplier_address group, 3 line items, 1 tax
+    # counted in values: v1 the 3 line items' 4 + 4 + 4, the tax's 3 and the supplier_address field; v2 the
+    # supplier_address group's 3, the 3 line items' 4 + 4 + 3 (one has no total) and the tax's 3
     assert report.unmapped[f"fields or groups dropped by --fields {fields} (mapped to null): line_items, "
-                           "supplier_address, taxes"] == 10
+                           "supplier_address, taxes"] == 16 + 17
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -215,3 +216,145 @@ def test_the_worked_example_of_the_docs(capsys, tmp_path):
     rows = json.loads(rows)
     assert [(r["threshold"], r["reviewed"], r["kieval_aligned"]) for r in rows[:5]] == [
         (0.0, 0, 15 / 17), (0.3, 0, 15 / 17), (0.6, 1, 16 / 17), (0.9, 2, 16 / 17), (1.0, 7, 16 / 17)]
+
+
+# -- financial_document v1: boxes without a page ----------------------------------------------------------------
+# tests/data/mindee-financial-document-v1.json is a hand-made response in the shape of Mindee's financial_document
+# v1 (its client libraries' test data, mindee/client-lib-test-data v1/products/financial_document/response_v1):
+# n_pages 1, and the 8 boxes Mindee gives without a page_id (the four addresses, two registrations each of the
+# supplier and the customer); the values are invented.
+FINANCIAL = DATA.parent / "mindee-financial-document-v1.json"
+WITHOUT_PAGE = ("v1 boxes without a page_id on a document of several pages, or of no stated page count (box left "
+                "out, value kept)")
+PAGELESS = ["billing_address", "customer_address", "shipping_address", "supplier_address"]
+
+
+def _boxes(record, names):
+    found = {e.key: e.evidence for e in record.prediction.entities if e.key in names}
+    found.update({g.name: g.entities[0].evidence for g in record.prediction.groups if g.name in names})
+    return found
+
+
+def test_a_box_without_a_page_is_on_the_one_page_of_its_document():
+    [record], report = _import(FINANCIAL)
+    boxes = _boxes(record, PAGELESS)
+    assert boxes["billing_address"] == [Evidence(page=0, bbox=(41.0, 311.0, 228.0, 349.0))]
+    assert all(evidence and evidence[0].page == 0 for evidence in boxes.values())
+    registrations = [g for g in record.prediction.groups if g.name.endswith("company_registrations")]
+    assert [(g.name, [(e.key, e.value, e.evidence[0].page) for e in g.entities]) for g in registrations][:1] == [
+        ("customer_company_registrations", [("type", "VAT NUMBER", 0), ("value", "7740192385", 0)])]
+    assert "v1 boxes without a page_id, placed on the one page of their document: 8" in report.notes
+    assert WITHOUT_PAGE not in report.unmapped
+
+
+@pytest.mark.parametrize("pages", [{"n_pages": 2}, {}], ids=["two pages", "no page count"])
+def test_a_box_without_a_page_on_several_pages_is_left_out_and_counted(tmp_path, pages):
+    data = json.loads(FINANCIAL.read_text())
+    del data["document"]["n_pages"]
+    data["document"].update(pages)
+    data["document"]["inference"].pop("pages")
+    [record], report = _import(_write(tmp_path, data))
+    [one_page], _ = _import(FINANCIAL)
+    assert report.unmapped[WITHOUT_PAGE] == 8
+    # every value is kept, only the 8 boxes without a page are gone
+    assert [(e.key, e.value, e.confidence) for e in record.prediction.entities] == \
+        [(e.key, e.value, e.confidence) for e in one_page.prediction.entities]
+    assert all(evidence is None for evidence in _boxes(record, PAGELESS).values())
+    assert record.prediction.entities[[e.key for e in record.prediction.entities].index("date")].evidence[0].page == 0
+
+
+def test_fields_dropped_by_the_map_are_not_read(tmp_path):
+    """A field mapped to null is not looked at: what would refuse the file (here a confidence of 7 and a page of -1)
+    does not matter once it is dropped."""
+    data = json.loads(FINANCIAL.read_text())
+    prediction = data["document"]["inference"]["prediction"]
+    prediction["billing_address"].update(confidence=7, page_id=-1)
+    path = _write(tmp_path, data)
+    with pytest.raises(InputError, match=r"billing_address\.confidence: 7 is not in"):
+        _import(path)
+    fields = tmp_path / "fields.yaml"
+    fields.write_text("billing_address: null\n")
+    [record], report = _import(path, fields=fields)
+    assert "billing_address" not in {e.key for e in record.prediction.entities}
+    assert report.unmapped[f"fields or groups dropped by --fields {fields} (mapped to null): billing_address"] == 1
+
+
+# -- the report adds up -----------------------------------------------------------------------------------------
+
+
+def _financial_v2() -> dict:
+    """A v2 financial_document inference in the shape of Mindee's own sample (mindee/client-lib-test-data,
+    v2/products/financial_document/complete.json): simple fields, objects (locale, two addresses) and lists of
+    objects (taxes, line items, registrations), some values null; values invented."""
+    def field(value, confidence="High"):
+        return {"value": value, "confidence": confidence, "locations": []}
+
+    def item(**members):
+        return {"fields": {name: field(value) for name, value in members.items()}}
+
+    def address(**members):
+        return {"fields": {name: field(value) for name, value in members.items()}}
+
+    line = dict(quantity=1.0, tax_rate=None, tax_amount=None, unit_price=25.0, description="Pedal arms",
+                total_price=25.0, product_code=None, unit_measure=None)
+    return {"inference": {"file": {"name": "complete.jpg", "page_count": 1}, "result": {"fields": {
+        "date": field("2019-11-02"), "due_date": field("2019-02-26"), "total_net": field(195.0),
+        "total_tax": field(9.75), "total_amount": field(204.75), "customer_name": field("Jessie M Horne"),
+        "document_type": field("invoice"), "supplier_name": field("John Smith"), "tips_gratuity": field(None, None),
+        "invoice_number": field("INT-001"), "receipt_number": field(None, None), "purchase_category": field("food"),
+        "purchase_subcategory": field("restaurant"), "supplier_phone_number": field("01.11.11.11.11"),
+        "taxes": {"items": [item(base=31.5, rate=0.05, amount=9.75)]},
+        "locale": address(country="FR", currency="EUR", language="fr"),
+        "line_items": {"items": [item(**{**line, "tax_rate": 1.0, "tax_amount": 1.4, "product_code": "FC01",
+                                         "unit_measure": "liter"}), item(**line), item(**line)]},
+        "customer_address": address(city="New York", state="NY", value="4312 Wood Road", po_box="111111",
+                                    country="USA", postal_code="10031", street_name="Wood Road", street_number="4312",
+                                    address_complement=None),
+        "supplier_address": address(city="FakeCity", state="WY", po_box="3814Z", country="USA",
+                                    complete="1, Fake Street", postal_code="00001", street_name="Fake Street",
+                                    street_number="1", address_complement="On Mars"),
+        "supplier_company_registration": {"items": [item(type="VAT", number="FR 11"),
+                                                    item(type="SIRET", number="11")]},
+        "customer_company_registrations": {"items": [item(type="VAT", number="FR 22"),
+                                                     item(type="SIRET", number="22")]},
+    }}}}
+
+
+def _leaves(fields: dict) -> tuple[int, int]:
+    """The values of a v2 response, counted independently of the importer: (all, null)."""
+    total = empty = 0
+    for field in fields.values():
+        items = field.get("items", [field])
+        for item in items:
+            members = item["fields"].values() if "fields" in item else [item]
+            for member in members:
+                total += 1
+                empty += member["value"] is None
+    return total, empty
+
+
+def test_the_import_report_counts_each_value_once(tmp_path):
+    """Every value of the response is written, dropped by --fields or without a value: once, and the counts add up
+    (with a map, nulls were counted as kept and as without a value, and groups as kept beside their fields)."""
+    data = _financial_v2()
+    fields = tmp_path / "fields.yaml"
+    fields.write_text("total_amount: total\ninvoice_number: invoice_id\nlocale: null\ntips_gratuity: tip\n"
+                      "supplier_company_registration: null\nline_items.description: description\n"
+                      "line_items.product_code: null\ncustomer_address.address_complement: null\n")
+    [record], report = _import(_write(tmp_path, data), fields=fields)
+    total, empty = _leaves(data["inference"]["result"]["fields"])
+    assert (total, empty) == (70, 11)
+    written = len(record.prediction.entities) + sum(len(g.entities) for g in record.prediction.groups)
+    counts = {reason.split(" by --fields")[0].split(" that --fields")[0]: count
+              for reason, count in report.unmapped.items()}
+    # dropped: locale's 3, the supplier's 2 registrations of 2, the one product code with a value (the address
+    # complement mapped to null has none: it is counted once, as without a value)
+    assert counts == {"fields or groups dropped": 3 + 2 * 2 + 1,
+                      "fields or groups": written - 5,  # all but total, invoice_number and the 3 descriptions
+                      "fields without a value (not found)": 2,
+                      "fields of list items and objects without a value": 9}
+    assert written + counts["fields or groups dropped"] + 2 + 9 == total == 51 + 8 + 11
+    assert f"groups that --fields {fields} does not name, kept under the service's name: customer_address, " \
+           "customer_company_registrations, line_items, supplier_address, taxes" in report.notes
+    # a name of the map whose field has no value is in use, not reported as matching nothing
+    assert not any(note.startswith("names in --fields") for note in report.notes)

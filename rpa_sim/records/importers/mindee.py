@@ -79,9 +79,16 @@ CONFIDENCE_LEVELS = {"Certain": 1.0, "High": 0.9, "Medium": 0.6, "Low": 0.3}
 # what a v1 field or list item holds beside its data
 _V1_METADATA = frozenset({"confidence", "polygon", "page_id", "bounding_box", "raw_value"})
 _BOX_DECIMALS = 2
-# what a response gave no value for ("not found"), or what follows from it: what the service found, not values lost
-_NOT_LOST = ("fields without a value (not found)", "fields of list items and objects without a value",
-             "list items or objects with no field left (no group written)")
+# what the report counts
+_NOT_FOUND = "fields without a value (not found)"
+_EMPTY_MEMBER = "fields of list items and objects without a value"
+_NESTED = "lists and objects inside a group (canonical groups do not nest)"
+_BOX_WITHOUT_PAGE = ("v1 boxes without a page_id on a document of several pages, or of no stated page count (box "
+                     "left out, value kept)")
+# what a response gave no value for ("not found"), or what follows from it: what the service found, not values lost;
+# a box left out keeps its value
+_NOT_LOST = (_NOT_FOUND, _EMPTY_MEMBER, "list items or objects with no field left (no group written)",
+             _BOX_WITHOUT_PAGE)
 
 
 def import_mindee(source: str | Path, *, ground_truth: str | Path | None = None, fields: str | Path | None = None,
@@ -159,6 +166,9 @@ def _records(files: list[Path], fields: FieldMap, report: ImportReport, *, skip_
     if stats["no_confidence"]:
         report.notes.append("fields without a confidence, written with a missing confidence (null; set "
                             f"missing_confidence in the policy): {stats['no_confidence']}")
+    if stats["page_of_one"]:
+        report.notes.append(f"v1 boxes without a page_id, placed on the one page of their document: "
+                            f"{stats['page_of_one']}")
     if stats["evidence"]:
         report.notes.append(f"evidence boxes on a virtual {PAGE_SIZE:g} x {PAGE_SIZE:g} px page (Mindee gives "
                             f"fractions of the page and no page size): {stats['evidence']}")
@@ -169,6 +179,8 @@ class _Response(FieldChecks):
 
     def __init__(self, path: str, fields: FieldMap, unmapped: Counter[str], stats: Counter[str]) -> None:
         self.path, self.fields, self.unmapped, self.stats = path, fields, unmapped, stats
+        #: the v1 document's page count (None: not stated), which places a box that has no page_id
+        self.pages: int | None = None
 
     def error(self, field: str, problem: str) -> InputError:
         return InputError(problem, path=self.path, field=field or None)
@@ -183,6 +195,7 @@ class _Response(FieldChecks):
             document = self.as_object(top["document"], "document")
             inference = self.as_object(self.required(document, "inference", "document"), "document.inference")
             prediction = self.as_object(self.required(inference, "prediction", "document.inference"), where)
+            self.pages = self.page_count(document, inference)
             for name, raw in prediction.items():
                 self.v1_field(name, raw, f"{where}.{name}", entities, groups)
         elif "inference" in top:
@@ -198,6 +211,16 @@ class _Response(FieldChecks):
 
     # ------------------------------------------------------------------- v1
 
+    def page_count(self, document: dict[str, Any], inference: dict[str, Any]) -> int | None:
+        """The pages of a v1 document: ``n_pages``, else its ``inference.pages``; None when neither says."""
+        count = document.get("n_pages")
+        if count is not None:
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise self.error("document.n_pages", f"expected a page count from 1, got {show(count)}")
+            return count
+        pages = inference.get("pages")
+        return len(pages) if isinstance(pages, list) and pages else None
+
     def v1_field(self, name: str, raw: Any, where: str, entities: list[PredictedEntity],
                  groups: list[PredictedGroup]) -> None:
         if isinstance(raw, list):
@@ -205,33 +228,43 @@ class _Response(FieldChecks):
                 item_where = f"{where}[{index}]"
                 item = self.as_object(item, item_where)
                 if item.keys() - _V1_METADATA == {"value"}:  # one of several values (reference_numbers)
-                    self.add(entities, self.v1_entity(name, name, item, item_where))
+                    self.add(entities, self.v1_entity(name, item, item_where))
                 else:
                     self.add(groups, self.v1_group(name, item, item_where))
         else:
-            self.add(entities, self.v1_entity(name, name, self.as_object(raw, where), where))
+            self.add(entities, self.v1_entity(name, self.as_object(raw, where), where))
 
-    def v1_entity(self, name: str, default: str, field: dict[str, Any], where: str) -> PredictedEntity | None:
-        others = field.keys() - _V1_METADATA - {"value"}
-        if others:
+    def v1_entity(self, name: str, field: dict[str, Any], where: str) -> PredictedEntity | None:
+        value = field.get("value")
+        if value is None:
+            return self.absent(name, in_group=False)
+        key = self.fields.key(name)
+        if key is None:  # dropped by --fields: not read further, so nothing in it can stop the import
+            return None
+        if field.keys() - _V1_METADATA - {"value"}:
             self.unmapped["parts of v1 fields beside their value (a locale's currency, an address's parts)"] += 1
-        return self.entity(name, default, field.get("value"), where, self.number_confidence(field, where),
-                           self.v1_evidence(field, where))
+        return self.entity(key, value, where, self.number_confidence(field, where), self.v1_evidence(field, where))
 
     def v1_group(self, name: str, item: dict[str, Any], where: str) -> PredictedGroup | None:
-        group_name = self.fields.key(name)
-        if group_name is None:
-            return None
-        confidence, evidence = self.number_confidence(item, where), self.v1_evidence(item, where)
-        entities: list[PredictedEntity] = []
+        present = []
         for member, value in item.items():
             if member in _V1_METADATA:
                 continue
             if isinstance(value, (dict, list)):
-                self.unmapped["lists and objects inside a group (canonical groups do not nest)"] += 1
-                continue
-            self.add(entities, self.entity(f"{name}.{member}", member, value, f"{where}.{member}", confidence,
-                                           evidence, in_group=True))
+                self.unmapped[_NESTED] += 1
+            elif value is None:
+                self.absent(f"{name}.{member}", in_group=True)
+            else:
+                present.append((member, value))
+        group_name = self.fields.group_key(name, values=len(present))
+        if group_name is None:
+            return None
+        confidence, evidence = self.number_confidence(item, where), self.v1_evidence(item, where)
+        entities = []
+        for member, value in present:
+            key = self.fields.key(f"{name}.{member}", default=member)
+            if key is not None:
+                entities.append(self.entity(key, value, f"{where}.{member}", confidence, evidence))
         return self.group(group_name, entities)
 
     def number_confidence(self, field: dict[str, Any], where: str) -> float | None:
@@ -246,8 +279,15 @@ class _Response(FieldChecks):
         polygon = field.get("polygon") or []
         if not polygon:
             return []
+        box = self.box(polygon, f"{where}.polygon")
         page = field.get("page_id")
-        return [Evidence(page=self.page(page, f"{where}.page_id"), bbox=self.box(polygon, f"{where}.polygon"))]
+        if page is None:  # Mindee leaves it out of some fields (financial_document's addresses, registrations)
+            if self.pages != 1:
+                self.unmapped[_BOX_WITHOUT_PAGE] += 1
+                return []
+            self.stats["page_of_one"] += 1
+            page = 0
+        return [Evidence(page=self.page(page, f"{where}.page_id"), bbox=box)]
 
     # ------------------------------------------------------------------- v2
 
@@ -269,37 +309,51 @@ class _Response(FieldChecks):
         else:
             self.add(entities, self.v2_entity(name, name, field, where))
 
-    def v2_entity(self, name: str, default: str, field: dict[str, Any], where: str, *,
-                  in_group: bool = False) -> PredictedEntity | None:
+    def v2_value(self, field: dict[str, Any], where: str) -> Any:
         if "value" not in field:
             raise self.error(where, f"expected a field with a value, items or fields; keys: {sorted(field)}")
-        return self.entity(name, default, field["value"], where, self.level(field, where),
-                           self.v2_evidence(field, where), in_group=in_group)
+        return field["value"]
+
+    def v2_entity(self, name: str, default: str, field: dict[str, Any], where: str, *,
+                  in_group: bool = False) -> PredictedEntity | None:
+        value = self.v2_value(field, where)
+        if value is None:
+            return self.absent(name, in_group=in_group)
+        key = self.fields.key(name, default=default)
+        if key is None:  # dropped by --fields: not read further
+            return None
+        return self.entity(key, value, where, self.level(field, where), self.v2_evidence(field, where))
 
     def v2_group(self, name: str, raw: Any, where: str) -> PredictedGroup | None:
-        members = self.as_object(raw, where)
-        group_name = self.fields.key(name)
-        if group_name is None:
-            return None
-        entities: list[PredictedEntity] = []
-        for member, raw_field in members.items():
+        # the group's fields, each read once: (the name --fields looks up, the default key, the field, its path)
+        leaves = []
+        for member, raw_field in self.as_object(raw, where).items():
             member_where = f"{where}.{member}"
             field = self.as_object(raw_field, member_where)
             if "fields" in field:
-                self.unmapped["lists and objects inside a group (canonical groups do not nest)"] += 1
-                continue
-            if "items" in field:
+                self.unmapped[_NESTED] += 1
+            elif "items" in field:
                 items = self.as_list(field["items"], f"{member_where}.items")
                 if any(isinstance(item, dict) and ("fields" in item or "items" in item) for item in items):
-                    self.unmapped["lists and objects inside a group (canonical groups do not nest)"] += 1
+                    self.unmapped[_NESTED] += 1
                     continue
                 for index, item in enumerate(items):
                     item_where = f"{member_where}.items[{index}]"
-                    self.add(entities, self.v2_entity(f"{name}.{member}", member, self.as_object(item, item_where),
-                                                      item_where, in_group=True))
+                    leaves.append((f"{name}.{member}", member, self.as_object(item, item_where), item_where))
             else:
-                self.add(entities, self.v2_entity(f"{name}.{member}", member, field, member_where, in_group=True))
-        return self.group(group_name, entities)
+                leaves.append((f"{name}.{member}", member, field, member_where))
+        present = []
+        for leaf in leaves:
+            if self.v2_value(leaf[2], leaf[3]) is None:
+                self.absent(leaf[0], in_group=True)
+            else:
+                present.append(leaf)
+        group_name = self.fields.group_key(name, values=len(present))
+        if group_name is None:
+            return None
+        entities = [self.v2_entity(lookup, default, field, leaf_where, in_group=True)
+                    for lookup, default, field, leaf_where in present]
+        return self.group(group_name, [entity for entity in entities if entity is not None])
 
     def level(self, field: dict[str, Any], where: str) -> float | None:
         level = field.get("confidence")
@@ -323,15 +377,13 @@ class _Response(FieldChecks):
 
     # ------------------------------------------------------------------- both
 
-    def entity(self, name: str, default: str, value: Any, where: str, confidence: float | None,
-               evidence: list[Evidence], *, in_group: bool = False) -> PredictedEntity | None:
-        key = self.fields.key(name, default=default)
-        if key is None:
-            return None
-        if value is None:
-            self.unmapped["fields of list items and objects without a value" if in_group else
-                          "fields without a value (not found)"] += 1
-            return None
+    def absent(self, name: str, *, in_group: bool) -> None:
+        """A field without a value: counted once, whatever --fields says of it (there is nothing to write)."""
+        self.fields.seen(name)
+        self.unmapped[_EMPTY_MEMBER if in_group else _NOT_FOUND] += 1
+
+    def entity(self, key: str, value: Any, where: str, confidence: float | None,
+               evidence: list[Evidence]) -> PredictedEntity:
         if isinstance(value, (dict, list)):
             raise self.error(f"{where}.value", f"expected a string, number or boolean, got {show(value)}")
         if isinstance(value, float):

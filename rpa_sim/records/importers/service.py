@@ -557,6 +557,7 @@ class FieldMap:
         self.path = path
         self.names = dict(names or {})
         self._unnamed: Counter[str] = Counter()
+        self._unnamed_groups: set[str] = set()
         self._dropped: Counter[str] = Counter()
         self._used: set[str] = set()
 
@@ -590,6 +591,29 @@ class FieldMap:
         self._unnamed[name] += 1
         return name if default is None else default
 
+    def group_key(self, name: str, *, values: int) -> str | None:
+        """The name of a group (a service's list item or object): as :meth:`key`, counted in values.
+
+        Dropping the group drops its ``values`` (its fields with a value), which are counted; a group kept
+        under the service's name counts none, since its fields are looked up, and counted, one by one.
+        """
+        if self.path is None:
+            return name
+        if name in self.names:
+            self._used.add(name)
+            key = self.names[name]
+            if key is None:
+                self._dropped[name] += values
+            return key
+        self._unnamed_groups.add(name)
+        return name
+
+    def seen(self, name: str) -> None:
+        """A field ``name`` that the service left without a value: nothing written, nothing counted here (the
+        importer counts it as without a value), but a name the map has for it is in use."""
+        if name in self.names:
+            self._used.add(name)
+
     def finish(self, report: ImportReport) -> None:
         """Count in ``report`` the fields dropped, the fields the map does not name, the names it has in vain."""
         if self.path is None:
@@ -600,6 +624,9 @@ class FieldMap:
         if self._unnamed:
             report.unmapped[f"fields or groups that --fields {self.path} does not name, kept under the service's "
                             f"name: {_some(self._unnamed)}"] += self._unnamed.total()
+        if self._unnamed_groups:
+            report.notes.append(f"groups that --fields {self.path} does not name, kept under the service's name: "
+                                f"{_some(Counter(self._unnamed_groups))}")
         unused = sorted(self.names.keys() - self._used)
         if unused:
             report.notes.append(f"names in --fields {self.path} that no imported field has ({len(unused)}): "
