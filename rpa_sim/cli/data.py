@@ -53,25 +53,28 @@ def evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
     return {dest: getattr(args, dest) for dest in ("value_match", "alpha") if getattr(args, dest) is not None}
 
 
-def evaluation_settings(args: argparse.Namespace, *, locate: bool = True,
-                        policies: Sequence[Policy] = ()) -> EvaluationSettings:
+def evaluation_settings(args: argparse.Namespace, *, locate: bool = True, policies: Sequence[Policy] = (),
+                        routes: bool = True) -> EvaluationSettings:
     """The command line's :class:`~rpa_sim.evaluate.settings.EvaluationSettings`: ``--task``, ``--value-match``,
     ``--alpha``; the routing grounding located unless ``locate=False``; a null confidence read for ``policies``
-    that all say what to do with it."""
+    that all say what to do with it, or for a command that routes nothing (``routes=False``: ``score``)."""
     from rpa_sim.evaluate.settings import EvaluationSettings, reads_missing_confidence  # noqa: PLC0415
 
     return EvaluationSettings(task=args.task, grounding="auto" if locate else "given",
-                              missing_confidence=reads_missing_confidence(policies), **evaluation_options(args))
+                              missing_confidence=not routes or reads_missing_confidence(policies),
+                              **evaluation_options(args))
 
 
-def evaluate_data(args: argparse.Namespace, *, locate: bool = True, policies: Sequence[Policy] = ()) -> OutcomeTable:
+def evaluate_data(args: argparse.Namespace, *, locate: bool = True, policies: Sequence[Policy] = (),
+                  routes: bool = True) -> OutcomeTable:
     """Read and evaluate DATA (or read the outcome table DATA), reporting skipped records on standard error.
 
     ``locate=False`` skips locating values in the OCR for the routing grounding: for a command whose output
     does not depend on it. ``policies`` are those the table is for (a null confidence is read only when every
-    one says what to do with it). ``args.skipped`` is set to the records skipped, with those skipped when
-    DATA's tables were made."""
-    return _loaded(args, evaluation_settings(args, locate=locate, policies=policies)).table
+    one says what to do with it); ``routes=False`` reads a null confidence as unknown for a command that routes
+    nothing (``score``). ``args.skipped`` is set to the records skipped, with those skipped when DATA's tables
+    were made."""
+    return _loaded(args, evaluation_settings(args, locate=locate, policies=policies, routes=routes)).table
 
 
 def evaluate_each_shard(args: argparse.Namespace) -> Loaded:

@@ -138,11 +138,25 @@ def _evaluate_to_folder(args: argparse.Namespace) -> int:
 
 @shows_progress
 def score(args: argparse.Namespace) -> int:
-    """``score DATA``: the corpus metrics of the predictions as they are."""
+    """``score DATA``: the corpus metrics of the predictions as they are.
+
+    None of them needs a confidence (KIEval, ANLS, SMuDGE compare values), so a prediction without one is read
+    and every figure reported; how many predicted values have none is said (``without_confidence``), since the
+    commands that route on the confidence refuse them without a policy's ``missing_confidence``.
+    """
+    import numpy as np  # noqa: PLC0415
+
     # the corpus figures never read the routing grounding, the slowest part of evaluating records with OCR
-    evaluated = evaluate_data(args, locate=False)
-    text = f"{evaluated.score_title}\n{table(evaluated.score_rows())}"
-    payload = {**evaluated.summary(), "skipped": args.skipped}
+    evaluated = evaluate_data(args, locate=False, routes=False)
+    without = int(np.count_nonzero(np.isnan(evaluated.confidence)))
+    rows = evaluated.score_rows()
+    if without:
+        rows = [*rows, ("without a confidence", without)]
+        say(f"rpa-sim: note: {without:,} of {len(evaluated.confidence):,} predicted values have no confidence: no "
+            f"figure of score needs one, so none is left out; the commands that route (sweep, certify, run, replay, "
+            f"plan-audit, export-policy) need a confidence or a policy's missing_confidence")
+    text = f"{evaluated.score_title}\n{table(rows)}"
+    payload = {**evaluated.summary(), "without_confidence": without, "skipped": args.skipped}
     print_text({"table": lambda: text, "csv": lambda: csv_text([payload]),
                 "json": lambda: json_text(payload)}[args.format]())
     return 0
