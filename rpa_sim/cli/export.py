@@ -102,6 +102,7 @@ def export_policy(args: argparse.Namespace) -> int:
         if decision.policy is None or decision.threshold is None:
             raise InputError(f"its decision chose no policy ({decision.reason}): give --policy and --threshold",
                              path=where)
+        _check_decided_threshold(decision.threshold, where)
         policy = decision.rules if args.scenario is None else _scenario_policy(args.scenario, summary, where)
         if policy is None:
             raise InputError("holds the decided policy's name but not its rules (it was written before rpa-sim "
@@ -183,6 +184,20 @@ def _scenario_policy(named: str, summary: StudySummary, where: str) -> Policy:
                          f"{named} defines that policy otherwise now: leave out --scenario to export the rules the "
                          f"study ran", path=where)
     return policy
+
+
+def _check_decided_threshold(threshold: float, where: str) -> None:
+    """Refuse a decision's τ that ``--threshold`` would refuse: a threshold is a number in [0, 1], or the point one
+    step above 1 where an exact grid ends (reviewing everything the policy routes). A summary.json edited or
+    damaged into a negative or infinite τ would export rules that review nothing (A2I ``LessThan -50``)."""
+    import math  # noqa: PLC0415
+
+    from rpa_sim.common.errors import shown  # noqa: PLC0415
+
+    if not (math.isfinite(threshold) and 0.0 <= threshold <= math.nextafter(1.0, 2.0)):
+        raise InputError(f"its decision's threshold {shown(threshold)} is not in [0, 1] (a policy's threshold, as "
+                         f"--threshold takes it): the file was edited or damaged; run the study again, or give "
+                         f"--policy and --threshold", path=where, field="decision.threshold")
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"export-policy": export_policy}
