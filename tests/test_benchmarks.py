@@ -82,3 +82,15 @@ def test_bench_reading_loads_the_reader_of_its_baseline_commit(benchmarks_import
     old = list(readers.read_records(path))
     assert [r.id for r in old] == [r.id for r in read_records(path)] and len(old) == 12
     assert "rpa_sim.errors" not in sys.modules and "rpa_sim.files" not in sys.modules
+
+
+def test_bench_mapping_loads_the_importer_of_its_baseline_commit(benchmarks_importable, tmp_path):
+    import bench_mapping
+
+    if not _have_commit(bench_mapping.BASELINE_COMMIT):
+        pytest.skip(f"commit {bench_mapping.BASELINE_COMMIT[:7]} is not in this clone (shallow?) or git is missing")
+    source, mapping = bench_mapping.write_source(tmp_path, 20)
+    _, old = bench_mapping.timed(bench_mapping.previous_mapping(), source, mapping, 1)
+    _, new = bench_mapping.timed(bench_mapping.import_mapping, source, mapping, 1)
+    assert old == new and len(new[0].prediction.entities) == 20
+    assert {entity.confidence for entity in new[0].prediction.entities} == {0.87}

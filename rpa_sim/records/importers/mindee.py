@@ -237,7 +237,8 @@ class _Response(FieldChecks):
     def v1_entity(self, name: str, field: dict[str, Any], where: str) -> PredictedEntity | None:
         value = field.get("value")
         if value is None:
-            return self.absent(name, in_group=False)
+            self.absent(name, in_group=False)
+            return None
         key = self.fields.key(name)
         if key is None:  # dropped by --fields: not read further, so nothing in it can stop the import
             return None
@@ -318,7 +319,8 @@ class _Response(FieldChecks):
                   in_group: bool = False) -> PredictedEntity | None:
         value = self.v2_value(field, where)
         if value is None:
-            return self.absent(name, in_group=in_group)
+            self.absent(name, in_group=in_group)
+            return None
         key = self.fields.key(name, default=default)
         if key is None:  # dropped by --fields: not read further
             return None
