@@ -152,7 +152,7 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     if orphans:
         raise InputError(f"prediction without ground truth: {orphans[0]}.csv"
                          + (f" (and {len(orphans) - 1} more)" if len(orphans) > 1 else ""), path=str(pred_dir))
-    ids = sorted(gt_files, key=lambda stem: (not stem.isdigit(), int(stem) if stem.isdigit() else 0, stem))
+    ids = sorted(gt_files, key=_file_order)
     parsed = {stem: (_read(gt_files[stem], shortlist),
                      _read(pred_files[stem], shortlist) if stem in pred_files else ParsedBlocks([], [], 0))
               for stem in ids}
@@ -167,6 +167,20 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     if dropped:
         report.unmapped["values whose keys are not in the shortlist"] = dropped
     return (record_from_blocks(stem, *parsed[stem]) for stem in ids), report
+
+
+def _file_order(stem: str) -> tuple[bool, int, str, str]:
+    """Numbered files in numeric order (``2.csv`` before ``10.csv``), then the others by name.
+
+    Numbers are compared as text of their length, never converted: a stem of digits beyond ASCII (``²``)
+    or of thousands of them reads as digits to ``str.isdigit`` and breaks ``int``.
+
+    >>> sorted(["10", "b", "2", "007", "²", "a"], key=_file_order)
+    ['2', '007', '10', 'a', 'b', '²']
+    """
+    numbered = stem.isascii() and stem.isdigit()
+    digits = stem.lstrip("0") if numbered else ""
+    return not numbered, len(digits), digits, stem
 
 
 def record_from_blocks(stem: str, gt: ParsedBlocks, pred: ParsedBlocks) -> KIERecord:
