@@ -54,3 +54,20 @@ def test_import_notes_and_the_wrote_line_are_escaped(capsys, tmp_path):
     assert status == 0, err
     assert "\x1b" not in err and ESCAPED in err and "other\\n\\x1b[31m" in err
     assert all(line.startswith(("wrote ", "note: ", "not mapped: ")) for line in err.splitlines())
+
+
+def test_a_progress_bar_shows_a_name_as_plain_escaped_text():
+    """A stage named after a file (``reading NAME``) on a terminal: no escape code of the name, no Rich markup."""
+    import io
+
+    from rpa_sim.common.progress import reporting, stage
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    with reporting(stream=screen), stage("reading [bold]x\x1b]0;title\x07.jsonl", total=2) as advance:
+        advance(2)
+    shown = screen.getvalue()
+    assert "\x1b]0;title" not in shown and "\\x1b]0;title\\x07" in shown and "[bold]x" in shown

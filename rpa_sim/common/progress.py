@@ -27,6 +27,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO, TypeVar
 
+from rpa_sim.common.errors import escaped
+
 __all__ = ["reporting", "listening", "StageEvent", "stage", "track"]
 
 Item = TypeVar("Item")
@@ -69,7 +71,9 @@ class _Bars:
         self.bars = bars
 
     def opened(self, description: str, total: int | None) -> Any:
-        task = self.bars.add_task(description, total=total)
+        # a description may hold a file's or a scenario's name: shown as plain text (no Rich markup), escaped as
+        # messages are
+        task = self.bars.add_task(escaped(description), total=total)
         if not self.bars.live.is_started:
             self.bars.start()
         self.bars.refresh()  # shown at once, not at the next tick: a short stage is seen too
@@ -140,7 +144,7 @@ def reporting(*, stream: TextIO | None = None) -> Iterator[None]:
         TimeElapsedColumn,
     )
 
-    bars = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    bars = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=Console(file=stream), transient=True,
                     redirect_stdout=False, redirect_stderr=False)
     try:

@@ -13,8 +13,8 @@ Mapping (one KIE record per task; ``docs/importers/label-studio.md``):
 - id: the task's ``id`` (else ``meta.rpa_sim.id``, the record id that
   ``rpa-sim export-policy label-studio`` writes), or the file name (without
   extension) of a ``data`` field that references the document
-  (``id_from="data.image"``). A task without ``data`` is its own data, as
-  Label Studio reads it.
+  (``id_from="data.image"``). A task without ``data``, ``predictions`` or
+  ``annotations`` is its own data, as Label Studio reads it.
 - predictions given as ids only (``"predictions": [286]``: the JSON export of
   current Label Studio) are an error that says how to export the results.
 - ground truth: the chosen annotation (:func:`chosen_annotation`: the latest
@@ -541,9 +541,9 @@ class _Task:
         self.checks = _Checks(path)
         self.unmapped, self.stats = unmapped, stats
         self.task = self.checks.as_object(raw, f"[{index}]")
-        # a task without data is all data, as Label Studio imports it ({"text": ...}): no id, no predictions,
-        # no annotations of its own
-        self.flat = "data" not in self.task
+        # a task without data, predictions or annotations is all data, as Label Studio imports it ({"text": ...}):
+        # no id, no predictions, no annotations of its own
+        self.flat = not self.task.keys() & {"data", "predictions", "annotations"}
         self.record_id = self._id(index, id_from)
         # from here on a message names the task by its id, and fields from the task
         self.checks.record_id = self.record_id
