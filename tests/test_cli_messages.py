@@ -24,6 +24,15 @@ def test_a_warning_raised_inside_a_command_is_one_line_without_a_path(capsys, mo
     status, out, err = run_cli(capsys, "score", tmp_path / "records.jsonl")
     assert (status, out) == (0, "")
     assert err == "rpa-sim: warning: axes sizes collapsed\\nto zero\n"
+
+    # a developer's warning that rpa-sim's code causes (attributed to a module of rpa_sim) is said, not silenced:
+    # ours to fix
+    ours: dict = {"__name__": "rpa_sim.cli.example"}
+    exec("import warnings\ndef command(args):\n    warnings.warn('pandas.foo is deprecated', DeprecationWarning)\n"
+         "    return 0\n", ours)
+    monkeypatch.setitem(entry.COMMANDS, "score", ours["command"])
+    status, _, err = run_cli(capsys, "score", tmp_path / "records.jsonl")
+    assert (status, err) == (0, "rpa-sim: warning: pandas.foo is deprecated\n")
     # the warning filters of the caller are left as they were
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -231,7 +231,7 @@ def test_the_corpus_figures_never_read_the_routing_grounding(tmp_path, capsys, t
     write_records(records, path)
     status, out, _ = run_cli(capsys, "score", str(path), "--json", "--workers", "1")
     assert status == 0
-    assert json.loads(out) == {**located.summary(), "skipped": 0}
+    assert json.loads(out) == {**located.summary(), "without_confidence": 0, "skipped": 0}
 
 
 def test_the_answer_types_are_smudges():

@@ -505,7 +505,8 @@ def test_a_null_confidence_is_read_only_when_every_policy_maps_it(tmp_path, caps
     expected = (f"rpa-sim: error: {data}: line 3 (id {RECEIPTS[2].id}): prediction.entities[0].confidence: expected "
                 "a number, got null (a null confidence is allowed only when every policy the command is given sets "
                 "missing_confidence: review, accept or a number)\n")
-    for command in (["score", str(data)], ["sweep", str(data), "--policy", "confidence"],
+    # score routes nothing and needs no confidence: it reads the null (tests/test_score_without_confidence.py)
+    for command in (["sweep", str(data), "--policy", "confidence"],
                     ["sweep", str(data), "--policy", "confidence", "--policy", str(mapped)]):
         assert main(command) == 1
         assert capsys.readouterr().err == expected
