@@ -74,7 +74,8 @@ def add_parsers(commands: Any) -> None:
     _service_arguments(_import_format(formats, "mindee", "Mindee API responses (v1 predictions, v2 inferences)",
                                       "a response .json file or a folder of them", predictions=None), values=None)
     label_studio = _import_format(formats, "label-studio", "a Label Studio JSON export: annotations as ground "
-                                  "truth, predictions with their scores", "the export (a JSON list of tasks)",
+                                  "truth, predictions with their scores", "the export: a JSON list of tasks, or one "
+                                  "task, with the predictions' results (docs/importers/label-studio.md)",
                                   predictions=None)
     label_studio.add_argument("--id-from", default="id", metavar="FIELD",
                               help="the record id: id (the task's) or data.KEY, the file name without extension of "

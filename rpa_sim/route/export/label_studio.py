@@ -17,7 +17,8 @@ One task per KIE document that has a routed value, in Label Studio's import form
 Review order: the least confident value first, as a policy's budget orders reviews; a value without
 a confidence comes before any other (what cannot be judged is looked at first). A task's place is its
 least confident routed value's, ties in the data's order; within a task, values in the same order.
-``rpa-sim import label-studio`` reads the tasks back (``--id-from data.image``) into the same values.
+``rpa-sim import label-studio`` reads the tasks back into the same values, with their record ids (``meta.rpa_sim.id``,
+or ``--id-from data.image``).
 """
 
 from __future__ import annotations
