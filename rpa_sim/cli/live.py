@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
 from rpa_sim.cli.options import OPEN_SHARE, format_arguments, out_argument, size, usage_error
-from rpa_sim.cli.output import csv_text, json_text
+from rpa_sim.cli.output import csv_text, json_text, say
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
@@ -139,7 +139,7 @@ def watch(args: argparse.Namespace) -> int:
         outputs[args.out] = text.encode("utf-8")
     atomic_write_files(outputs)
     for path in outputs:
-        print(f"wrote {path}", file=sys.stderr)
+        say(f"wrote {path}")
     if args.out is None:
         sys.stdout.write(text)
     return 0
