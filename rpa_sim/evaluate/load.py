@@ -125,10 +125,6 @@ def load_data(data: str | os.PathLike[str], settings: EvaluationSettings | None 
     check_task : callable, optional
         Called once the task is known, before anything is evaluated
         (:data:`TaskCheck`): the caller's own checks of its options.
-    unknown_confidence : bool, default=False
-        Read a null confidence as unknown (NaN) whatever ``policies`` say:
-        for a caller whose figures route nothing and need no confidence
-        (``rpa-sim score``).
 
     Raises
     ------
