@@ -1,0 +1,107 @@
+"""Verdicts on a signal in words: ``degenerate``, ``undiscriminating``, ``miscalibrated``, each by a stated rule.
+
+The rules and their numbers (``docs/signals.md`` repeats them):
+
+- ``degenerate``: fewer than :data:`FEWEST_POPULATED` of the :data:`BINS`
+  equal-width bins of the reliability table each hold at least
+  :data:`POPULATED_SHARE` of the values. Almost everything then sits in one
+  bin (a token log-probability piled up near 1): a threshold has nothing to
+  spread, and the few values outside the pile decide every routing.
+- ``undiscriminating``: the AUROC's DeLong 95% interval holds 0.5 (or cannot
+  be drawn: fewer than two errors or two correct values): the signal is not
+  shown to rank errors better than chance.
+- ``miscalibrated``: the ECE (the same :data:`BINS` equal-width bins) is above
+  :data:`ECE_BOUND`: read as a probability of being right, the signal is off by
+  more than five points on average. It may still rank well (route on a
+  certified threshold, not on the number).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rpa_sim.evaluate.metrics.calibration import ReliabilityTable
+from rpa_sim.route.signals.discrimination import Discrimination
+
+__all__ = ["BINS", "POPULATED_SHARE", "FEWEST_POPULATED", "ECE_BOUND", "VERDICTS", "verdicts", "populated_bins",
+           "in_words"]
+
+#: Equal-width bins of the reliability table, the ECE and the degenerate rule (the project's default).
+BINS = 15
+#: A bin is populated when it holds at least this share of the values.
+POPULATED_SHARE = 0.05
+#: Fewer populated bins than this: degenerate.
+FEWEST_POPULATED = 2
+#: An ECE above this: miscalibrated.
+ECE_BOUND = 0.05
+#: The verdicts, in the order they are listed.
+VERDICTS = ("degenerate", "undiscriminating", "miscalibrated")
+
+
+def populated_bins(reliability: ReliabilityTable) -> int:
+    """The bins holding at least :data:`POPULATED_SHARE` of the values.
+
+    >>> from rpa_sim.evaluate.metrics.calibration import reliability_table
+    >>> populated_bins(reliability_table([0.99] * 39 + [0.5], [1] * 40, n_bins=BINS))
+    1
+    """
+    return int((reliability.count >= POPULATED_SHARE * reliability.n).sum())
+
+
+def verdicts(found: Discrimination, reliability: ReliabilityTable | None) -> tuple[str, ...]:
+    """The verdicts that apply, in the order of :data:`VERDICTS` (none for a signal no value carries).
+
+    >>> from rpa_sim.evaluate.metrics.calibration import reliability_table
+    >>> from rpa_sim.route.signals.discrimination import discrimination
+    >>> signal, error = [0.99] * 39 + [0.5], [0] * 20 + [1] * 20
+    >>> verdicts(discrimination(signal, error), reliability_table(signal, [1 - e for e in error], n_bins=BINS))
+    ('degenerate', 'undiscriminating', 'miscalibrated')
+    """
+    if reliability is None:
+        return ()
+    found_verdicts = []
+    if populated_bins(reliability) < FEWEST_POPULATED:
+        found_verdicts.append("degenerate")
+    if found.holds_chance:
+        found_verdicts.append("undiscriminating")
+    if reliability.ece > ECE_BOUND:
+        found_verdicts.append("miscalibrated")
+    return tuple(found_verdicts)
+
+
+def in_words(found: Discrimination, reliability: ReliabilityTable | None, applying: tuple[str, ...]) -> str:
+    """What the verdicts mean for routing, in a sentence or two an operations manager reads at once.
+
+    >>> from rpa_sim.evaluate.metrics.calibration import reliability_table
+    >>> from rpa_sim.route.signals.discrimination import discrimination
+    >>> signal, error = [0.9] * 10 + [0.2] * 10, [0] * 9 + [1] * 9 + [0] * 2
+    >>> found, table = discrimination(signal, error), reliability_table(signal, [1 - e for e in error], n_bins=BINS)
+    >>> in_words(found, table, verdicts(found, table))
+    'ranks errors better than chance: AUROC 0.85 (95% interval 0.69-1.00); calibrated: ECE 0.000.'
+    """
+    if reliability is None:
+        return "carried by no value here."
+    parts = []
+    if "degenerate" in applying:
+        biggest = int(reliability.count.argmax())
+        share = reliability.count[biggest] / reliability.n
+        parts.append(f"degenerate: {share:.0%} of its values sit in one bin "
+                     f"({reliability.lower[biggest]:.2f}-{reliability.upper[biggest]:.2f}), too few bins to route on")
+    if found.errors == 0 or found.correct == 0:
+        parts.append(f"cannot be judged on ranking: every value here is {'right' if found.errors == 0 else 'wrong'}")
+    elif "undiscriminating" in applying:
+        if not math.isnan(found.low):
+            parts.append(f"undiscriminating: AUROC {found.auroc:.2f} (95% interval {found.low:.2f}-{found.high:.2f}) "
+                         f"holds 0.5, no better than chance at ranking errors")
+        else:
+            parts.append(f"undiscriminating: AUROC {found.auroc:.2f} from {found.errors} error(s) and "
+                         f"{found.correct} correct value(s), too few to rule out chance")
+    else:
+        how = "better than chance" if found.low > 0.5 else "backwards (higher values are more often wrong)"
+        parts.append(f"ranks errors {how}: AUROC {found.auroc:.2f} (95% interval {found.low:.2f}-{found.high:.2f})")
+    if "miscalibrated" in applying:
+        parts.append(f"miscalibrated: ECE {reliability.ece:.3f} above {ECE_BOUND:g}, so its numbers are not error "
+                     f"rates (route on a certified threshold)")
+    else:
+        parts.append(f"calibrated: ECE {reliability.ece:.3f}")
+    return "; ".join(parts) + "."
