@@ -64,8 +64,12 @@ pages = objects({"width": positives, "height": positives}, words=st.one_of(
 documents = st.one_of(st.builds(lambda p: {"pages": p}, st.lists(pages, max_size=2)), st.just({}))
 entities = st.fixed_dictionaries({"key": texts, "value": texts})
 evidence = st.lists(st.fixed_dictionaries({"page": st.integers(0, 2**70), "bbox": boxes()}), max_size=2)
+# named signals: free names (tests/test_signal_records.py checks that both paths refuse the reserved ones)
+signals = st.dictionaries(texts.filter(lambda name: name not in ("", "confidence", "fused")),
+                          st.one_of(units, st.none()), max_size=3)
 predicted_entities = objects({"key": texts, "value": texts, "confidence": units},
-                             grounding=optional("grounding", units), evidence=optional("evidence", evidence))
+                             grounding=optional("grounding", units), evidence=optional("evidence", evidence),
+                             signals=optional("signals", signals))
 
 
 def groups(entity: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[Any]:
@@ -85,7 +89,7 @@ kie_records = objects({"id": texts}, ground_truth=optional("ground_truth", extra
                       prediction=optional("prediction", extractions(predicted_entities)),
                       document=optional("document", documents))
 vqa_predictions = objects({"answer": texts, "confidence": units}, grounding=optional("grounding", units),
-                          evidence=optional("evidence", evidence))
+                          evidence=optional("evidence", evidence), signals=optional("signals", signals))
 vqa_records = objects({"id": texts}, question=optional("question", texts),
                       answers=optional("answers", st.lists(texts, min_size=1, max_size=3)),
                       prediction=optional("prediction", vqa_predictions), evidence=optional("evidence", evidence),

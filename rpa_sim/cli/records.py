@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
-from rpa_sim.cli.options import POSITIVE, out_argument, seed_argument, size
+from rpa_sim.cli.options import POSITIVE, out_argument, seed_argument, size, usage_error
 from rpa_sim.cli.output import say
 from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
@@ -37,6 +37,11 @@ def add_parsers(commands: Any) -> None:
     generate.add_argument("--settings", type=Path, metavar="YAML",
                           help="generator settings (error rates, confidence model, ...); see docs/generators.md "
                                "(default: the generator's defaults)")
+    generate.add_argument("--signals", metavar="SPEC",
+                          help="receipts: add confidence signals beside the confidence, a comma list of kinds "
+                               "(degenerate, coarse, agreement, redundant, complementary), each as KIND or "
+                               "NAME=KIND, or llm for all five; replaces the settings' signals (default: none; "
+                               "docs/generators.md)")
     generate.add_argument("--workers", type=POSITIVE, default=min(os.cpu_count() or 1, 4), metavar="W",
                           help="processes that generate, at most one per core and per block of records (a larger "
                                "W is capped); the output is the same for any number (default: the cores, at most 4)")
@@ -145,11 +150,25 @@ def generate(args: argparse.Namespace) -> int:
     model: type[ReceiptSettings | DocVQASettings] = ReceiptSettings if args.kind == "receipts" else DocVQASettings
     settings = model() if args.settings is None else validated(model, read_yaml(args.settings) or {},
                                                                source=str(args.settings))
+    if args.signals is not None:
+        settings = _with_signals(args, settings)
     with stage(f"generating {args.kind}", total=args.n) as advance:
         written = write_dataset(args.kind, args.out, n=args.n, seed=args.seed, settings=settings,
                                 workers=args.workers, progress=advance)
     say(f"wrote {written} {args.kind} records to {args.out}")
     return 0
+
+
+def _with_signals(args: argparse.Namespace, settings: Any) -> Any:
+    """The settings with ``--signals``' list in place of theirs; a usage error for questions or a bad SPEC."""
+    from rpa_sim.records.synthetic.llm_signals import signal_specs  # noqa: PLC0415
+
+    if args.kind != "receipts":
+        raise usage_error("generate", "--signals applies to receipts only")
+    try:
+        return settings.model_copy(update={"signals": signal_specs(args.signals)})
+    except ValueError as problem:
+        raise usage_error("generate", f"argument --signals: {problem}") from None
 
 
 @shows_progress

@@ -85,6 +85,9 @@ MOST_MENU_ITEMS = 1_000
 #: the outcome table, the sweeps of its policies (ru_maxrss of ``rpa-sim run receipts-demo`` at n 2,000 and
 #: 8,000: 13.4 kB a receipt; docvqa-demo less), rounded up.
 RUN_BYTES_PER_DOCUMENT = 16_000
+#: Named confidence signals per value (a record's ``signals``, the receipts generator's ``signals``): each is a
+#: column of the outcome table, so a fixed ceiling on its width.
+MOST_SIGNALS = 64
 #: Monte Carlo replicates (``sweep --replicates``, a scenario's ``replicates:``): a fixed ceiling for time.
 MOST_REPLICATES = 100_000
 #: Replicates x items: each replicate draws every item again, some 450 ns an item (receipts, 4,725 items, 1,910

@@ -54,6 +54,7 @@ from rpa_sim.common.files import atomic_output
 from rpa_sim.evaluate.outcomes.arrow import QUOTE, FileRows, arrow_type
 from rpa_sim.evaluate.outcomes.protocol import OutcomeTable
 from rpa_sim.evaluate.outcomes.tasks import table_type
+from rpa_sim.records.signal_names import check_signal_names
 from rpa_sim.version import __version__
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ class SourceFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     sha256: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 
 
-class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """What an outcome table file says about itself besides its columns (the ``rpa_sim`` schema metadata).
 
     Attributes
@@ -121,6 +122,8 @@ class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         The records file, then the predictions file when there was one.
     skipped : int
         The records skipped (``--skip-invalid``) when the table was evaluated.
+    signals : list of str
+        The named signals, each a column ``signal.NAME`` (none in files written before signals).
     """
 
     format: Literal["rpa-sim outcome table"]
@@ -133,6 +136,7 @@ class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     counts: dict[str, _Count]
     sources: tuple[SourceFile, ...]
     skipped: _Count
+    signals: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         table = table_type(self.task)
@@ -143,9 +147,12 @@ class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 raise ValueError(f"{part} of a {self.task} table must name {list(wanted)}, got "
                                  f"{shown(list(have), quote=QUOTE)}")
         table.check_settings(self.settings)
-        if len(set(self.fields)) != len(self.fields):
-            repeated = next(name for index, name in enumerate(self.fields) if name in self.fields[:index])
-            raise ValueError(f"fields names {shown(repeated, quote=QUOTE)} twice")
+        for part in ("fields", "signals"):
+            names = getattr(self, part)
+            if len(set(names)) != len(names):
+                repeated = next(name for index, name in enumerate(names) if name in names[:index])
+                raise ValueError(f"{part} names {shown(repeated, quote=QUOTE)} twice")
+        check_signal_names(self.signals)
 
     def check(self, path: str | os.PathLike[str], *, task: str | None = None, **settings: Any) -> None:
         """Refuse the table unless it is of ``task`` (when given) and was evaluated with ``settings``.
@@ -181,7 +188,8 @@ def _metadata(table: OutcomeTable, sources: Iterable[str | os.PathLike[str]], sk
     return TableMetadata(format=FORMAT, format_version=FORMAT_VERSION, rpa_sim_version=__version__,
                          task=cast(Task, table.task), settings=table.evaluation_settings(), fields=table.field_names,
                          rows=table.row_counts(), counts=table.corpus_counts(),
-                         sources=tuple(_source_file(source) for source in sources), skipped=skipped)
+                         sources=tuple(_source_file(source) for source in sources), skipped=skipped,
+                         signals=tuple(table.signals))
 
 
 # --------------------------------------------------------------------------- recognising a table
@@ -236,7 +244,7 @@ def write_table(table: OutcomeTable, path: str | os.PathLike[str], *,
 
     metadata = _metadata(table, source, skipped)
     arrays = table.to_arrow()
-    columns = table.file_layout.columns
+    columns = table.file_layout.with_signals(metadata.signals).columns
     schema = pa.schema([pa.field(c.name, arrow_type(c.type)) for c in columns],
                        metadata={METADATA_KEY: json.dumps(msgspec.to_builtins(metadata), sort_keys=True)})
     data = pa.Table.from_arrays([arrays[c.name] for c in columns], schema=schema)
@@ -382,8 +390,8 @@ def read_table(path: str | os.PathLike[str], *, expect: Mapping[str, Any] | None
     metadata = _parse_metadata(path, schema.metadata)
     metadata.check(path, **dict(expect or {}))
     table = table_type(metadata.task)
-    columns = tuple(column for column in table.file_layout.columns
-                    if column.name in schema.names or not column.optional)
+    layout = table.file_layout.with_signals(metadata.signals)
+    columns = tuple(column for column in layout.columns if column.name in schema.names or not column.optional)
     for column in columns:
         if column.name not in schema.names:
             raise InputError(f"not an rpa-sim outcome table: no column {column.name!r}", path=str(path))
@@ -400,5 +408,5 @@ def read_table(path: str | os.PathLike[str], *, expect: Mapping[str, Any] | None
             data = reader.read(columns=[c.name for c in columns], use_threads=True)
     except (pa.ArrowException, OSError, ValueError) as error:
         raise InputError(f"cannot be read: {_first_line(error)}", path=str(path)) from None
-    return table.from_arrow(FileRows(path, data, table.file_layout, metadata))
+    return table.from_arrow(FileRows(path, data, layout, metadata))
 

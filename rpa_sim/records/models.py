@@ -22,6 +22,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from rpa_sim.records.signal_names import check_signal_names
+
 __all__ = [
     "Box",
     "Word",
@@ -155,11 +157,19 @@ def _confidence_given(value: float | None, info: ValidationInfo) -> float | None
     return value
 
 
+def _signal_names(signals: dict[str, float | None] | None) -> dict[str, float | None] | None:
+    if signals is not None:
+        check_signal_names(signals)
+    return signals
+
+
 class PredictedEntity(Entity):
-    """A predicted ``(key, value)`` pair with its confidence (null: unknown), optional grounding and evidence.
+    """A predicted ``(key, value)`` pair with its confidence (null: unknown), optional grounding and evidence,
+    and optional named signals.
 
     ``evidence`` is where the service says it read the value (a service output's field boxes), kept as
-    the importers read it; evaluation compares values, not places.
+    the importers read it; evaluation compares values, not places. ``signals`` are further confidence
+    signals by name (``{"agreement": 0.8}``), each in [0, 1] or null (unknown); docs/signals.md.
     """
 
     confidence: UnitInterval | None
@@ -167,6 +177,9 @@ class PredictedEntity(Entity):
     _confidence = field_validator("confidence")(_confidence_given)
     grounding: UnitInterval | None = None
     evidence: list[Evidence] | None = None
+    signals: dict[str, UnitInterval | None] | None = None
+
+    _signals = field_validator("signals")(_signal_names)
 
 
 def _group_shape(value: Any) -> Any:
@@ -232,7 +245,8 @@ class KIERecord(_Model):
 
 
 class VQAPrediction(_Model):
-    """A predicted answer with its confidence (null: unknown), optional grounding and evidence boxes."""
+    """A predicted answer with its confidence (null: unknown), optional grounding, evidence boxes and named
+    signals (as :class:`PredictedEntity`'s)."""
 
     answer: str
     confidence: UnitInterval | None
@@ -240,6 +254,9 @@ class VQAPrediction(_Model):
     _confidence = field_validator("confidence")(_confidence_given)
     grounding: UnitInterval | None = None
     evidence: list[Evidence] | None = None
+    signals: dict[str, UnitInterval | None] | None = None
+
+    _signals = field_validator("signals")(_signal_names)
 
 
 class VQARecord(_Model):
@@ -367,6 +384,10 @@ class _FastPredictedEntity(_Fast, frozen=True):
     confidence: _FastUnit | None
     grounding: _FastUnit | None = None
     evidence: list[_FastEvidence] | None = None
+    signals: dict[str, _FastUnit | None] | None = None
+
+    def __post_init__(self) -> None:
+        _signal_names(self.signals)
 
 
 class _FastGroup(_Fast, frozen=True):
@@ -420,6 +441,10 @@ class _FastVQAPrediction(_Fast, frozen=True):
     confidence: _FastUnit | None
     grounding: _FastUnit | None = None
     evidence: list[_FastEvidence] | None = None
+    signals: dict[str, _FastUnit | None] | None = None
+
+    def __post_init__(self) -> None:
+        _signal_names(self.signals)
 
 
 class _FastVQARecord(_Fast, frozen=True):

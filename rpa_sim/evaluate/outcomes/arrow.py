@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NoReturn, Protocol, cast
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["FileColumn", "FileLayout", "FileFacts", "FileRows", "DeferredText", "UNIT", "AT_LEAST_0",
-           "FINITE_AT_LEAST_0", "QUOTE", "arrow_type", "strings", "named", "numbers", "spread"]
+           "FINITE_AT_LEAST_0", "QUOTE", "SIGNAL_PREFIX", "arrow_type", "strings", "named", "numbers", "spread"]
 
 ArrowType = Literal["string", "int32", "int64", "double"]
 #: A number column's bounds: in [0, 1]; at least 0 (infinity included); finite and at least 0.
@@ -38,6 +38,8 @@ AT_LEAST_0 = (0.0, math.inf)
 FINITE_AT_LEAST_0 = (0.0, sys.float_info.max)
 #: values in messages are quoted as Python writes its strings, as the rest of the messages are
 QUOTE = "'"
+#: A named signal's column is ``signal.NAME`` (docs/formats.md); the metadata's ``signals`` lists the names.
+SIGNAL_PREFIX = "signal."
 # each Arrow type's pyarrow factory and numpy dtype
 _ARROW_FACTORIES = {"string": "string", "int32": "int32", "int64": "int64", "double": "float64"}
 _NUMPY_TYPES = {"int32": np.int32, "int64": np.int64, "double": np.float64}
@@ -92,12 +94,22 @@ class FileLayout:
         The evaluation settings the metadata names.
     counts : tuple of str
         The corpus counts the metadata names.
+    signal_rows : tuple of str
+        The kinds of rows that carry named signals (a column ``signal.NAME`` each, :meth:`with_signals`).
     """
 
     columns: tuple[FileColumn, ...]
     row_kinds: tuple[str, ...]
     settings: tuple[str, ...]
     counts: tuple[str, ...]
+    signal_rows: tuple[str, ...] = ()
+
+    def with_signals(self, names: Sequence[str]) -> FileLayout:
+        """This layout with a column per named signal after the others: ``signal.NAME``, a number in [0, 1] or
+        null (the value lacks it)."""
+        added = tuple(FileColumn(SIGNAL_PREFIX + name, "double", self.signal_rows, nullable=True, bounds=UNIT)
+                      for name in names)
+        return replace(self, columns=(*self.columns, *added))
 
 
 class FileFacts(Protocol):
@@ -114,6 +126,9 @@ class FileFacts(Protocol):
 
     @property
     def counts(self) -> Mapping[str, int]: ...
+
+    @property
+    def signals(self) -> tuple[str, ...]: ...
 
 
 def arrow_type(name: ArrowType) -> pa.DataType:
@@ -298,6 +313,10 @@ class FileRows:
     def deferred_strings(self, name: str, *kinds: str) -> DeferredText:
         """A text column to convert when first read (:class:`~rpa_sim.evaluate.outcomes.columns.DeferredColumn`)."""
         return DeferredText(self.column(name, *kinds))
+
+    def signals(self, kind: str) -> dict[str, np.ndarray]:
+        """The named signals' columns (the metadata's ``signals``) in the rows of ``kind``."""
+        return {name: self.numbers(SIGNAL_PREFIX + name, kind) for name in self.facts.signals}
 
     def optional_numbers(self, name: str, kind: str) -> np.ndarray:
         """:meth:`numbers` of one kind of rows; all NaN for an optional column the file lacks (an older file)."""

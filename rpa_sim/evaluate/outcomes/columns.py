@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from datetime import datetime
 
-__all__ = ["STRINGS", "DeferredColumn", "Vocabulary", "packed", "epoch_seconds", "mean_or_none", "merged_names",
-           "concatenated"]
+__all__ = ["STRINGS", "DeferredColumn", "Vocabulary", "SignalColumns", "packed", "epoch_seconds", "mean_or_none",
+           "merged_names", "merged_signals", "concatenated"]
 
 #: The dtype of text columns: numpy's variable-width strings.
 STRINGS = np.dtypes.StringDType()
@@ -79,6 +79,47 @@ class Vocabulary:
         return tuple(self.codes)
 
 
+class SignalColumns:
+    """A column per named signal, grown row by row while records stream in; NaN where a row lacks a signal.
+
+    A signal first met after some rows starts with NaN for them: a missing signal is unknown, never invented.
+
+    >>> columns = SignalColumns()
+    >>> columns.pad(1)
+    >>> columns.add([None, {"agreement": 0.8}])
+    >>> columns.add([{"logprob": 0.99, "agreement": None}])
+    >>> columns.pad(1)
+    >>> {name: column.tolist() for name, column in columns.columns().items()}
+    {'agreement': [nan, nan, 0.8, nan, nan], 'logprob': [nan, nan, nan, 0.99, nan]}
+    """
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.values: dict[str, array] = {}
+
+    def pad(self, rows: int) -> None:
+        """``rows`` rows without any signal."""
+        self.rows += rows
+        for column in self.values.values():
+            column.extend(array("d", [math.nan]) * rows)
+
+    def add(self, signals: list[Mapping[str, float | None] | None]) -> None:
+        """One row per item of ``signals``: a row's signals by name (None or null: missing)."""
+        start = self.rows
+        self.rows += len(signals)
+        for given in signals:
+            for name in given or ():
+                if name not in self.values:
+                    self.values[name] = array("d", [math.nan]) * start
+        for name, column in self.values.items():
+            column.extend([math.nan if given is None or given.get(name) is None else given[name]
+                           for given in signals])
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The signals' columns, in order of first appearance."""
+        return {name: packed(column) for name, column in self.values.items()}
+
+
 def packed(values: array, dtype: type = np.float64) -> np.ndarray:
     """A compact :class:`array.array` grown while records streamed in, as a numpy column of ``dtype``."""
     return np.frombuffer(values, dtype=dtype).copy()
@@ -116,6 +157,21 @@ def merged_names(vocabularies: list[tuple[str, ...]]) -> tuple[tuple[str, ...], 
     merged = Vocabulary()
     recoded = [np.array([merged.code(name) for name in names], dtype=np.int32) for names in vocabularies]
     return merged.names(), recoded
+
+
+def merged_signals(tables: list[Any]) -> dict[str, np.ndarray]:
+    """The tables' signal columns joined: every name any table has, in order of first appearance, NaN in the rows
+    of a table that lacks it.
+
+    >>> from types import SimpleNamespace as Table
+    >>> one = Table(signals={"a": np.array([0.1])}, confidence=np.zeros(1))
+    >>> two = Table(signals={"b": np.array([0.2, 0.3])}, confidence=np.zeros(2))
+    >>> {name: column.tolist() for name, column in merged_signals([one, two]).items()}
+    {'a': [0.1, nan, nan], 'b': [nan, 0.2, 0.3]}
+    """
+    names = dict.fromkeys(name for table in tables for name in table.signals)
+    return {name: np.concatenate([table.signals.get(name, np.full(len(table.confidence), np.nan))
+                                  for table in tables]) for name in names}
 
 
 def concatenated(tables: list[Any], merged: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -25,6 +25,7 @@ from rpa_sim.evaluate.outcomes.arrow import (
     AT_LEAST_0,
     FINITE_AT_LEAST_0,
     QUOTE,
+    SIGNAL_PREFIX,
     UNIT,
     FileColumn,
     FileLayout,
@@ -37,10 +38,12 @@ from rpa_sim.evaluate.outcomes.arrow import (
 from rpa_sim.evaluate.outcomes.columns import (
     STRINGS,
     DeferredColumn,
+    SignalColumns,
     Vocabulary,
     concatenated,
     epoch_seconds,
     merged_names,
+    merged_signals,
     packed,
 )
 from rpa_sim.evaluate.outcomes.protocol import FieldGrouping, GroundingMode, ReviewValues, ScoreRows
@@ -95,6 +98,7 @@ class KIEOutcomes:
     (columns named by :meth:`KIEvalCounts.field_names`; see :meth:`document_count`),
     and ``document_type`` (index into ``document_types``, ``""`` when not given);
     ``received_at`` (seconds since 1970-01-01T00:00Z) and ``review_seconds``, NaN where the record has none.
+    ``signals``: a column per named signal of the predicted entities (NaN where an entity lacks it).
     ``counts`` are the corpus KIEval counts, the column sums.
     """
 
@@ -117,6 +121,7 @@ class KIEOutcomes:
     received_at: np.ndarray
     review_seconds: np.ndarray
     counts: KIEvalCounts
+    signals: dict[str, np.ndarray] = field(default_factory=dict)
     value_match: ValueMatch = "exact"
 
     outcome_names = OUTCOME_NAMES
@@ -141,7 +146,7 @@ class KIEOutcomes:
                                                      "scipy.optimize")
     has_smudge: ClassVar[bool] = False
     file_layout: ClassVar[FileLayout] = FileLayout(_FILE_COLUMNS, KIE_KINDS, ("value_match",),
-                                                   KIEvalCounts.field_names())
+                                                   KIEvalCounts.field_names(), ("predicted",))
 
     def __len__(self) -> int:
         return len(self.confidence)
@@ -337,6 +342,7 @@ class KIEOutcomes:
             "addition_document": np.concatenate([table.addition_document + offset
                                                  for table, offset in zip(tables, offsets)]).astype(np.int32),
             "counts": sum((table.counts for table in tables), KIEvalCounts()),
+            "signals": merged_signals(tables),
             "document_types": document_types,
             "document_type": np.concatenate([codes[table.document_type]
                                              for table, codes in zip(tables, type_codes)]).astype(np.int32),
@@ -392,6 +398,8 @@ class KIEOutcomes:
         arrays["document_type"] = spread("string", named(self.document_type, self.document_types), predicted + missed)
         for name in ("received_at", "review_seconds"):
             arrays[name] = spread("double", numbers(getattr(self, name)), predicted + missed)
+        for name, column in self.signals.items():
+            arrays[SIGNAL_PREFIX + name] = spread("double", documents, numbers(column), missed)
         return arrays
 
     @classmethod
@@ -454,6 +462,7 @@ class KIEOutcomes:
             received_at=rows.optional_numbers("received_at", "document"),
             review_seconds=rows.optional_numbers("review_seconds", "document"),
             counts=KIEvalCounts(**facts.counts),
+            signals=rows.signals("predicted"),
             # checked by check_settings when the file's metadata was read
             value_match=cast(ValueMatch, facts.settings["value_match"]),
         )
@@ -475,6 +484,7 @@ class _Columns:
         self.document_types = Vocabulary()
         self.document_type = array("i")
         self.received_at, self.review_seconds = array("d"), array("d")
+        self.signals = SignalColumns()
 
     def add(self, records: list[KIERecord], value_match: ValueMatch, grounding: GroundingMode) -> None:
         """Evaluate a batch of records (:func:`~rpa_sim.evaluate.metrics.kieval_batch.evaluate_batch`) and append its
@@ -506,11 +516,13 @@ class _Columns:
         self.grounding.extend(_grounding(batch, records, grounding))
         self.values.extend(batch.values)
         self.corrections.extend(c if c is not None else "" for c in batch.corrections)
-        for record in records:
+        rows = np.bincount(batch.document, minlength=len(records)).tolist()
+        for record, count in zip(records, rows):
             self.document_ids.append(record.id)
             self.document_type.append(self.document_types.code(record.document_type or ""))
             self.received_at.append(epoch_seconds(record.received_at))
             self.review_seconds.append(math.nan if record.review_seconds is None else record.review_seconds)
+            _add_signals(self.signals, record, count)
         self.documents += len(records)
 
     def joined(self, name: str, dtype: type) -> np.ndarray:
@@ -577,6 +589,21 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
     return _finish(columns, value_match)
 
 
+def _add_signals(signals: SignalColumns, record: Any, rows: int) -> None:
+    """The record's entities' named signals, in the order of its rows (:class:`BatchOutcome`'s: the non-grouped
+    entities, then each group's, those with an empty value left out)."""
+    prediction = record.prediction
+    if all(entity.signals is None for entity in prediction.entities) and all(
+            entity.signals is None for group in prediction.groups for entity in group.entities):
+        signals.pad(rows)
+        return
+    entities = [*prediction.entities, *(entity for group in prediction.groups for entity in group.entities)]
+    given = [entity.signals for entity in entities if entity.value.strip()]
+    if len(given) != rows:
+        raise ValueError(f"record {record.id!r}: {len(given)} entities with a value, and {rows} rows")
+    signals.add(given)
+
+
 def _finish(c: _Columns, value_match: ValueMatch) -> KIEOutcomes:
     counts = c.joined("document_counts", np.int64).reshape(-1, len(KIEvalCounts.field_names()))
     outcome = c.joined("outcome", np.int8)
@@ -608,5 +635,6 @@ def _finish(c: _Columns, value_match: ValueMatch) -> KIEOutcomes:
         received_at=packed(c.received_at),
         review_seconds=packed(c.review_seconds),
         counts=KIEvalCounts(*(int(total) for total in counts.sum(axis=0))),
+        signals=c.signals.columns(),
         value_match=value_match,
     )

@@ -93,7 +93,7 @@ class OutcomeTable(Protocol):
     - ``has_smudge``: whether rows have SMuDGE scores;
     - ``file_layout``: how the table lies in a Parquet file (:mod:`rpa_sim.evaluate.tablefile`).
 
-    Per row: ``confidence`` and ``grounding`` (NaN when unknown). Per review unit: ``received_at`` and
+    Per row: ``confidence`` and ``grounding`` (NaN when unknown), and ``signals``. Per review unit: ``received_at`` and
     ``review_seconds``. ``document_types``: the records' ``document_type`` names in order of first
     appearance (``""``: not given).
     """
@@ -121,6 +121,12 @@ class OutcomeTable(Protocol):
 
     @property
     def grounding(self) -> np.ndarray: ...
+
+    @property
+    def signals(self) -> dict[str, np.ndarray]:
+        """Per named signal (in order of first appearance), a column aligned with the rows; NaN where a row
+        lacks it (docs/signals.md)."""
+        ...
 
     @property
     def document_types(self) -> tuple[str, ...]: ...

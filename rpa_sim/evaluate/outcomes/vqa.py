@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -22,6 +22,7 @@ from rpa_sim.evaluate.outcomes.arrow import (
     AT_LEAST_0,
     FINITE_AT_LEAST_0,
     QUOTE,
+    SIGNAL_PREFIX,
     UNIT,
     FileColumn,
     FileLayout,
@@ -33,11 +34,13 @@ from rpa_sim.evaluate.outcomes.arrow import (
 from rpa_sim.evaluate.outcomes.columns import (
     STRINGS,
     DeferredColumn,
+    SignalColumns,
     Vocabulary,
     concatenated,
     epoch_seconds,
     mean_or_none,
     merged_names,
+    merged_signals,
     packed,
 )
 from rpa_sim.evaluate.outcomes.protocol import FieldGrouping, GroundingMode, ReviewValues, ScoreRows
@@ -95,7 +98,8 @@ class VQAOutcomes:
     ``absolute_deviation`` (NaN unless both answers are numbers);
     ``prediction`` and ``answer`` (the first accepted answer) as strings;
     ``document_type`` (index into ``document_types``, ``""`` when not given);
-    ``received_at`` (seconds since 1970-01-01T00:00Z) and ``review_seconds``, NaN where the record has none.
+    ``received_at`` (seconds since 1970-01-01T00:00Z) and ``review_seconds``, NaN where the record has none;
+    ``signals``: a column per named signal of the predictions (NaN where a prediction lacks it).
     """
 
     question_ids: np.ndarray
@@ -117,6 +121,7 @@ class VQAOutcomes:
     document_type: np.ndarray
     received_at: np.ndarray
     review_seconds: np.ndarray
+    signals: dict[str, np.ndarray] = field(default_factory=dict)
     alpha: float = 0.25
     weight: float = 10.0
     threshold: float = 0.5
@@ -143,7 +148,7 @@ class VQAOutcomes:
                                                      "rpa_sim.evaluate.metrics.smudge")
     has_smudge: ClassVar[bool] = True
     file_layout: ClassVar[FileLayout] = FileLayout(_FILE_COLUMNS, _QUESTION, ("alpha", "weight", "threshold"),
-                                                   ("questions",))
+                                                   ("questions",), _QUESTION)
 
     def __len__(self) -> int:
         return len(self.confidence)
@@ -364,6 +369,7 @@ class VQAOutcomes:
             "document_types": document_types,
             "document_type": np.concatenate([codes[table.document_type]
                                              for table, codes in zip(tables, type_codes)]).astype(np.int32),
+            "signals": merged_signals(tables),
         }))
 
     def evaluation_settings(self) -> dict[str, str | float]:
@@ -392,6 +398,8 @@ class VQAOutcomes:
         for column in _FILE_COLUMNS:
             if column.type == "double":
                 arrays[column.name] = numbers(getattr(self, column.name))
+        for name, values in self.signals.items():
+            arrays[SIGNAL_PREFIX + name] = numbers(values)
         return arrays
 
     @classmethod
@@ -413,6 +421,7 @@ class VQAOutcomes:
             document_types=document_types,
             document_type=document_type,
             alpha=float(settings["alpha"]), weight=float(settings["weight"]), threshold=float(settings["threshold"]),
+            signals=rows.signals("question"),
             **scores,
         )
 
@@ -468,6 +477,7 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
     qtype, atype, dtype = array("i"), array("b"), array("i")
     received_at, review_seconds = array("d"), array("d")
     confidence, routing, match, smudge_g, distance, iou = (array("d") for _ in range(6))
+    signals = SignalColumns()
     for record in records:
         if record.answers is None or record.prediction is None:
             raise ValueError(f"record {record.id!r} needs both answers and a prediction to be evaluated")
@@ -483,6 +493,10 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         review_seconds.append(math.nan if record.review_seconds is None else record.review_seconds)
         atype.append(kind_code[result.answer_type])
         confidence.append(math.nan if predicted.confidence is None else predicted.confidence)
+        if predicted.signals is None:
+            signals.pad(1)
+        else:
+            signals.add([predicted.signals])
         given = predicted.grounding if predicted.grounding is not None and grounding != "compute" else np.nan
         routing.append(result.locatability if np.isnan(given) and grounding != "given" else given)
         match.append(result.match)
@@ -515,6 +529,7 @@ def evaluate_vqa(records: Iterable[VQARecord], *, alpha: float = 0.25, weight: f
         document_type=packed(dtype, np.int32),
         received_at=packed(received_at),
         review_seconds=packed(review_seconds),
+        signals=signals.columns(),
         alpha=alpha,
         weight=weight,
         threshold=threshold,

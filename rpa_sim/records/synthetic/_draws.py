@@ -34,6 +34,7 @@ BLOCK = 64
 """Records (receipts) or pages (questions) per random stream."""
 RECEIPTS_STREAM = 0
 DOCVQA_STREAM = 1
+SIGNALS_STREAM = 2
 _POOL = 1024
 _STANDARD_NORMAL = NormalDist()
 

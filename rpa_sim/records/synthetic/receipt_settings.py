@@ -16,6 +16,7 @@ from rpa_sim.common import limits
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.records.synthetic.confidence import ConfidenceSettings, overlay_confidence
 from rpa_sim.records.synthetic.errors import DEFAULT_KIE_RATES, FIELD_CLASSES, KIEErrorRates, field_class, merge_rates
+from rpa_sim.records.synthetic.llm_signals import SignalSpec, check_signal_specs
 
 __all__ = [
     "STORE_KEYS",
@@ -157,6 +158,9 @@ class ReceiptSettings(StrictModel):
         How often each optional part is printed.
     page_sizes : list of PageSize
         Image sizes (the page) and their weights.
+    signals : list of signal settings
+        Confidence signals beside the confidence, each with a planted property
+        (:mod:`rpa_sim.records.synthetic.llm_signals`); none by default.
 
     Examples
     --------
@@ -194,6 +198,9 @@ class ReceiptSettings(StrictModel):
     presence: FieldPresence = Field(default_factory=FieldPresence)
     page_sizes: list[PageSize] = Field(default_factory=lambda: [PageSize(width=w, height=h, weight=n)
                                                                  for w, h, n in _DEFAULT_SIZES], min_length=1)
+    signals: list[SignalSpec] = Field(default_factory=list, max_length=limits.MOST_SIGNALS)
+
+    _signals = field_validator("signals")(check_signal_specs)
 
     @field_validator("errors", mode="before")
     @classmethod

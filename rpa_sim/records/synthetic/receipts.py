@@ -28,6 +28,7 @@ from rpa_sim.records.models import KIERecord
 from rpa_sim.records.synthetic._draws import (
     BLOCK,
     RECEIPTS_STREAM,
+    SIGNALS_STREAM,
     Draws,
     block_rng,
     check_n_seed,
@@ -36,6 +37,7 @@ from rpa_sim.records.synthetic._draws import (
 )
 from rpa_sim.records.synthetic.confidence import ConfidenceClass, confidence_class, draw_confidences
 from rpa_sim.records.synthetic.errors import KIEPlan, PageSpans, field_class, kie_predictions, least_locatable
+from rpa_sim.records.synthetic.llm_signals import SignalItem, draw_signals
 from rpa_sim.records.synthetic.receipt_page import (
     CLERKS,
     FOOD,
@@ -75,13 +77,17 @@ class ReceiptPlan:
     money_formats: tuple[list[str], list[float]]
     count_formats: tuple[list[str], list[float]]
     page_sizes: list[float]
+    redraw_right: dict[str, float]
+    """Per key, the chance that a further draw of the extractor gets it right (or right and written twice):
+    what the agreement signal of a right value follows."""
     records_per_block: int = BLOCK
 
     @classmethod
     def of(cls, settings: ReceiptSettings) -> ReceiptPlan:
-        errors, confidence = {}, {}
+        errors, confidence, redraw_right = {}, {}, {}
         for key in RECEIPT_KEYS:
             rates = settings.rates_of(key)
+            redraw_right[key] = 1.0 - sum(rate for kind, rate in rates.exclusive().items() if kind != "duplicate")
             extra_possible = key.split(".")[0] in EXTRA_KEYS
             errors[key] = KIEPlan.of(rates, extra_possible=extra_possible)
             wrong = {kind: rate for kind, rate in rates.exclusive().items() if kind != "missed"}
@@ -95,7 +101,7 @@ class ReceiptPlan:
             menu_items=cumulative(settings.menu_items), item_counts=cumulative(settings.item_counts),
             money_formats=(list(settings.money_formats), cumulative(list(settings.money_formats.values()))),
             count_formats=(list(settings.count_formats), cumulative(list(settings.count_formats.values()))),
-            page_sizes=cumulative([size.weight for size in settings.page_sizes]),
+            page_sizes=cumulative([size.weight for size in settings.page_sizes]), redraw_right=redraw_right,
         )
 
 
@@ -323,9 +329,13 @@ def _build_receipt_block(block: int, seed: int, plan: ReceiptPlan) -> list[dict[
         items.extend((plan.confidence[p.source], p.right, p.kind) for group in predicted for p in group)
         built.append((receipt, page, categories, predicted))
     confidences = iter(draw_confidences(draws, items, plan.settings.confidence))
+    signals = iter(_block_signals(block, seed, plan, built))
 
     def entities(group: list[Any]) -> list[dict[str, Any]]:
-        return [{"key": p.key, "value": p.value, "confidence": next(confidences)} for p in group]
+        if not plan.settings.signals:
+            return [{"key": p.key, "value": p.value, "confidence": next(confidences)} for p in group]
+        return [{"key": p.key, "value": p.value, "confidence": next(confidences), "signals": next(signals)}
+                for p in group]
 
     return [{
         "id": record_id("receipt", seed, block * BLOCK + j),
@@ -341,6 +351,16 @@ def _build_receipt_block(block: int, seed: int, plan: ReceiptPlan) -> list[dict[
         },
         "document": {"pages": [page]},
     } for j, (receipt, page, categories, predicted) in enumerate(built)]
+
+
+def _block_signals(block: int, seed: int, plan: ReceiptPlan, built: list[Any]) -> list[dict[str, float]]:
+    """The signals of every predicted entity of a block, in order, from the block's own stream of signals (so
+    that asking for signals leaves every other draw, and so every other byte of the records, as it was)."""
+    if not plan.settings.signals:
+        return []
+    items: list[SignalItem] = [(plan.redraw_right[p.source], p.right, p.kind)
+                               for _, _, _, predicted in built for group in predicted for p in group]
+    return draw_signals(block_rng(seed, SIGNALS_STREAM, block), items, plan.settings.signals)
 
 
 def receipt_dicts(n: int, *, seed: int, settings: ReceiptSettings | None = None) -> Iterator[dict[str, Any]]:

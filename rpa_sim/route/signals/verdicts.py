@@ -2,11 +2,13 @@
 
 The rules and their numbers (``docs/signals.md`` repeats them):
 
-- ``degenerate``: fewer than :data:`FEWEST_POPULATED` of the :data:`BINS`
-  equal-width bins of the reliability table each hold at least
-  :data:`POPULATED_SHARE` of the values. Almost everything then sits in one
-  bin (a token log-probability piled up near 1): a threshold has nothing to
-  spread, and the few values outside the pile decide every routing.
+- ``degenerate``: the values fill fewer than :data:`FEWEST_BINS` of the
+  :data:`BINS` equal-width bins of the reliability table, counted as the
+  effective number of bins ``1 / sum(share_b^2)`` (the inverse Simpson index
+  of the bins' shares: ``m`` bins equally full count ``m``, one bin holding 90%
+  counts about 1.2). Almost everything then sits in one bin (a token
+  log-probability piled up near 1): a threshold has little to spread, and the
+  few values outside the pile decide every routing.
 - ``undiscriminating``: the AUROC's DeLong 95% interval holds 0.5 (or cannot
   be drawn: fewer than two errors or two correct values): the signal is not
   shown to rank errors better than chance.
@@ -20,32 +22,34 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from rpa_sim.evaluate.metrics.calibration import ReliabilityTable
 from rpa_sim.route.signals.discrimination import Discrimination
 
-__all__ = ["BINS", "POPULATED_SHARE", "FEWEST_POPULATED", "ECE_BOUND", "VERDICTS", "verdicts", "populated_bins",
-           "in_words"]
+__all__ = ["BINS", "FEWEST_BINS", "ECE_BOUND", "VERDICTS", "verdicts", "effective_bins", "in_words"]
 
 #: Equal-width bins of the reliability table, the ECE and the degenerate rule (the project's default).
 BINS = 15
-#: A bin is populated when it holds at least this share of the values.
-POPULATED_SHARE = 0.05
-#: Fewer populated bins than this: degenerate.
-FEWEST_POPULATED = 2
+#: Fewer effective bins than this: degenerate.
+FEWEST_BINS = 2.0
 #: An ECE above this: miscalibrated.
 ECE_BOUND = 0.05
 #: The verdicts, in the order they are listed.
 VERDICTS = ("degenerate", "undiscriminating", "miscalibrated")
 
 
-def populated_bins(reliability: ReliabilityTable) -> int:
-    """The bins holding at least :data:`POPULATED_SHARE` of the values.
+def effective_bins(reliability: ReliabilityTable) -> float:
+    """How many bins the values fill: ``1 / sum(share_b^2)`` over the bins' shares of the values.
 
     >>> from rpa_sim.evaluate.metrics.calibration import reliability_table
-    >>> populated_bins(reliability_table([0.99] * 39 + [0.5], [1] * 40, n_bins=BINS))
-    1
+    >>> round(effective_bins(reliability_table([0.99] * 9 + [0.5], [1] * 10, n_bins=BINS)), 3)
+    1.22
+    >>> effective_bins(reliability_table([0.1, 0.5, 0.7, 0.99], [1] * 4, n_bins=BINS))
+    4.0
     """
-    return int((reliability.count >= POPULATED_SHARE * reliability.n).sum())
+    shares = reliability.count / reliability.n
+    return float(1.0 / np.sum(shares**2))
 
 
 def verdicts(found: Discrimination, reliability: ReliabilityTable | None) -> tuple[str, ...]:
@@ -60,7 +64,7 @@ def verdicts(found: Discrimination, reliability: ReliabilityTable | None) -> tup
     if reliability is None:
         return ()
     found_verdicts = []
-    if populated_bins(reliability) < FEWEST_POPULATED:
+    if effective_bins(reliability) < FEWEST_BINS:
         found_verdicts.append("degenerate")
     if found.holds_chance:
         found_verdicts.append("undiscriminating")
@@ -86,7 +90,8 @@ def in_words(found: Discrimination, reliability: ReliabilityTable | None, applyi
         biggest = int(reliability.count.argmax())
         share = reliability.count[biggest] / reliability.n
         parts.append(f"degenerate: {share:.0%} of its values sit in one bin "
-                     f"({reliability.lower[biggest]:.2f}-{reliability.upper[biggest]:.2f}), too few bins to route on")
+                     f"({reliability.lower[biggest]:.2f}-{reliability.upper[biggest]:.2f}), the equivalent of "
+                     f"{effective_bins(reliability):.1f} of {BINS} bins filled, too few to route on")
     if found.errors == 0 or found.correct == 0:
         parts.append(f"cannot be judged on ranking: every value here is {'right' if found.errors == 0 else 'wrong'}")
     elif "undiscriminating" in applying:
