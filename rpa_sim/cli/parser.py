@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, staffing
+from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, signals, staffing
 from rpa_sim.cli.options import NAMES_HELP, usage_message
 from rpa_sim.cli.output import one_line
 from rpa_sim.version import __version__
@@ -53,6 +53,6 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "policies.", epilog=NAMES_HELP)
     parser.add_argument("--version", action="version", version=f"rpa-sim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (scenarios, evaluation, records, export, staffing, monitoring, live):
+    for group in (scenarios, evaluation, signals, records, export, staffing, monitoring, live):
         group.add_parsers(commands)
     return parser

@@ -63,8 +63,8 @@ class SignalSummary:
         Those of :data:`~rpa_sim.route.signals.verdicts.VERDICTS` that apply.
     roc : tuple of two ndarrays
         :func:`~rpa_sim.route.signals.discrimination.roc_points`: errors and correct values auto-accepted.
-    cost : float
-        What the signal costs per value (0 unless costs are given).
+    cost : float or None
+        What the signal costs per value; None when it is not priced.
     """
 
     name: str
@@ -76,7 +76,7 @@ class SignalSummary:
     certified: CertifiedThreshold | None
     verdicts: tuple[str, ...]
     roc: tuple[np.ndarray, np.ndarray] = field(repr=False)
-    cost: float = 0.0
+    cost: float | None = None
 
     @property
     def ece(self) -> float:
@@ -90,8 +90,12 @@ class SignalSummary:
 
     @property
     def words(self) -> str:
-        """The verdicts in words (:func:`~rpa_sim.route.signals.verdicts.in_words`)."""
-        return in_words(self.discrimination, self.reliability, self.verdicts)
+        """The verdicts in words (:func:`~rpa_sim.route.signals.verdicts.in_words`), and whether certification
+        found a threshold."""
+        text = in_words(self.discrimination, self.reliability, self.verdicts)
+        if self.certified is not None and self.certified.threshold is None:
+            text += " No threshold of it is certified at these max_error and delta."
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain Python values, None for NaN (``rpa-sim signals --format json``'s rows)."""
@@ -188,7 +192,7 @@ def automation_of(certified: CertifiedThreshold) -> float:
 
 
 def summarise_signal(name: str, signal: ArrayLike, error: ArrayLike, *, certification: Certification | None = None,
-                     groups: ArrayLike | None = None, cost: float = 0.0) -> SignalSummary:
+                     groups: ArrayLike | None = None, cost: float | None = None) -> SignalSummary:
     """Measure one signal: AUROC with its interval, reliability, ECE, Brier, verdicts, certified automation.
 
     Parameters
@@ -202,8 +206,8 @@ def summarise_signal(name: str, signal: ArrayLike, error: ArrayLike, *, certific
         Certify a threshold (``rpa-sim certify``'s procedure); none without it.
     groups : array-like of int, shape (n,), optional
         The document of each value (kept together by the calibration split).
-    cost : float, default=0
-        What the signal costs per value.
+    cost : float, optional
+        What the signal costs per value (None: not priced).
 
     Examples
     --------
@@ -257,8 +261,8 @@ def analyse_signals(signals: Mapping[str, ArrayLike], error: ArrayLike, *, certi
     error, certification, groups
         As :func:`summarise_signal`.
     costs : mapping of str to float, optional
-        Cost per value of each signal (0 for one not named); the fused signal
-        costs the sum of all.
+        Cost per value of the signals priced; the fused signal costs the sum
+        of all (None unless every signal is priced).
     folds : int, default=5
         Cross-fitting folds of documents; the seed is the certification's (0 without).
 
@@ -274,20 +278,21 @@ def analyse_signals(signals: Mapping[str, ArrayLike], error: ArrayLike, *, certi
     """
     columns = signal_columns(signals)
     wrong = np.asarray(error, dtype=bool)
-    priced = dict(costs or {})
+    priced = {name: float(cost) for name, cost in (costs or {}).items()}
     summaries = []
     with stage("measuring signals", total=len(columns) + (len(columns) > 1 and fuse)) as advance:
         for name, column in columns.items():
             summaries.append(summarise_signal(name, column, wrong, certification=certification, groups=groups,
-                                              cost=float(priced.get(name, 0.0))))
+                                              cost=priced.get(name)))
             advance(1)
         fusion = None
         if fuse and len(columns) > 1:
             seed = 0 if certification is None else certification.seed
             fused = cross_fitted(columns, wrong, groups=groups, folds=folds, seed=seed)
             if not np.isnan(fused).all():
+                every = None if set(columns) - set(priced) else sum(priced[name] for name in columns)
                 summaries.append(summarise_signal(FUSED, fused, wrong, certification=certification, groups=groups,
-                                                  cost=float(sum(priced.get(name, 0.0) for name in columns))))
+                                                  cost=every))
                 fusion = fit_fusion(np.column_stack(list(columns.values())), ~wrong, tuple(columns))
             advance(1)
     return SignalsAnalysis(summaries=tuple(summaries), fusion=fusion, certification=certification)

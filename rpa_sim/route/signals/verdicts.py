@@ -73,6 +73,15 @@ def verdicts(found: Discrimination, reliability: ReliabilityTable | None) -> tup
     return tuple(found_verdicts)
 
 
+def _how_well(found: Discrimination) -> str:
+    """How an AUROC whose interval excludes 0.5 ranks, in words: backwards below 0.5, then by 0.6 and 0.9."""
+    if found.high < 0.5:
+        return "backwards (higher values are more often wrong)"
+    if found.auroc < 0.6:
+        return "only slightly better than chance"
+    return "well" if found.auroc >= 0.9 else "better than chance"
+
+
 def in_words(found: Discrimination, reliability: ReliabilityTable | None, applying: tuple[str, ...]) -> str:
     """What the verdicts mean for routing, in a sentence or two an operations manager reads at once.
 
@@ -102,8 +111,8 @@ def in_words(found: Discrimination, reliability: ReliabilityTable | None, applyi
             parts.append(f"undiscriminating: AUROC {found.auroc:.2f} from {found.errors} error(s) and "
                          f"{found.correct} correct value(s), too few to rule out chance")
     else:
-        how = "better than chance" if found.low > 0.5 else "backwards (higher values are more often wrong)"
-        parts.append(f"ranks errors {how}: AUROC {found.auroc:.2f} (95% interval {found.low:.2f}-{found.high:.2f})")
+        parts.append(f"ranks errors {_how_well(found)}: AUROC {found.auroc:.2f} "
+                     f"(95% interval {found.low:.2f}-{found.high:.2f})")
     if "miscalibrated" in applying:
         parts.append(f"miscalibrated: ECE {reliability.ece:.3f} above {ECE_BOUND:g}, so its numbers are not error "
                      f"rates (route on a certified threshold)")
