@@ -86,6 +86,10 @@ class CertifiedThreshold:
         certified); None without groups. Neither is a ``certify --json`` key
         (docs/formats.md fixes those) nor kept in ``summary.json``: the
         guarantee says them in words.
+    score : str
+        What the threshold applies to, as the guarantee names it: ``confidence``,
+        or a policy's knob such as ``signals.agreement``; kept in memory only
+        (the guarantee says it).
     """
 
     threshold: float | None
@@ -102,6 +106,7 @@ class CertifiedThreshold:
     at_threshold: AtThreshold | None = present_when("threshold")
     calibration_documents: int | None = unwritten()
     accepted_documents: int | None = unwritten()
+    score: str = field(default="confidence", compare=False, metadata={"unwritten": True})
 
     def __post_init__(self) -> None:
         if not self.guarantee:  # frozen: the one field made here, from the others
@@ -131,7 +136,7 @@ class CertifiedThreshold:
         if self.threshold is None:
             return f"{self._refusal()} {assumption}"
         text = (
-            f"Auto-accept iff confidence >= {self.threshold:g}. Guaranteed: with probability at least "
+            f"Auto-accept iff {self.score} >= {self.threshold:g}. Guaranteed: with probability at least "
             f"{1 - delta:g} over the draw of the calibration data, the error rate of auto-accepted items "
             f"is at most {eps:g} (Learn-then-Test, fixed sequence: {counted(self.accepted_errors, 'error')} among "
             f"{counted(self.accepted_n, 'auto-accepted calibration item')}{_from_documents(self.accepted_documents)}, "
@@ -172,7 +177,8 @@ def _from_documents(documents: int | None) -> str:
 
 def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: float, delta: float,
                       calibration_fraction: float = 0.5, seed: int = 0, groups: ArrayLike | None = None,
-                      candidates: ArrayLike | None = None, skip_untestable: bool = True) -> CertifiedThreshold:
+                      candidates: ArrayLike | None = None, skip_untestable: bool = True,
+                      score: str = "confidence") -> CertifiedThreshold:
     """Certify an auto-accept threshold whose error rate is at most ``max_error`` with probability ``1 - delta``.
 
     Parameters
@@ -213,6 +219,8 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
         candidate as METRICS.md §7 reads literally (valid without that
         assumption, for candidates fixed before seeing the data, but useful
         only with a coarse candidate grid whose strictest point accepts many items).
+    score : str, default="confidence"
+        What ``confidence`` is, as the guarantee names it (a signal, a policy's knob).
 
     Returns
     -------
@@ -257,7 +265,7 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
             threshold=None, max_error=eps, delta=risk, calibration_n=len(cal_conf), accepted_n=0,
             accepted_errors=0, p_value=None, upper_bound=None,
             holdout_auto_rate=0.0 if len(held_conf) else None, holdout_error=None,
-            calibration_documents=documents, accepted_documents=None if documents is None else 0)
+            calibration_documents=documents, accepted_documents=None if documents is None else 0, score=score)
     threshold = float(grid[passed])
     n, k = int(accepted[passed]), int(errors[passed])
     held_accepted = held_conf >= threshold
@@ -268,7 +276,8 @@ def certify_threshold(confidence: ArrayLike, error: ArrayLike, *, max_error: flo
         holdout_auto_rate=held_n / len(held_conf) if len(held_conf) else None,
         holdout_error=int(held_wrong[held_accepted].sum()) / held_n if held_n else None,
         calibration_documents=documents,
-        accepted_documents=None if cal_group is None else len(np.unique(cal_group[cal_conf >= threshold])))
+        accepted_documents=None if cal_group is None else len(np.unique(cal_group[cal_conf >= threshold])),
+        score=score)
 
 
 def certify_per_group(confidence: ArrayLike, error: ArrayLike, codes: ArrayLike, names: tuple[str, ...], *,
@@ -348,7 +357,7 @@ def certify_policy(sweeper: Sweeper, *, max_error: float, delta: float, calibrat
     result = certify_threshold(scores, table.errors()[kept], max_error=max_error, delta=delta,
                                calibration_fraction=calibration_fraction, seed=seed,
                                groups=None if units is None else units[kept],
-                               candidates=candidates if len(candidates) else None)
+                               candidates=candidates if len(candidates) else None, score=sweeper.policy.knob)
     if result.threshold is None:
         return result
     # the policy run in "certified" mode: its figures at the certified threshold

@@ -1,7 +1,8 @@
 """Review policies: which predictions a person reviews, as YAML files validated by pydantic.
 
 A policy routes an item to review when its ``review_if`` condition holds. The
-condition combines threshold tests on confidence, grounding and a document's
+condition combines threshold tests on confidence, grounding, a named signal
+(``signals: {agreement: sweep}``, or the ``fused`` signal) and a document's
 aggregate confidence with ``any_of`` / ``all_of``; exactly one threshold in it
 is the swept knob ``τ`` (written ``sweep``); every other setting is fixed.
 An optional ``reject_if`` condition (fixed thresholds only) takes items out of
@@ -19,6 +20,7 @@ all thresholds then comes from sorting the entries once (see :mod:`rpa_sim.route
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import numpy as np
@@ -118,15 +120,19 @@ class DocumentConfidence(StrictModel):
         return self.below == SWEEP
 
 
-_CONDITIONS = ("confidence", "grounding", "document_confidence", "any_of", "all_of")
+_CONDITIONS = ("confidence", "grounding", "signals", "document_confidence", "any_of", "all_of")
+#: The score of a ``signals`` test on the fused signal (docs/signals.md).
+FUSED = "fused"
 
 
 class Condition(StrictModel):
-    """One of: ``confidence``, ``grounding`` (a :class:`Threshold`), ``document_confidence``
-    (a :class:`DocumentConfidence`), ``any_of`` or ``all_of`` (conditions)."""
+    """One of: ``confidence``, ``grounding`` (a :class:`Threshold`), ``signals`` (one named signal and its
+    :class:`Threshold`), ``document_confidence`` (a :class:`DocumentConfidence`), ``any_of`` or ``all_of``
+    (conditions)."""
 
     confidence: Threshold | None = None
     grounding: Threshold | None = None
+    signals: dict[str, Threshold] | None = None
     document_confidence: DocumentConfidence | None = None
     any_of: list[Condition] | None = Field(default=None, min_length=1)
     all_of: list[Condition] | None = Field(default=None, min_length=1)
@@ -136,14 +142,37 @@ class Condition(StrictModel):
         given = [name for name in _CONDITIONS if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(f"a condition has exactly one of {', '.join(_CONDITIONS)}; got {given or 'none'}")
+        if self.signals is not None:
+            if len(self.signals) != 1:
+                raise ValueError(f"a signals test names exactly one signal (combine several with any_of or "
+                                 f"all_of); got {list(self.signals) or 'none'}")
+            if "confidence" in self.signals:
+                raise ValueError("the confidence is tested with `confidence:`, not as a signal")
         return self
+
+    @property
+    def signal(self) -> tuple[str, Threshold] | None:
+        """The named signal this condition tests and its threshold (None unless it is a ``signals`` test)."""
+        return None if self.signals is None else next(iter(self.signals.items()))
+
+    def own_test(self) -> Threshold | DocumentConfidence | None:
+        """This condition's own threshold test (None for a combinator)."""
+        signal = self.signal
+        return self.confidence or self.grounding or self.document_confidence or (signal and signal[1])
 
     def _tests(self) -> list[Threshold | DocumentConfidence]:
         """The threshold tests of this condition and of every condition within it."""
-        test = self.confidence or self.grounding or self.document_confidence
+        test = self.own_test()
         if test is not None:
             return [test]
         return [mine for child in self.any_of or self.all_of or () for mine in child._tests()]
+
+    def signal_names(self) -> list[str]:
+        """The named signals this condition and every condition within it test, in order, each once."""
+        if self.signals is not None:
+            return list(self.signals)
+        return list(dict.fromkeys(name for child in self.any_of or self.all_of or ()
+                                  for name in child.signal_names()))
 
     def sweeps(self) -> int:
         """How many thresholds of this condition are swept."""
@@ -154,11 +183,15 @@ class Condition(StrictModel):
         return any(isinstance(test, DocumentConfidence) for test in self._tests())
 
     def swept_score(self) -> str:
-        """``"confidence"``, ``"grounding"`` or ``"document_confidence"``: what the swept knob thresholds."""
+        """``"confidence"``, ``"grounding"``, ``"document_confidence"`` or ``"signals.NAME"``: what the swept knob
+        thresholds."""
         for name in ("confidence", "grounding", "document_confidence"):
             test = getattr(self, name)
             if test is not None and test.swept:
                 return name
+        signal = self.signal
+        if signal is not None and signal[1].swept:
+            return f"signals.{signal[0]}"
         for child in self.any_of or self.all_of or ():
             if child.sweeps():
                 return child.swept_score()
@@ -237,8 +270,15 @@ class Policy(StrictModel):
 
     @property
     def knob(self) -> str:
-        """What the swept threshold applies to: ``"confidence"`` or ``"grounding"``."""
+        """What the swept threshold applies to: ``"confidence"``, ``"grounding"``, ``"document_confidence"`` or a
+        signal, ``"signals.NAME"``."""
         return self.review_if.swept_score()
+
+    def signal_names(self) -> list[str]:
+        """The named signals the policy's conditions test (``fused`` included), in order, each once."""
+        conditions = (self.review_if, self.reject_if)
+        return list(dict.fromkeys(name for condition in conditions if condition is not None
+                                  for name in condition.signal_names()))
 
 
 Condition.model_rebuild()
@@ -301,12 +341,14 @@ class CompiledPolicy:
 class _Items:
     """What conditions test, per item: the scores, the field codes and the documents."""
 
-    def __init__(self, *, confidence: np.ndarray, grounding: np.ndarray, fields: np.ndarray,
-                 field_names: tuple[str, ...], units: np.ndarray | None, document_types: np.ndarray | None,
-                 document_type_names: tuple[str, ...], missing_confidence: str | float | None) -> None:
+    def __init__(self, *, confidence: np.ndarray, grounding: np.ndarray, signals: Mapping[str, np.ndarray],
+                 fields: np.ndarray, field_names: tuple[str, ...], units: np.ndarray | None,
+                 document_types: np.ndarray | None, document_type_names: tuple[str, ...],
+                 missing_confidence: str | float | None) -> None:
         if isinstance(missing_confidence, float):
             confidence = np.where(np.isnan(confidence), missing_confidence, confidence)
         self.scores = {"confidence": confidence, "grounding": grounding}
+        self.signals = signals
         #: what an unknown confidence does in a review test: "review" (holds) or "accept" (does not)
         self.missing_confidence = missing_confidence
         self.fields = fields
@@ -375,6 +417,10 @@ def _entry(condition: Condition, items: _Items, policy: Policy, *, rejecting: bo
         test = getattr(condition, score)
         if test is not None:
             return _threshold_entry(test, items.scores[score], items, review_unknown[score] and not rejecting)
+    signal = condition.signal
+    if signal is not None:
+        name, threshold = signal
+        return _threshold_entry(threshold, items.signals[name], items, threshold.missing == "review" and not rejecting)
     if condition.document_confidence is not None:
         units = items.units
         if units is None:
@@ -404,8 +450,8 @@ def _whole_documents(entry: np.ndarray, units: np.ndarray | None, policy: Policy
 
 def compile_policy(policy: Policy, *, confidence: np.ndarray, grounding: np.ndarray, fields: np.ndarray,
                    field_names: tuple[str, ...], units: np.ndarray | None = None,
-                   document_types: np.ndarray | None = None,
-                   document_type_names: tuple[str, ...] = ()) -> CompiledPolicy:
+                   document_types: np.ndarray | None = None, document_type_names: tuple[str, ...] = (),
+                   signals: Mapping[str, np.ndarray] | None = None) -> CompiledPolicy:
     """Entry thresholds of every item under ``policy``, and the items it rejects.
 
     Parameters
@@ -422,6 +468,9 @@ def compile_policy(policy: Policy, *, confidence: np.ndarray, grounding: np.ndar
         Per-item document type code, indexing ``document_type_names``; needed
         when the policy sets thresholds by document type.
     document_type_names : tuple of str, default=()
+    signals : mapping of str to ndarray, optional
+        Per-item named signals (NaN where an item lacks one), ``fused`` among them when the policy tests it:
+        every signal the policy names (:meth:`Policy.signal_names`) must be carried by some item.
 
     Examples
     --------
@@ -450,13 +499,18 @@ def compile_policy(policy: Policy, *, confidence: np.ndarray, grounding: np.ndar
                 known = ", ".join(repr(n) for n in document_type_names if n) or "none"
                 raise InputError(f"policy {policy.name!r} sets a threshold for document type {name!r}, which no "
                                  f"record has (document types: {known})")
+    carried = {name: column for name, column in (signals or {}).items() if not np.isnan(column).all()}
+    for name in policy.signal_names():
+        if name not in carried:
+            raise InputError(f"policy {policy.name!r} routes on signal {name!r}, which no value carries (signals: "
+                             f"{', '.join(repr(known) for known in carried) or 'none'})")
     unknown = int(np.count_nonzero(np.isnan(confidence)))
     if unknown and policy.missing_confidence is None:
         raise InputError(f"{unknown:,} prediction{'s have' if unknown > 1 else ' has'} no confidence, and policy "
                          f"{policy.name!r} does not say what to do with them: set missing_confidence: review, "
                          "accept or a number")
-    items = _Items(confidence=confidence, grounding=grounding, fields=fields, field_names=field_names, units=units,
-                   document_types=document_types, document_type_names=document_type_names,
+    items = _Items(confidence=confidence, grounding=grounding, signals=carried, fields=fields, field_names=field_names,
+                   units=units, document_types=document_types, document_type_names=document_type_names,
                    missing_confidence=policy.missing_confidence)
     rejected = None
     entry = _entry(policy.review_if, items, policy)

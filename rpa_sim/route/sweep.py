@@ -346,7 +346,7 @@ class Sweeper:
         self.compiled = compile_policy(policy, confidence=table.confidence, grounding=table.grounding,
                                        fields=table.field_codes, field_names=table.field_names,
                                        units=table.review_units, document_types=table.document_type_codes,
-                                       document_type_names=table.document_types)
+                                       document_type_names=table.document_types, signals=_signals(table, policy))
         self.n = len(table)
         self._rejected = self.compiled.rejected
         self._rejected_units = _rejected_units(table, self._rejected)
@@ -637,6 +637,16 @@ def _selection(sweeper: Sweeper) -> _Selection:
             doc_added[first[joined]] = units[starts[joined]]
         return _Selection(n, added, None, doc_added, None)
     return _budget_selection(order, sweeper.compiled.entry, confidence, units, limit)
+
+
+def _signals(table: OutcomeTable, policy: Policy) -> dict[str, np.ndarray]:
+    """The named signals the policy routes on (the fused one fitted only when it is named)."""
+    names = policy.signal_names()
+    if not names:
+        return dict(table.signals)
+    from rpa_sim.route.signals.table import routing_signals  # noqa: PLC0415  (the fusion's scipy.optimize)
+
+    return routing_signals(table, names)
 
 
 def _budget_selection(order: np.ndarray, entry: np.ndarray, confidence: np.ndarray, units: np.ndarray | None,

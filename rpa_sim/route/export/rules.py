@@ -13,6 +13,10 @@ combine by their maximum, field by field; in ``all_of`` by their minimum. A chil
 something else (grounding, a document's aggregate) is a rule left out, and the note says which way
 that moves the reviews: leaving a child out of ``any_of`` reviews fewer values than the policy,
 out of ``all_of`` more.
+
+A policy whose swept knob is a named signal (``signals: {agreement: sweep}``) states its thresholds on that
+signal instead (:attr:`PolicyAt.score`): the platform must then be fed the signal as each value's
+confidence, which every export says in a note and in its metadata (``score``).
 """
 
 from __future__ import annotations
@@ -101,6 +105,8 @@ class PolicyAt:
         Those of ``reject_if`` (a reject band), None without one or when it tests no confidence.
     rules : tuple of Rule
         Everything else the policy says.
+    score : str
+        What the thresholds apply to: ``confidence``, or the named signal the policy sweeps.
     """
 
     policy: Policy
@@ -109,6 +115,7 @@ class PolicyAt:
     review: Thresholds | None
     reject: Thresholds | None
     rules: tuple[Rule, ...]
+    score: str = "confidence"
 
     def document_types(self) -> list[str]:
         """The document types that have thresholds of their own, in the policy's order."""
@@ -148,10 +155,12 @@ def policy_at(policy: Policy, threshold: float, *, source: str) -> PolicyAt:
     ...                                                                   "policy reviews")
     (['grounding'], True)
     """
-    review, rules = _reduce(policy.review_if, threshold, "review_if")
+    knob = policy.knob
+    score = knob.removeprefix("signals.") if knob.startswith("signals.") else "confidence"
+    review, rules = _reduce(policy.review_if, threshold, "review_if", score)
     reject = None
     if policy.reject_if is not None:
-        reject, left_out = _reduce(policy.reject_if, threshold, "reject_if")
+        reject, left_out = _reduce(policy.reject_if, threshold, "reject_if", score)
         rules.append(Rule("reject_if", f"reject_if: {_words(policy.reject_if, threshold)} (such a value leaves the "
                                        f"automated flow: neither reviewed nor accepted)"))
         # the parts of a reject band that thresholds do not state matter only where the band's thresholds are stated
@@ -173,19 +182,24 @@ def policy_at(policy: Policy, threshold: float, *, source: str) -> PolicyAt:
                 else f"counts as the confidence {setting:g}")
         rules.append(Rule("missing_confidence", f"missing_confidence: {policy.missing_confidence} (a value without "
                                                 f"a confidence {does})"))
-    return PolicyAt(policy, threshold, source, review, reject, tuple(rules))
+    return PolicyAt(policy, threshold, source, review, reject, tuple(rules), score)
 
 
-def _reduce(condition: Condition, threshold: float, where: str) -> tuple[Thresholds | None, list[Rule]]:
-    """The confidence thresholds a condition states, and the tests it holds that are not confidence tests."""
-    if condition.confidence is not None:
+def _reduce(condition: Condition, threshold: float, where: str,
+            score: str) -> tuple[Thresholds | None, list[Rule]]:
+    """The thresholds a condition states on ``score`` (the confidence or a signal), and its other tests."""
+    signal = condition.signal
+    if score == "confidence" and condition.confidence is not None:
         return _thresholds(condition.confidence, threshold), []
-    if condition.grounding is not None or condition.document_confidence is not None:
-        name = "grounding" if condition.grounding is not None else "document_confidence"
+    if signal is not None and signal[0] == score:
+        return _thresholds(signal[1], threshold), []
+    if condition.own_test() is not None:
+        name = next(name for name in ("confidence", "grounding", "document_confidence")
+                    if getattr(condition, name) is not None) if signal is None else f"signals.{signal[0]}"
         return None, [Rule(name, f"{where}: {_words(condition, threshold)}")]
     children = _children(condition)
     combinator = "any_of" if condition.any_of else "all_of"
-    reduced = [_reduce(child, threshold, where) for child in children]
+    reduced = [_reduce(child, threshold, where, score) for child in children]
     stated = [rules for rules, _ in reduced if rules is not None]
     left_out = [rule for _, rules in reduced for rule in rules]
     if not stated:
@@ -231,21 +245,23 @@ def _children(condition: Condition) -> list[Condition]:
 
 def _words(condition: Condition, threshold: float) -> str:
     """A condition in words, ``τ`` shown with its value."""
-    test = condition.confidence or condition.grounding or condition.document_confidence
+    test = condition.own_test()
     if test is None:
         combinator = "any of" if condition.any_of else "all of"
         return f"{combinator} ({'; '.join(_words(child, threshold) for child in _children(condition))})"
     below = f"τ = {threshold:g}" if test.swept else f"{test.below:g}"
     if isinstance(test, DocumentConfidence):
         return f"the document's {test.aggregate.replace('_', ' ')} confidence below {below}"
-    score = "confidence" if condition.confidence is not None else "grounding"
+    signal = condition.signal
+    score = ("confidence" if condition.confidence is not None else "grounding" if signal is None
+             else f"the signal {signal[0]!r}")
     words = f"{score} below {below}"
     named = [f"{len(test.fields)} field{'s' if len(test.fields) != 1 else ''}"] if test.fields else []
     named += [f"{len(test.document_types)} document type{'s' if len(test.document_types) != 1 else ''}"] \
         if test.document_types else []
     if named:
         words += f" (thresholds of their own for {' and '.join(named)})"
-    if condition.grounding is not None:
+    if condition.grounding is not None or signal is not None:
         words += f" (a value without one is {'reviewed' if test.missing == 'review' else 'accepted'})"
     return words
 
@@ -306,6 +322,11 @@ def notes_for(platform: str, at: PolicyAt, *, states: Iterable[str], document_ty
     notes = [f"{platform} cannot state {rule.text}" + (f"; {advice[rule.name]}" if rule.name in advice else "")
              for rule in at.rules if rule.name not in stated
              and not (rule.name.startswith("reject_if.") and "reject_if" not in stated)]
+    if at.score != "confidence":
+        made = (" (rpa-sim's monotone combination of the data's signals, whose weights rpa-sim signals --json "
+                "gives: the pipeline computes it)" if at.score == "fused" else "")
+        notes.insert(0, f"the thresholds apply to the signal {at.score!r}{made}: the platform must be fed that "
+                        f"signal as each value's confidence, in place of the model's confidence")
     types = at.document_types()
     if types and document_type is None and "document_types" not in stated:
         notes.append(f"{platform} cannot state thresholds by document type ({', '.join(types)}): the policy-wide "
@@ -318,5 +339,7 @@ def notes_for(platform: str, at: PolicyAt, *, states: Iterable[str], document_ty
 
 def metadata(at: PolicyAt, notes: Sequence[str], **more: Any) -> dict[str, Any]:
     """What an export says about itself where its format has room: the policy, ``τ``, its source and the notes."""
+    # the score is said when it is a signal: exports of confidence policies stay as they were
+    score = {} if at.score == "confidence" else {"score": at.score}
     return {"policy": at.policy.name, "threshold": at.threshold, "threshold_from": at.source, "knob": at.policy.knob,
-            **more, "notes": list(notes)}
+            **score, **more, "notes": list(notes)}

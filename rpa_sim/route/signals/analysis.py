@@ -152,14 +152,14 @@ def brier_score(signal: ArrayLike, error: ArrayLike) -> float:
 
 
 def certified_automation(signal: ArrayLike, error: ArrayLike, certification: Certification, *,
-                         groups: ArrayLike | None = None) -> CertifiedThreshold:
+                         groups: ArrayLike | None = None, score: str = "the signal") -> CertifiedThreshold:
     """The Learn-then-Test threshold of routing on ``signal`` (auto-accept iff ``signal >= threshold``).
 
     Exactly ``rpa-sim certify`` with the signal as the confidence
     (:func:`~rpa_sim.route.certify.certify_threshold`, same split, same
     candidates). A value without the signal (NaN) is never auto-accepted: it
     is certified as ``certify --policy`` certifies a policy that reviews
-    values without a confidence (scored 0, candidates above 0).
+    values without a confidence (scored 0, candidates above 0). ``score`` names the signal in the guarantee.
 
     Examples
     --------
@@ -172,7 +172,7 @@ def certified_automation(signal: ArrayLike, error: ArrayLike, certification: Cer
     missing = np.isnan(score)
     settings: dict[str, Any] = {"max_error": certification.max_error, "delta": certification.delta,
                                 "calibration_fraction": certification.calibration_fraction,
-                                "seed": certification.seed, "groups": groups}
+                                "seed": certification.seed, "groups": groups, "score": score}
     if not missing.any():
         return certify_threshold(score, error, **settings)
     candidates = np.unique(score[~missing])
@@ -221,7 +221,8 @@ def summarise_signal(name: str, signal: ArrayLike, error: ArrayLike, *, certific
     known, known_wrong = score[carried], wrong[carried]
     found = discrimination(known, known_wrong)
     reliability = reliability_table(known, ~known_wrong, n_bins=BINS) if len(known) else None
-    certified = None if certification is None else certified_automation(score, wrong, certification, groups=groups)
+    certified = None if certification is None else certified_automation(score, wrong, certification, groups=groups,
+                                                                         score=name)
     return SignalSummary(name=name, values=len(score), carried=int(carried.sum()), discrimination=found,
                          reliability=reliability, brier=brier_score(known, known_wrong), certified=certified,
                          verdicts=verdicts(found, reliability), roc=roc_points(known, known_wrong), cost=cost)
