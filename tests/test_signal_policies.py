@@ -113,7 +113,7 @@ def test_an_export_names_the_signal_the_platform_must_be_fed(tmp_path, capsys):
     out = tmp_path / "rules.yaml"
     status, _, err = run_cli(capsys, "export-policy", "thresholds", "--policy", tmp_path / "p.yaml",
                              "--threshold", "0.7", "--out", out)
-    assert status == 0
+    assert status == 0 and "note: the thresholds apply to the signal 'agreement'" in err
     written = yaml.safe_load(out.read_text())
     assert written["score"] == "agreement" and written["review_below"]["default"] == 0.7
     assert "the platform must be fed that signal as each value's confidence" in written["notes"][0]

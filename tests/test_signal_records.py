@@ -60,8 +60,7 @@ def test_a_signal_outside_the_unit_interval_is_one_line_naming_file_line_record_
                        _kie(lambda i: {"signals": {"agreement": 1.5}} if i == 1 else {}, record_id="r2"))
     status, _, err = run_cli(capsys, "score", path)
     assert status == 1 and len(err.strip().splitlines()) == 1
-    assert "records.jsonl" in err and "line 2" in err and "r2" in err and "signals.agreement" in err
-    assert "1.5" in err
+    assert "records.jsonl: line 2 (id r2): prediction.entities[1].signals.agreement: 1.5 is not in [0, 1]" in err
 
 
 # -- the outcome tables -----------------------------------------------------------------------------------------

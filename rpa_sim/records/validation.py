@@ -26,7 +26,7 @@ __all__ = ["RecordBatch", "validated"]
 _MODELS: dict[str, type[KIERecord] | type[VQARecord]] = {"kie": KIERecord, "vqa": VQARecord}
 # The field scoring needs from the ground-truth side; the other side is always "prediction".
 _TRUTH_SIDE = {"kie": "ground_truth", "vqa": "answers"}
-_UNIT_FIELDS = frozenset({"confidence", "grounding"})
+_UNIT_FIELDS = frozenset({"confidence", "grounding", "signal"})
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,8 @@ def _invalid(exc: ValidationError, pair: Pair) -> Problem:
     # A union reports one error per alternative at the same place: word them together.
     alternatives = [error["type"] for error in errors if _raw_steps(error["loc"], data) == steps]
     names = [step for step in steps if isinstance(step, str)]
-    leaf = names[-1] if names else "record"
+    # a value's named signal is counted as a signal, whatever its name
+    leaf = "signal" if names[-2:-1] == ["signals"] else names[-1] if names else "record"
     problem, kind = _describe(first, leaf, alternatives)
     line = pair.line_of(names[0]) if names else pair.truth
     return bad(problem, kind, line, field=_format_steps(steps) or None)

@@ -22,7 +22,7 @@ from rpa_sim.common.progress import stage
 from rpa_sim.evaluate.metrics.calibration import ReliabilityTable, reliability_table
 from rpa_sim.route.certify import CertifiedThreshold, certify_threshold
 from rpa_sim.route.signals.discrimination import Discrimination, discrimination, roc_points
-from rpa_sim.route.signals.fusion import FOLDS, FusionModel, cross_fitted, fit_fusion
+from rpa_sim.route.signals.fusion import FOLDS, FusionModel, cross_fit
 from rpa_sim.route.signals.verdicts import BINS, in_words, verdicts
 
 __all__ = ["Certification", "SignalSummary", "SignalsAnalysis", "FUSED", "brier_score", "certified_automation",
@@ -118,8 +118,8 @@ class SignalsAnalysis:
     summaries : tuple of SignalSummary
         The signals in the order given, then :data:`FUSED`.
     fusion : FusionModel or None
-        The fusion fitted on every value, to show what it leans on (the fused
-        scores themselves are cross-fitted); None without a fused signal.
+        The folds' fusion models averaged, to show what the fused signal leans
+        on; None without a fused signal.
     certification : Certification or None
     """
 
@@ -289,12 +289,12 @@ def analyse_signals(signals: Mapping[str, ArrayLike], error: ArrayLike, *, certi
         fusion = None
         if fuse and len(columns) > 1:
             seed = 0 if certification is None else certification.seed
-            fused = cross_fitted(columns, wrong, groups=groups, folds=folds, seed=seed)
-            if not np.isnan(fused).all():
+            fitted = cross_fit(columns, wrong, groups=groups, folds=folds, seed=seed)
+            if fitted.model is not None:
                 every = None if set(columns) - set(priced) else sum(priced[name] for name in columns)
-                summaries.append(summarise_signal(FUSED, fused, wrong, certification=certification, groups=groups,
-                                                  cost=every))
-                fusion = fit_fusion(np.column_stack(list(columns.values())), ~wrong, tuple(columns))
+                summaries.append(summarise_signal(FUSED, fitted.scores, wrong, certification=certification,
+                                                  groups=groups, cost=every))
+                fusion = fitted.model
             advance(1)
     return SignalsAnalysis(summaries=tuple(summaries), fusion=fusion, certification=certification)
 
