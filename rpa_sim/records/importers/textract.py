@@ -167,8 +167,9 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "receipt.json"
     >>> _ = path.write_text(json.dumps(response))
     >>> records, report = import_textract_expense(path)
-    >>> [(r.id, r.prediction.entities) for r in records]
-    [('receipt-1', [PredictedEntity(key='TOTAL', value='$9.50', confidence=0.995, grounding=None, evidence=None)])]
+    >>> [(r.id, r.prediction.entities) for r in records]  # doctest: +NORMALIZE_WHITESPACE
+    [('receipt-1', [PredictedEntity(key='TOTAL', value='$9.50', confidence=0.995, grounding=None, evidence=None,
+                                    signals=None)])]
     """
     source = Path(source)
     if predictions is not None:
