@@ -12,6 +12,10 @@ five fits each) is timed too, from the table, but is not part of the target: it 
 fused signals.
 
     python benchmarks/bench_signals.py [--n 20000] [--repeat 3] [--folder DIR]
+
+Measured (best of 2, CPU seconds, a shared 2-core machine at load 12): from the records ``score`` 7.21,
+``signals`` 9.48 (1.31x); from the table ``score`` 0.44, ``signals`` 3.66 (8.4x: ``score`` on a table
+reads little more than its counts); ``signals --costs`` with six candidates 55.6 (docs/signals.md).
 """
 
 from __future__ import annotations
