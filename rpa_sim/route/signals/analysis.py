@@ -134,8 +134,8 @@ class SignalsAnalysis:
         raise KeyError(name)
 
     def best(self) -> SignalSummary | None:
-        """The single signal (not the fused one) with the highest certified automation, then AUROC; None when
-        nothing is certified."""
+        """The single signal (not the fused one) with the highest certified automation, then AUROC; None without
+        certification."""
         singles = [s for s in self.summaries if s.name != FUSED and s.automation is not None]
         return max(singles, key=lambda s: (s.automation, _number(s.discrimination.auroc) or 0.0), default=None)
 
