@@ -32,6 +32,11 @@ Mapping (one KIE record per analysed document; ``docs/importers/azure-di.md``):
   (:func:`typed_value`), the text when there is none. Both fallbacks counted.
 - confidence: the field's ``confidence``; a field without one gets a missing
   confidence (null), never the 1.0 that the SDKs' models default to.
+- signals: ``ocr``, the lowest ``confidence`` of the OCR words the field's
+  text spans (v3: the words whose ``span`` overlaps the field's ``spans``;
+  v2.1: the words its ``elements`` name), when the response gives them
+  (:mod:`~rpa_sim.records.importers.word_confidence`); the service gives no
+  other score per field.
 - evidence: each box of the field (v2.1 ``boundingBox`` on ``page``, v3 each
   bounding region), as the axis-aligned box around the polygon, in the page's
   own unit (pixel for images, inch for PDFs), page index = page number - 1.
@@ -62,6 +67,7 @@ from rpa_sim.records.importers.service import (
     source_files,
     value_text,
 )
+from rpa_sim.records.importers.word_confidence import OCR_SIGNAL, WordConfidences
 from rpa_sim.records.models import (
     Box,
     Document,
@@ -236,6 +242,9 @@ def _noted(records: Iterator[KIERecord], stats: Counter[str], options: _Options,
     if stats["no_confidence"]:
         report.notes.append("fields without a confidence, written with a missing confidence (null, not the SDKs' "
                             f"default of 1.0; set missing_confidence in the policy): {stats['no_confidence']}")
+    if stats["ocr"]:
+        report.notes.append(f"fields with the signal ocr, the lowest confidence of the OCR words of their text: "
+                            f"{stats['ocr']}")
     if stats["currency"] and options.value == "typed":
         report.notes.append(f"currency values written as their amount (symbol and code dropped): {stats['currency']}")
     units = sorted(unit for unit in ("pixel", "inch") if stats[f"unit {unit}"])
@@ -260,6 +269,9 @@ class _Result(FieldChecks):
         self.version: str | None = None
         #: whether v3 boxes are boundingBox (the 2021 and 2022 previews), not polygon
         self.preview = False
+        #: the OCR words' confidences: by text span (v3), by reference ``#/readResults/0/lines/1/words/2`` (v2.1)
+        self.word_spans = WordConfidences()
+        self.word_references: dict[str, float] = {}
 
     def error(self, field: str, problem: str) -> InputError:
         if problem.startswith(_SHAPE_PROBLEMS):
@@ -383,8 +395,25 @@ class _Result(FieldChecks):
         if value is None:
             self.unmapped[_NO_VALUE] += 1
             return None
+        ocr = self.ocr(field, where)
+        self.stats["ocr"] += ocr is not None
         return PredictedEntity(key=key, value=value, confidence=self.confidence(field, where),
-                               evidence=self.evidence(field, where) or None)
+                               evidence=self.evidence(field, where) or None,
+                               signals=None if ocr is None else {OCR_SIGNAL: ocr})
+
+    def ocr(self, field: dict[str, Any], where: str) -> float | None:
+        """The lowest confidence of the OCR words of the field's text; None when the response does not say."""
+        if "spans" in field:
+            spans = []
+            for index, raw in enumerate(self.as_list(field["spans"], f"{where}.spans")):
+                span = self.as_object(raw, f"{where}.spans[{index}]")
+                offset, length = (self.as_number(self.required(span, name, f"{where}.spans[{index}]"),
+                                                 f"{where}.spans[{index}].{name}") for name in ("offset", "length"))
+                spans.append((int(offset), int(offset + length)))
+            return self.word_spans.lowest(spans)
+        found = [self.word_references[reference] for reference in field.get("elements") or ()
+                 if isinstance(reference, str) and reference in self.word_references]
+        return min(found) if found else None
 
     def value(self, field: dict[str, Any], where: str) -> str | None:
         text = field.get("content", field.get("text"))
@@ -486,6 +515,7 @@ class _Result(FieldChecks):
         words = []
         for word_where, raw in raw_words:
             word = self.as_object(raw, word_where)
+            self.word_confidence(word, word_where)
             text_key = "content" if "content" in word else "text"
             # v3 and later: a polygon; v2.1 and the 2021 and 2022 previews: a boundingBox of 8 numbers
             shape = "boundingBox" if "boundingBox" in word or text_key == "text" else "polygon"
@@ -496,6 +526,22 @@ class _Result(FieldChecks):
             # fields shared, which halves a word's memory (a result may hold millions)
             words.append(Word.model_construct(_WORD_FIELDS, text=text, bbox=box))
         return words
+
+
+    def word_confidence(self, word: dict[str, Any], where: str) -> None:
+        """Keep a word's confidence under its text span (v3) or its reference (v2.1), for :meth:`ocr`."""
+        if word.get("confidence") is None:
+            return
+        confidence = self.as_number(word["confidence"], f"{where}.confidence")
+        if not 0.0 <= confidence <= 1.0:
+            raise self.error(f"{where}.confidence", f"{show(word['confidence'])} is not in [0, 1]")
+        span = word.get("span")
+        if isinstance(span, dict) and isinstance(span.get("offset"), int) and isinstance(span.get("length"), int):
+            self.word_spans.add(span["offset"], span["offset"] + span["length"], confidence)
+        elif where.startswith("analyzeResult.readResults[") or where.startswith("readResults["):
+            # v2.1 elements name a word by its place: #/readResults/0/lines/1/words/2
+            self.word_references["#/" + where.removeprefix("analyzeResult.").replace("[", "/").replace("]", "")
+                                 .replace(".", "/")] = confidence
 
 
 def _plain_numbers(values: list[Any]) -> list[float] | None:

@@ -39,6 +39,10 @@ Mapping (one KIE record per document; ``docs/importers/google-docai.md``):
 - confidence: ``confidence``; an entity without one gets a missing confidence
   (null). Document AI writes JSON from protocol buffers, which leave out a
   confidence of exactly 0: a policy's ``missing_confidence: 0`` reads it so.
+- signals: ``ocr``, the lowest ``layout.confidence`` of the OCR tokens whose
+  text anchors overlap the entity's ``textAnchor``, when the pages give
+  tokens with confidences (:mod:`~rpa_sim.records.importers.word_confidence`);
+  the service gives no other score per entity.
 - evidence: each page reference with a ``boundingPoly``, its box in the
   page's pixels (normalized vertices times the page's ``dimension``, or its
   ``image`` size when it has no dimension; a vertex's coordinate left out is
@@ -70,6 +74,7 @@ from rpa_sim.records.importers.service import (
     read_joins,
 )
 from rpa_sim.records.importers.textract import PAGE_SIZE
+from rpa_sim.records.importers.word_confidence import OCR_SIGNAL, WordConfidences
 from rpa_sim.records.models import (
     Box,
     Document,
@@ -247,6 +252,9 @@ def _noted(records: Iterator[KIERecord], stats: Counter[str], options: _Options,
         missing, used = ("mentionText", "normalizedValue.text") if options.value == "mention" else (
             "normalizedValue.text", "mentionText")
         report.notes.append(f"entities without a {missing}, whose {used} is the value: {stats['fallback']}")
+    if stats["ocr"]:
+        report.notes.append(f"entities with the signal ocr, the lowest confidence of the OCR tokens of their text: "
+                            f"{stats['ocr']}")
     if stats["no_confidence"]:
         report.notes.append("entities without a confidence, written with a missing confidence (null; protocol "
                             "buffers' JSON also leaves out a confidence of 0: missing_confidence: 0 reads it so): "
@@ -282,6 +290,8 @@ class _Shard(FieldChecks):
         #: where the shard's pages start among the document's, and their sizes (None: no size)
         self.first_page = 0
         self.page_sizes: list[tuple[float, float] | None] = []
+        #: the tokens' confidences by text span, for an entity's ``ocr`` signal
+        self.token_confidences = WordConfidences()
 
     def document_of(self, data: Any) -> dict[str, Any]:
         """The ``Document`` of a file: the file itself, or its ``document`` (a ``ProcessResponse``)."""
@@ -380,7 +390,12 @@ class _Shard(FieldChecks):
         token = self.as_object(raw, where)
         layout = self.as_object(self.member(token, "layout", where), self.step(where, token, "layout"))
         layout_where = self.step(where, token, "layout")
-        text = self.anchored_text(self.get(layout, "textAnchor", {}), self.step(layout_where, layout, "textAnchor"))
+        anchor_where = self.step(layout_where, layout, "textAnchor")
+        text = self.anchored_text(self.get(layout, "textAnchor", {}), anchor_where)
+        if self.get(layout, "confidence") is not None:
+            confidence = self.unit(layout, self.step(layout_where, layout, "confidence"))
+            for start, end in self.segments(self.get(layout, "textAnchor", {}), anchor_where):
+                self.token_confidences.add(start, end, confidence)
         if not text.strip():
             return None
         box = self.box(self.member(layout, "boundingPoly", layout_where), self.step(layout_where, layout,
@@ -388,18 +403,23 @@ class _Shard(FieldChecks):
         return Word(text=text.strip(), bbox=box)
 
     def anchored_text(self, raw: Any, where: str) -> str:
+        text = self.text
+        return "".join(text[start:end] for start, end in self.segments(raw, where))
+
+    def segments(self, raw: Any, where: str) -> list[tuple[int, int]]:
+        """A text anchor's ``[start, end)`` segments of the text."""
         anchor = self.as_object(raw, where)
-        text, pieces = self.text, []
+        length, found = len(self.text), []
         segments_where = self.step(where, anchor, "textSegments")
         for index, raw_segment in enumerate(self.as_list(self.get(anchor, "textSegments", []), segments_where)):
             segment_where = f"{segments_where}[{index}]"
             segment = self.as_object(raw_segment, segment_where)
             start, end = (self.count(self.get(segment, name, 0), self.step(segment_where, segment, name))
                           for name in ("startIndex", "endIndex"))
-            if not start <= end <= len(text):
-                raise self.error(segment_where, f"[{start}, {end}) is not within the text's {len(text)} characters")
-            pieces.append(text[start:end])
-        return "".join(pieces)
+            if not start <= end <= length:
+                raise self.error(segment_where, f"[{start}, {end}) is not within the text's {length} characters")
+            found.append((start, end))
+        return found
 
     def box(self, raw: Any, where: str, size: tuple[float, float] | None) -> Box:
         """A bounding polygon's box in page pixels: normalized vertices times the page size, else pixel vertices."""
@@ -475,8 +495,13 @@ class _Shard(FieldChecks):
         if value is None:
             self.unmapped[_NO_VALUE] += 1
             return None
+        ocr = (self.token_confidences.lowest(self.segments(self.get(entity, "textAnchor"),
+                                                           self.step(where, entity, "textAnchor")))
+               if self.key(entity, "textAnchor") in entity else None)
+        self.stats["ocr"] += ocr is not None
         return PredictedEntity(key=key, value=value, confidence=self.confidence(entity, where),
-                               evidence=self.evidence(entity, where) or None)
+                               evidence=self.evidence(entity, where) or None,
+                               signals=None if ocr is None else {OCR_SIGNAL: ocr})
 
     def value(self, entity: dict[str, Any], where: str) -> str | None:
         mention = self.get(entity, "mentionText")
@@ -497,9 +522,13 @@ class _Shard(FieldChecks):
         if entity.get("confidence") is None:
             self.stats["no_confidence"] += 1
             return None
-        confidence = self.as_number(entity["confidence"], f"{where}.confidence")
+        return self.unit(entity, f"{where}.confidence")
+
+    def unit(self, container: dict[str, Any], where: str) -> float:
+        """``container``'s ``confidence``, a number in [0, 1] (``where`` names it)."""
+        confidence = self.as_number(container["confidence"], where)
         if not 0.0 <= confidence <= 1.0:
-            raise self.error(f"{where}.confidence", f"{show(entity['confidence'])} is not in [0, 1]")
+            raise self.error(where, f"{show(container['confidence'])} is not in [0, 1]")
         return confidence
 
     def evidence(self, entity: dict[str, Any], where: str) -> list[Evidence]:
