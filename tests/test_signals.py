@@ -159,6 +159,8 @@ def test_values_without_the_signal_are_never_auto_accepted():
     assert found.threshold is not None and found.threshold > 0
     assert found.accepted_n == int((~lacking & (signal >= found.threshold)).sum())
     assert found.accepted_errors == int((~lacking & (signal >= found.threshold) & error).sum())
+    named = summarise_signal("agreement", signal, error, certification=certification)
+    assert named.certified.guarantee.startswith(f"Auto-accept iff agreement >= {named.certified.threshold:g}.")
 
 
 # -- fusion ----------------------------------------------------------------------------------------------

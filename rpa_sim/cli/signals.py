@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -167,7 +167,7 @@ def _subsets_text(search: SubsetSearch) -> list[str]:
     return [*lines, _aligned(rows)]
 
 
-def _aligned(rows: list[tuple[str, ...]]) -> str:
+def _aligned(rows: Sequence[tuple[str, ...]]) -> str:
     """Rows of cells, each column as wide as its widest cell; the first column to the left, the others right."""
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     return "\n".join("  " + "  ".join(cell.ljust(width) if column == 0 or column == len(row) - 1 else cell.rjust(width)

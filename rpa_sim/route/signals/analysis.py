@@ -152,14 +152,14 @@ def brier_score(signal: ArrayLike, error: ArrayLike) -> float:
 
 
 def certified_automation(signal: ArrayLike, error: ArrayLike, certification: Certification, *,
-                         groups: ArrayLike | None = None, score: str = "the signal") -> CertifiedThreshold:
+                         groups: ArrayLike | None = None, name: str = "the signal") -> CertifiedThreshold:
     """The Learn-then-Test threshold of routing on ``signal`` (auto-accept iff ``signal >= threshold``).
 
     Exactly ``rpa-sim certify`` with the signal as the confidence
     (:func:`~rpa_sim.route.certify.certify_threshold`, same split, same
     candidates). A value without the signal (NaN) is never auto-accepted: it
     is certified as ``certify --policy`` certifies a policy that reviews
-    values without a confidence (scored 0, candidates above 0). ``score`` names the signal in the guarantee.
+    values without a confidence (scored 0, candidates above 0). ``name`` names the signal in the guarantee.
 
     Examples
     --------
@@ -167,16 +167,18 @@ def certified_automation(signal: ArrayLike, error: ArrayLike, certification: Cer
     ...                              Certification(max_error=0.1, delta=0.1, calibration_fraction=1.0))
     >>> found.threshold, found.accepted_n, automation_of(found)
     (0.99, 40, 0.7272727272727273)
+    >>> found.guarantee.split(".")[0]
+    'Auto-accept iff the signal >= 0'
     """
-    score = np.asarray(signal, dtype=np.float64)
-    missing = np.isnan(score)
+    values = np.asarray(signal, dtype=np.float64)
+    missing = np.isnan(values)
     settings: dict[str, Any] = {"max_error": certification.max_error, "delta": certification.delta,
                                 "calibration_fraction": certification.calibration_fraction,
-                                "seed": certification.seed, "groups": groups, "score": score}
+                                "seed": certification.seed, "groups": groups, "score": name}
     if not missing.any():
-        return certify_threshold(score, error, **settings)
-    candidates = np.unique(score[~missing])
-    return certify_threshold(np.where(missing, 0.0, score), error, candidates=candidates[candidates > 0], **settings)
+        return certify_threshold(values, error, **settings)
+    candidates = np.unique(values[~missing])
+    return certify_threshold(np.where(missing, 0.0, values), error, candidates=candidates[candidates > 0], **settings)
 
 
 def automation_of(certified: CertifiedThreshold) -> float:
@@ -222,7 +224,7 @@ def summarise_signal(name: str, signal: ArrayLike, error: ArrayLike, *, certific
     found = discrimination(known, known_wrong)
     reliability = reliability_table(known, ~known_wrong, n_bins=BINS) if len(known) else None
     certified = None if certification is None else certified_automation(score, wrong, certification, groups=groups,
-                                                                         score=name)
+                                                                         name=name)
     return SignalSummary(name=name, values=len(score), carried=int(carried.sum()), discrimination=found,
                          reliability=reliability, brier=brier_score(known, known_wrong), certified=certified,
                          verdicts=verdicts(found, reliability), roc=roc_points(known, known_wrong), cost=cost)

@@ -132,6 +132,7 @@ def analyse_table(table: OutcomeTable, *, by: Literal["field", "document_type"] 
                              f"{len(candidates)} ({', '.join(candidates)}): price fewer signals in the costs")
     error = table.errors()
     units = table.review_units
+    parts: list[tuple[str | None, np.ndarray]]
     if by is None:
         parts = [(None, np.ones(len(table), dtype=bool))]
     else:
