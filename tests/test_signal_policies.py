@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from rpa_sim.evaluate.outcomes import evaluate_kie
 from rpa_sim.records.models import KIERecord
 from rpa_sim.route.policies import Policy, compile_policy
-from rpa_sim.route.signals.table import fused_signal
+from rpa_sim.route.signals.columns import fused_signal
 from rpa_sim.route.sweep import Sweeper
 from tests.conftest import run_cli, write_lines
 

@@ -14,7 +14,6 @@ from sklearn.metrics import roc_auc_score
 
 from rpa_sim.route.certify import certify_threshold
 from rpa_sim.route.signals.analysis import (
-    FUSED,
     Certification,
     analyse_signals,
     automation_of,
@@ -22,6 +21,7 @@ from rpa_sim.route.signals.analysis import (
     certified_automation,
     summarise_signal,
 )
+from rpa_sim.route.signals.columns import FUSED
 from rpa_sim.route.signals.discrimination import discrimination, roc_points
 from rpa_sim.route.signals.fusion import cross_fitted, fit_fusion
 from rpa_sim.route.signals.subsets import MOST_SIGNALS, search_subsets

@@ -644,7 +644,7 @@ def _signals(table: OutcomeTable, policy: Policy) -> dict[str, np.ndarray]:
     names = policy.signal_names()
     if not names:
         return dict(table.signals)
-    from rpa_sim.route.signals.table import routing_signals  # noqa: PLC0415  (the fusion's scipy.optimize)
+    from rpa_sim.route.signals.columns import routing_signals  # noqa: PLC0415  (the fusion's scipy.optimize)
 
     return routing_signals(table, names)
 

@@ -21,16 +21,13 @@ from numpy.typing import ArrayLike
 from rpa_sim.common.progress import stage
 from rpa_sim.evaluate.metrics.calibration import ReliabilityTable, reliability_table
 from rpa_sim.route.certify import CertifiedThreshold, certify_threshold
+from rpa_sim.route.signals.columns import FUSED, signal_columns
 from rpa_sim.route.signals.discrimination import Discrimination, discrimination, roc_points
 from rpa_sim.route.signals.fusion import FOLDS, FusionModel, cross_fit
 from rpa_sim.route.signals.verdicts import BINS, in_words, verdicts
 
-__all__ = ["Certification", "SignalSummary", "SignalsAnalysis", "FUSED", "brier_score", "certified_automation",
-           "automation_of", "summarise_signal", "analyse_signals", "signal_columns"]
-
-#: The name of the fused signal (a record's signal may not take it).
-FUSED = "fused"
-
+__all__ = ["Certification", "SignalSummary", "SignalsAnalysis", "brier_score", "certified_automation",
+           "automation_of", "summarise_signal", "analyse_signals"]
 
 @dataclass(frozen=True)
 class Certification:
@@ -228,28 +225,6 @@ def summarise_signal(name: str, signal: ArrayLike, error: ArrayLike, *, certific
     return SignalSummary(name=name, values=len(score), carried=int(carried.sum()), discrimination=found,
                          reliability=reliability, brier=brier_score(known, known_wrong), certified=certified,
                          verdicts=verdicts(found, reliability), roc=roc_points(known, known_wrong), cost=cost)
-
-
-def signal_columns(signals: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
-    """The signals as float columns of one length, each checked to hold numbers in ``[0, 1]`` or NaN.
-
-    >>> signal_columns({"a": [0.5, 1.5]})
-    Traceback (most recent call last):
-    ...
-    ValueError: signal 'a' must be in [0, 1] (or missing) at value 1, got 1.5
-    """
-    columns: dict[str, np.ndarray] = {}
-    for name, values in signals.items():
-        column = np.asarray(values, dtype=np.float64)
-        bad = ~(np.isnan(column) | ((column >= 0) & (column <= 1)))
-        if bad.any():
-            at = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"signal {name!r} must be in [0, 1] (or missing) at value {at}, got {float(column[at])!r}")
-        columns[name] = column
-    lengths = {len(column) for column in columns.values()}
-    if len(lengths) > 1:
-        raise ValueError(f"signals must have one value per row, got lengths {sorted(lengths)}")
-    return columns
 
 
 def analyse_signals(signals: Mapping[str, ArrayLike], error: ArrayLike, *, certification: Certification | None = None,

@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rpa_sim.common.progress import stage
-from rpa_sim.route.signals.analysis import Certification, automation_of, certified_automation, signal_columns
+from rpa_sim.route.signals.analysis import Certification, automation_of, certified_automation
+from rpa_sim.route.signals.columns import signal_columns
 from rpa_sim.route.signals.discrimination import discrimination
 from rpa_sim.route.signals.fusion import FOLDS, cross_fitted
 

@@ -7,23 +7,18 @@ A table's signals are its ``confidence`` (the default signal, when any row has o
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from rpa_sim.evaluate.outcomes import OutcomeTable
-from rpa_sim.route.signals.analysis import FUSED, Certification, SignalsAnalysis, analyse_signals, signal_columns
-from rpa_sim.route.signals.fusion import cross_fitted
+from rpa_sim.route.signals.analysis import Certification, SignalsAnalysis, analyse_signals
+from rpa_sim.route.signals.columns import signal_columns, table_signals
 from rpa_sim.route.signals.subsets import MOST_SIGNALS, SubsetSearch, check_costs, search_subsets
 
-__all__ = ["CONFIDENCE", "SignalsPart", "table_signals", "fused_signal", "routing_signals", "analyse_table"]
-
-#: The name the confidence takes among the signals.
-CONFIDENCE = "confidence"
-
+__all__ = ["SignalsPart", "analyse_table"]
 
 @dataclass(frozen=True, eq=False)
 class SignalsPart:
@@ -45,53 +40,6 @@ class SignalsPart:
     errors: int
     analysis: SignalsAnalysis
     subsets: SubsetSearch | None
-
-
-def table_signals(table: OutcomeTable) -> dict[str, np.ndarray]:
-    """The table's signals by name: ``confidence`` first (unless no row has one), then its named signals.
-
-    >>> from rpa_sim.evaluate.outcomes import evaluate_vqa
-    >>> from rpa_sim.records.models import VQARecord
-    >>> records = [VQARecord.model_validate({"id": "q", "answers": ["a"], "prediction": {
-    ...     "answer": "a", "confidence": 0.9, "signals": {"agreement": 0.6}}})]
-    >>> {name: column.tolist() for name, column in table_signals(evaluate_vqa(records)).items()}
-    {'confidence': [0.9], 'agreement': [0.6]}
-    """
-    found: dict[str, np.ndarray] = {}
-    if len(table) and not np.isnan(table.confidence).all():
-        found[CONFIDENCE] = table.confidence
-    found.update(table.signals)
-    return found
-
-
-# a table's fused signal, fitted once however many policies route on it (a table is hashed by identity)
-_FUSED: weakref.WeakKeyDictionary[OutcomeTable, np.ndarray] = weakref.WeakKeyDictionary()
-
-
-def fused_signal(table: OutcomeTable) -> np.ndarray:
-    """The table's fused signal, as routing sees it: every signal of :func:`table_signals` fused, each document
-    scored by a model fitted on the other folds of documents (seed 0); NaN when there is nothing to fuse."""
-    if table not in _FUSED:
-        signals = table_signals(table)
-        _FUSED[table] = (cross_fitted(signal_columns(signals), table.errors(), groups=table.review_units)
-                         if signals else np.full(len(table), np.nan))
-    return _FUSED[table]
-
-
-def routing_signals(table: OutcomeTable, names: Sequence[str]) -> dict[str, np.ndarray]:
-    """The columns a policy's ``signals`` tests read: the table's named signals, and ``fused`` when named.
-
-    >>> from rpa_sim.evaluate.outcomes import evaluate_vqa
-    >>> from rpa_sim.records.models import VQARecord
-    >>> table = evaluate_vqa([VQARecord.model_validate({"id": "q", "answers": ["a"], "prediction": {
-    ...     "answer": "a", "confidence": 0.9, "signals": {"agreement": 0.6}}})])
-    >>> {name: column.tolist() for name, column in routing_signals(table, ["agreement"]).items()}
-    {'agreement': [0.6]}
-    """
-    found = dict(table.signals)
-    if FUSED in names:
-        found[FUSED] = fused_signal(table)
-    return found
 
 
 def analyse_table(table: OutcomeTable, *, by: Literal["field", "document_type"] | None = None,
