@@ -118,3 +118,57 @@ def test_an_export_names_the_signal_the_platform_must_be_fed(tmp_path, capsys):
     assert written["score"] == "agreement" and written["review_below"]["default"] == 0.7
     assert "the platform must be fed that signal as each value's confidence" in written["notes"][0]
     assert any("confidence below 0.2" in note for note in written["notes"][1:])
+
+
+# -- the decision weighs what the signals cost ---------------------------------------------------------------------
+
+
+def _priced_scenario(tmp_path, price):
+    """Documents whose agreement ranks errors much better than their confidence; two policies, one on each."""
+    rng = np.random.default_rng(12)
+    records = []
+    for i in range(150):
+        truth, predicted = [], []
+        for key in ("total", "date"):
+            wrong = rng.random() < 0.25
+            confidence = round(float(np.clip((0.5 if wrong else 0.7) + rng.normal(0, 0.25), 0, 1)), 4)
+            agreement = round(float(np.clip((0.2 if wrong else 0.9) + rng.normal(0, 0.1), 0, 1)), 4)
+            truth.append({"key": key, "value": "v"})
+            predicted.append({"key": key, "value": "w" if wrong else "v", "confidence": confidence,
+                              "signals": {"agreement": agreement}})
+        records.append({"id": f"d{i}", "ground_truth": {"entities": truth}, "prediction": {"entities": predicted}})
+    write_lines(tmp_path / "records.jsonl", *records)
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(f"""name: priced-signals
+data: {{file: records.jsonl}}
+policies:
+  - {{name: on-confidence, review_if: {{confidence: sweep}}}}
+  - {{name: on-agreement, review_if: {{signals: {{agreement: sweep}}}}}}
+costs: {{per_review: 1.0, per_residual_error: 20.0, per_value_signals: {{agreement: {price}}}}}
+""")
+    return scenario
+
+
+@pytest.mark.parametrize(("price", "decided"), [(0.0, "on-agreement"), (5.0, "on-confidence")])
+def test_the_decision_weighs_what_computing_a_signal_costs(tmp_path, capsys, price, decided):
+    status, out, _ = run_cli(capsys, "run", _priced_scenario(tmp_path, price), "--format", "json")
+    assert status == 0
+    summary = json.loads(out)
+    decision = summary["decision"]
+    assert decision["policy"] == decided
+    cost = decision["cost"]
+    if decided == "on-agreement":
+        assert "signals" not in cost  # priced at 0: nothing to say
+    parts = sum(cost[kind] for kind in ("review", "staffing", "errors", "rejected", "signals") if kind in cost)
+    assert cost["total"] == pytest.approx(parts)
+    # the agreement policy pays for 300 values at the price, whatever its threshold
+    optimum = next(p for p in summary["policies"] if p["policy"] == "on-agreement")["cost_optimum"]
+    assert optimum["breakdown"].get("signals", 0.0) == pytest.approx(300 * price)
+
+
+def test_costs_for_a_signal_no_value_carries_are_one_line(tmp_path, capsys):
+    scenario = _priced_scenario(tmp_path, 1.0)
+    scenario.write_text(scenario.read_text().replace("{agreement: 1.0}", "{second_call: 1.0}"))
+    status, _, err = run_cli(capsys, "run", scenario)
+    assert status == 1 and len(err.strip().splitlines()) == 1
+    assert "the costs price signal 'second_call' (per_value_signals), which no value carries" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Annotated, Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import Field, model_validator
 
 from rpa_sim.common.typedjson import left_out, present_when
 from rpa_sim.common.validation import StrictModel
+from rpa_sim.records.signal_names import check_signal_names
 from rpa_sim.route.reviewer import Reviewer
 
 __all__ = ["CostModel", "CostBasis", "CostBreakdown", "CostSplit"]
@@ -23,8 +25,9 @@ class CostBasis:
 
     ``reviewed`` items and ``opened`` documents (VQA: questions) in review,
     ``residual_errors`` left in the output, ``rejected`` items and
-    ``rejected_documents`` (those holding a rejected item). Expectations,
-    hence floats.
+    ``rejected_documents`` (those holding a rejected item), and the ``values``
+    for which the named ``signals`` a policy routes on are computed (every
+    value, whatever the threshold). Expectations, hence floats.
     """
 
     reviewed: Any
@@ -32,15 +35,23 @@ class CostBasis:
     residual_errors: Any
     rejected: Any = 0.0
     rejected_documents: Any = 0.0
+    values: Any = 0.0
+    signals: tuple[str, ...] = ()
 
     def at(self, index: int) -> CostBasis:
         """The counts at one threshold of an array basis."""
-        return CostBasis(*(float(np.broadcast_to(getattr(self, f.name), np.shape(self.reviewed))[index])
-                           for f in fields(self)))
+        shape = np.shape(self.reviewed)
+        counts: dict[str, Any] = {name: float(np.broadcast_to(getattr(self, name), shape)[index])
+                                  for name in self._counts()}
+        return replace(self, **counts)
 
     def scaled(self, factor: float) -> CostBasis:
         """Every count times ``factor`` (e.g. the data's counts as counts per day)."""
-        return CostBasis(*(getattr(self, f.name) * factor for f in fields(self)))
+        counts: dict[str, Any] = {name: getattr(self, name) * factor for name in self._counts()}
+        return replace(self, **counts)
+
+    def _counts(self) -> list[str]:
+        return [f.name for f in fields(self) if f.name != "signals"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +62,11 @@ class CostBreakdown:
     reviewed item, each opened document); ``staffing`` the rostered
     reviewers that replace review time priced by the hour (0 without an
     operation); ``errors`` the residual errors; ``rejected_items`` and
-    ``rejected_documents`` what rejection costs; ``total`` their sum (to
-    rounding: it is computed as earlier versions did, so totals keep their
-    last digits); ``currency`` the unit, for display.
+    ``rejected_documents`` what rejection costs; ``signals`` what computing
+    the named signals the policy routes on costs (0 unless the cost model
+    prices them); ``total`` their sum (to rounding: it is computed as
+    earlier versions did, so totals keep their last digits); ``currency``
+    the unit, for display.
     """
 
     review_items: Any
@@ -64,6 +77,7 @@ class CostBreakdown:
     rejected_documents: Any
     total: Any
     currency: str | None = None
+    signals: Any = 0.0
 
     @property
     def review(self) -> Any:
@@ -83,15 +97,18 @@ class CostBreakdown:
         return replace(self, **amounts)
 
     def by_kind(self) -> dict[str, Any]:
-        """``{review, staffing, errors, rejected, total, currency}``: the split by kind, of floats or arrays."""
+        """``{review, staffing, errors, rejected, signals, total, currency}``: the split by kind, of floats or
+        arrays (``signals`` only when the cost model prices a signal the policy routes on)."""
+        priced = {"signals": self.signals} if np.any(self.signals) else {}  # only where signals are priced
         return {"review": self.review, "staffing": self.staffing, "errors": self.errors, "rejected": self.rejected,
-                "total": self.total, "currency": self.currency}
+                **priced, "total": self.total, "currency": self.currency}
 
     def split(self, per: Literal["day", "data"] | None = None) -> CostSplit:
         """The split by kind at one point (a breakdown of floats) as a summary reports it, ``per`` the volume
         priced when it is said."""
         return CostSplit(review=float(self.review), staffing=float(self.staffing), errors=float(self.errors),
-                         rejected=float(self.rejected), total=float(self.total), currency=self.currency, per=per)
+                         rejected=float(self.rejected), total=float(self.total), currency=self.currency, per=per,
+                         signals=float(self.signals) if np.any(self.signals) else None)
 
     def minus(self, other: CostBreakdown) -> CostBreakdown:
         """Part by part, ``self - other`` (e.g. what a point saves against a baseline, with the signs swapped)."""
@@ -117,6 +134,8 @@ class CostSplit:
     total: float | None = left_out()
     currency: str | None = present_when("total")
     per: Literal["day", "data"] | None = left_out()
+    #: what computing the signals a policy routes on costs; left out when nothing prices them
+    signals: float | None = left_out()
 
 
 class CostModel(StrictModel):
@@ -131,6 +150,13 @@ class CostModel(StrictModel):
     policy rejects (``reject_if``) costs ``per_rejected``, and each document with a
     rejected item ``per_rejected_document`` (for VQA each question is its own
     document); both are 0 unless given, as re-keying is often priced elsewhere.
+
+    ``per_value_signals`` prices the named signals (docs/signals.md): what
+    computing each costs per value (five more LLM calls for a k-sample
+    agreement, a second OCR engine). A policy that routes on a signal pays its
+    price for every value, whatever ``τ``; one on ``fused`` pays for every
+    signal the fusion combines. The confidence comes with the extraction and
+    is not priced.
 
     ``currency`` names the unit of every amount (``EUR``, ``USD``, ``€``) for
     display only: nothing is converted, and without it amounts are plain
@@ -158,16 +184,27 @@ class CostModel(StrictModel):
     per_residual_error: _Money = 0.0
     per_rejected: _Money = 0.0
     per_rejected_document: _Money = 0.0
+    per_value_signals: dict[str, _Money] = {}
     currency: Annotated[str, Field(min_length=1, max_length=12, pattern=r"^\S+$")] | None = None
     volume_per_day: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] | None = None
 
     @model_validator(mode="after")
     def _something_to_price(self) -> CostModel:
         if self.per_review is None and self.hourly_rate is None and self.per_document is None \
-                and self.per_residual_error == 0.0 and self.per_rejected == 0.0 and self.per_rejected_document == 0.0:
+                and self.per_residual_error == 0.0 and self.per_rejected == 0.0 and self.per_rejected_document == 0.0 \
+                and not any(self.per_value_signals.values()):
             raise ValueError("a cost model needs per_review, per_document, hourly_rate, per_residual_error, "
-                             "per_rejected or per_rejected_document")
+                             "per_rejected, per_rejected_document or per_value_signals")
+        check_signal_names(self.per_value_signals)
         return self
+
+    def signal_price(self, names: Iterable[str]) -> float:
+        """What computing the named signals costs per value (0 for a signal not priced).
+
+        >>> CostModel(per_value_signals={"agreement": 0.004, "ocr": 0.001}).signal_price(["agreement", "logprob"])
+        0.004
+        """
+        return float(sum(self.per_value_signals.get(name, 0.0) for name in names))
 
     def review_price(self, reviewer: Reviewer) -> float:
         """The price of reviewing one prediction."""
@@ -213,15 +250,16 @@ class CostModel(StrictModel):
         errors = basis.residual_errors * self.per_residual_error
         rejected_items = basis.rejected * self.per_rejected
         rejected_documents = basis.rejected_documents * self.per_rejected_document
-        # summed in this order, as the cost column always was: totals keep their last digits
-        total = review_items + review_documents + errors + rejected_items + rejected_documents
+        signals = basis.values * self.signal_price(basis.signals)
+        # summed in this order, as the cost column always was: totals keep their last digits (signals last)
+        total = review_items + review_documents + errors + rejected_items + rejected_documents + signals
         if staffing is None:
             zero = np.zeros_like(total) if isinstance(total, np.ndarray) else 0.0
             return CostBreakdown(review_items, review_documents, zero, errors, rejected_items, rejected_documents,
-                                 total, self.currency)
+                                 total, self.currency, signals)
         timed_item = 0.0 if self.per_review is not None else item
         timed_document = 0.0 if self.per_document is not None else document
         timed = timed_item * basis.reviewed + timed_document * basis.opened
         return CostBreakdown(review_items - timed_item * basis.reviewed,
                              review_documents - timed_document * basis.opened, staffing, errors, rejected_items,
-                             rejected_documents, total - timed + staffing, self.currency)
+                             rejected_documents, total - timed + staffing, self.currency, signals)

@@ -56,7 +56,7 @@ def _point_lines(point: Decision | Alternative, indent: str) -> list[str]:
     if cost is not None:
         unit = f" {cost.currency}" if cost.currency else ""
         parts = (("review", cost.review), ("staffing", cost.staffing), ("errors", cost.errors),
-                 ("rejected", cost.rejected))
+                 ("rejected", cost.rejected), *((("signals", cost.signals),) if cost.signals is not None else ()))
         split = "" if any(value is None for _, value in parts) else " = " + " + ".join(
             f"{kind} {value:,.2f}" for kind, value in parts)
         lines.append(f"{indent}cost {'per day' if cost.per == 'day' else 'for the data'}: {cost.total:,.2f}{unit}"

@@ -378,7 +378,8 @@ def _cost_optimum(curve: Curve, baselines: Baselines, review_all: CostBreakdown 
         # what the saving comes from: the automation, and each kind of cost it moves
         reviews_saved=everything.reviewed - best.reviewed,
         savings_by_kind=CostSplit(review=float(saved.review), staffing=float(saved.staffing),
-                                  errors=float(saved.errors), rejected=float(saved.rejected)),
+                                  errors=float(saved.errors), rejected=float(saved.rejected),
+                                  signals=float(saved.signals) if np.any(saved.signals) else None),
         # the cheapest point at the lowest or highest τ swept: a wider range might hold a cheaper one
         edge_of_range=bool(best.threshold in (curve.threshold.min(), curve.threshold.max())))
 

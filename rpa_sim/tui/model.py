@@ -36,7 +36,7 @@ UNIT_COLUMNS = frozenset({"auto_rate"}).union(*(table.fraction_columns for table
 COST_POINTS = 401
 #: the parts of a cost (``CostBreakdown.by_kind``) the figures panel splits it into, as it names them
 COST_PARTS = (("review", "review cost"), ("staffing", "staffing cost"), ("errors", "error cost"),
-              ("rejected", "rejection cost"))
+              ("rejected", "rejection cost"), ("signals", "signal cost"))
 
 
 def operation_of(summary: StudySummary, table: OutcomeTable) -> OperationModel:
@@ -225,7 +225,7 @@ class DashboardModel:
         parts = self.cost_parts(policy, threshold)
         if parts is not None:
             row["cost"] = _finite(parts["total"])
-            row.update({f"{name}_cost": _finite(parts[name]) for name, _ in COST_PARTS})
+            row.update({f"{name}_cost": _finite(parts[name]) for name, _ in COST_PARTS if name in parts})
         return [row]
 
     # -- the decision -------------------------------------------------------------------------------

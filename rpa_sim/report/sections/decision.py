@@ -121,7 +121,8 @@ def _cost_parts(cost: CostSplit | None, summary: StudySummary) -> list[str]:
         return ['<p id="decision-cost">No costs are set, so the decision is the most automation that meets the '
                 "targets.</p>"]
     kinds = [(label, value) for label, value in (("review", cost.review), ("staffing", cost.staffing),
-                                                 ("errors left", cost.errors), ("rejected", cost.rejected))
+                                                 ("errors left", cost.errors), ("rejected", cost.rejected),
+                                                 ("signals computed", cost.signals))
              if value is not None and not (label == "rejected" and value == 0)]
     rows = [*kinds, ("total", cost.total)]
     unit = "" if cost.currency is None else f" ({cost.currency})"
