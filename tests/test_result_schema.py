@@ -70,7 +70,7 @@ def round_trips(text: str) -> StudySummary:
 def test_every_bundled_scenario_round_trips_byte_for_byte(written, name):
     result, text = written[name]
     typed = round_trips(text)
-    assert typed.schema_version == SCHEMA_VERSION == 3 and text.startswith('{\n  "schema_version": 3,\n')
+    assert typed.schema_version == SCHEMA_VERSION == 4 and text.startswith('{\n  "schema_version": 4,\n')
     # the study's own typed result, written and read back, is the same object
     assert typed == result.summary and typed.to_json() == result.summary.to_json()
     decided = typed.decision
@@ -97,18 +97,21 @@ def test_typed_access_reads_the_figures_of_the_file(written):
     assert pickle.loads(pickle.dumps(typed)) == typed
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_summaries_of_earlier_versions_still_read(written, version):
-    """Version 2 is version 3 without the decided policy's rules; version 1 has no schema_version either."""
+    """Version 3 is version 4 without the named signals (which these data have not), version 2 version 3 without
+    the decided policy's rules; version 1 has no schema_version either."""
     result, text = written["receipts-demo"]
     old = json.loads(text)
-    del old["decision"]["rules"]
+    if version < 3:
+        del old["decision"]["rules"]
     if version == 1:
         del old["schema_version"]
     else:
-        old["schema_version"] = 2
+        old["schema_version"] = version
     typed = round_trips(json.dumps(old, indent=2) + "\n")
-    assert typed.schema_version == (None if version == 1 else 2) and typed.decision.rules is None
+    assert typed.schema_version == (None if version == 1 else version)
+    assert (typed.decision.rules is None) == (version < 3)
     assert replace(typed, schema_version=SCHEMA_VERSION, decision=result.summary.decision) == result.summary
 
 
@@ -282,8 +285,8 @@ def test_a_value_of_the_wrong_type_is_named_by_its_path(monitored_summary):
 
 
 def test_a_newer_summary_and_text_that_is_no_summary_are_refused(monitored_summary):
-    refused({**monitored_summary, "schema_version": 4, "colour": "red"},
-            "summary.json schema_version 4 is newer than this rpa-sim reads (3)")
+    refused({**monitored_summary, "schema_version": 5, "colour": "red"},
+            "summary.json schema_version 5 is newer than this rpa-sim reads (4)")
     refused({**monitored_summary, "schema_version": 1}, "schema_version: 1 is not a schema version: a summary "
             "without the key is version 1, and versions with the key start at 2")
     refused({**monitored_summary, "schema_version": "2"}, 'schema_version: expected an integer, got a string: "2"')

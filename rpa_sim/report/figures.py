@@ -14,6 +14,9 @@ from rpa_sim.report.displays import (
     OperationsReviewersDisplay,
     OperationsStaffingDisplay,
     ReliabilityDisplay,
+    SignalsAutomationDisplay,
+    SignalsReliabilityDisplay,
+    SignalsRocDisplay,
     SmudgeAlphaDisplay,
     TradeoffDisplay,
 )
@@ -29,15 +32,17 @@ if TYPE_CHECKING:
 __all__ = ["PLOT_NAMES", "report_figures"]
 
 #: Every plot a report can hold, in the order of the report: its id and PNG file stem.
-PLOT_NAMES = ("decision", "tradeoff", "cost", "calibration", "smudge-alpha", "monitoring-intervals",
-              "monitoring-widths", "operations-reviewers", "operations-staffing", "operations-backlog")
+PLOT_NAMES = ("decision", "tradeoff", "cost", "calibration", "signals-roc", "signals-reliability",
+              "signals-automation", "smudge-alpha", "monitoring-intervals", "monitoring-widths",
+              "operations-reviewers", "operations-staffing", "operations-backlog")
 
 
 def report_figures(result: ScenarioResult) -> dict[str, Figure]:
     """Every plot of the report by name (:data:`PLOT_NAMES`), in the report's order.
 
     The decision and trade-off plots only with predictions, the cost plot only with costs, the calibration plot
-    only with a calibration (predictions with a confidence), the alpha plot only for questions with OCR, the
+    only with a calibration (predictions with a confidence), the signals' plots only when values carry named
+    signals (their automation only with a certification), the alpha plot only for questions with OCR, the
     monitoring and operations plots only with the scenario's sections of those names.
 
     Parameters
@@ -58,6 +63,11 @@ def report_figures(result: ScenarioResult) -> dict[str, Figure]:
         figures["cost"] = CostDisplay.from_result(result).plot().figure_
     if summary.calibration is not None:
         figures["calibration"] = ReliabilityDisplay.from_result(result).plot().figure_
+    if summary.signals is not None:
+        figures["signals-roc"] = SignalsRocDisplay.from_result(result).plot().figure_
+        figures["signals-reliability"] = SignalsReliabilityDisplay.from_result(result).plot().figure_
+        if summary.signals.max_error is not None:
+            figures["signals-automation"] = SignalsAutomationDisplay.from_result(result).plot().figure_
     if isinstance(summary.data, VqaData) and summary.data.smudge is not None:  # some question has OCR
         figures["smudge-alpha"] = SmudgeAlphaDisplay.from_result(result).plot().figure_
     monitored = monitored_policies(summary)

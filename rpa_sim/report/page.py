@@ -34,6 +34,7 @@ from rpa_sim.report.sections.optimized import optimized_section
 from rpa_sim.report.sections.provenance import provenance_section
 from rpa_sim.report.sections.recommendation import recommendation_section, shows_the_decision
 from rpa_sim.report.sections.settings import settings_section
+from rpa_sim.report.sections.signals import signals_section
 from rpa_sim.report.sections.smudge import smudge_section
 from rpa_sim.report.sections.tradeoff import tradeoff_section
 
@@ -128,6 +129,9 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
                 comparison_section(summary, metric),
                 cost_section(summary, figures),
                 calibration_section(summary.calibration, summary.data.predictions, figures)]
+    if summary.signals is not None:  # only when the values carry named signals
+        details.append(signals_section(summary.signals, figures, None if summary.costs is None
+                                       else summary.costs.currency))
     if "smudge-alpha" in figures:
         details.append(smudge_section(figures))
     details.append(optimized_section(summary, metric))

@@ -41,6 +41,8 @@ from rpa_sim.route.compare import (
 from rpa_sim.route.costs import CostBreakdown, CostSplit
 from rpa_sim.route.per_field.policy import optimized_policy
 from rpa_sim.route.policies import Policy, load_policy, policy_from_mapping
+from rpa_sim.route.signals.analysis import Certification
+from rpa_sim.route.signals.results import SignalsResult, signals_result
 from rpa_sim.route.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
 from rpa_sim.study.decision import decide
 from rpa_sim.study.result import (
@@ -219,6 +221,7 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
         operations=None if operation is None else _operations(operation, sweepers, results),
         monitoring=None if scenario.monitoring is None else _monitoring(scenario, table, policies, results),
         decision=decide(scenario, sweepers, curves, certified, operation),
+        signals=_signals(table, scenario),
     )
     return ScenarioResult(scenario, table, policies, curves, summary)
 
@@ -294,6 +297,19 @@ def _optimized(table: OutcomeTable, scenario: Scenario, *,
                             metric=finite(point[table.metric_name]), cost=finite(point.get("cost")))
         found[f"{target:g}"] = entry
     return FrozenMap(found)
+
+
+def _signals(table: OutcomeTable, scenario: Scenario) -> SignalsResult | None:
+    """The named signals measured (docs/signals.md), certified as the scenario's ``certify:`` says and priced
+    as its costs' ``per_value_signals``; None when the values carry no named signal."""
+    certify = scenario.certify
+    certification = None if certify is None else Certification(
+        max_error=certify.max_error, delta=certify.delta, calibration_fraction=certify.calibration_fraction,
+        seed=certify.seed)
+    # as a policy pays them (CostModel.signal_price): the confidence and a signal not priced cost nothing
+    costs = None if scenario.costs is None else {
+        "confidence": 0.0, **{name: scenario.costs.per_value_signals.get(name, 0.0) for name in table.signals}}
+    return signals_result(table, certification=certification, costs=costs)
 
 
 def _calibration(table: OutcomeTable) -> Calibration | None:

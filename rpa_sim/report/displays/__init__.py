@@ -27,9 +27,11 @@ from rpa_sim.report.displays.operations import (
     OperationsStaffingDisplay,
 )
 from rpa_sim.report.displays.reliability import ReliabilityDisplay
+from rpa_sim.report.displays.signals import SignalsAutomationDisplay, SignalsReliabilityDisplay, SignalsRocDisplay
 from rpa_sim.report.displays.smudge import SmudgeAlphaDisplay
 from rpa_sim.report.displays.tradeoff import TradeoffDisplay
 
 __all__ = ["DecisionDisplay", "TradeoffDisplay", "CostDisplay", "ReliabilityDisplay", "SmudgeAlphaDisplay",
            "MonitoringIntervalsDisplay", "MonitoringWidthsDisplay", "OperationsReviewersDisplay",
-           "OperationsStaffingDisplay", "OperationsBacklogDisplay"]
+           "OperationsStaffingDisplay", "OperationsBacklogDisplay", "SignalsRocDisplay", "SignalsReliabilityDisplay",
+           "SignalsAutomationDisplay"]

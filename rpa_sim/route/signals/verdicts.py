@@ -74,12 +74,14 @@ def verdicts(found: Discrimination, reliability: ReliabilityTable | None) -> tup
 
 
 def _how_well(found: Discrimination) -> str:
-    """How an AUROC whose interval excludes 0.5 ranks, in words: backwards below 0.5, then by 0.6 and 0.9."""
+    """How an AUROC whose interval excludes 0.5 ranks, in words: backwards below 0.5, then by 0.6 and 0.9 (of the
+    AUROC to two decimals, as the words show it)."""
     if found.high < 0.5:
         return "backwards (higher values are more often wrong)"
-    if found.auroc < 0.6:
+    shown = round(found.auroc, 2)  # as the words show it: two signals at "0.90" are said alike
+    if shown < 0.6:
         return "only slightly better than chance"
-    return "well" if found.auroc >= 0.9 else "better than chance"
+    return "well" if shown >= 0.9 else "better than chance"
 
 
 def in_words(found: Discrimination, reliability: ReliabilityTable | None, applying: tuple[str, ...]) -> str:

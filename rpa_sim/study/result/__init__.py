@@ -8,7 +8,8 @@ summary holds them as they are:
 
 - the sweep's :class:`~rpa_sim.route.compare.OperatingPoint`, the cost split
   :class:`~rpa_sim.route.costs.CostSplit`, the certification
-  :class:`~rpa_sim.route.certify.CertifiedThreshold` (stage 2, ``route``);
+  :class:`~rpa_sim.route.certify.CertifiedThreshold`, the signals
+  :class:`~rpa_sim.route.signals.results.SignalsResult` (stage 2, ``route``);
 - the operation :class:`~rpa_sim.operate.queue.results.Operations` with its
   :class:`~rpa_sim.operate.queue.results.Team` and the monitoring
   :class:`~rpa_sim.operate.monitoring.results.Monitoring` (stage 3, ``operate``);
@@ -36,6 +37,7 @@ from rpa_sim.operate.queue.results import OperationAt, Operations, PolicyOperati
 from rpa_sim.route.certify import AtThreshold, CertifiedThreshold, NotCertifiable
 from rpa_sim.route.compare import OperatingPoint
 from rpa_sim.route.costs import CostSplit
+from rpa_sim.route.signals.results import SignalFigures, SignalReliability, SignalsResult
 from rpa_sim.study.decision import Alternative, Constraint, Decision, Point
 from rpa_sim.study.result.codec import read_summary, summary_bytes
 from rpa_sim.study.result.data import (
@@ -55,4 +57,4 @@ __all__ = ["SCHEMA_VERSION", "FrozenMap", "StudySummary", "KieData", "VqaData", 
            "AtThreshold", "CertifiedThreshold", "NotCertifiable", "MonteCarlo", "PolicyResult", "OptimizedThresholds",
            "Team", "Simulation", "OperationAt", "PolicyOperations", "Operations", "MethodCoverage", "FirstDays",
            "AuditWidths", "MonitoredPolicy", "Monitoring", "Decision", "Constraint", "Alternative", "Point",
-           "read_summary", "summary_bytes"]
+           "SignalsResult", "SignalFigures", "SignalReliability", "read_summary", "summary_bytes"]

@@ -13,6 +13,7 @@ from rpa_sim.operate.monitoring.results import Monitoring
 from rpa_sim.operate.queue.results import Operations
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
+from rpa_sim.route.signals.results import SignalsResult
 from rpa_sim.study.decision import Decision
 from rpa_sim.study.result.data import Baselines, Calibration, KieData, VqaData
 from rpa_sim.study.result.policies import OptimizedThresholds, PolicyResult
@@ -20,8 +21,9 @@ from rpa_sim.study.result.policies import OptimizedThresholds, PolicyResult
 __all__ = ["SCHEMA_VERSION", "StudySummary"]
 
 #: The version of ``summary.json`` this rpa-sim writes; it reads this one and every earlier one (a summary
-#: without the key is version 1; version 3 adds the decided policy's rules, ``decision.rules``).
-SCHEMA_VERSION = 3
+#: without the key is version 1; version 3 adds the decided policy's rules, ``decision.rules``; version 4 the
+#: named signals' figures, ``signals``).
+SCHEMA_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class StudySummary:
     operations: Operations | None = left_out()
     monitoring: Monitoring | None = left_out()
     decision: Decision | None = left_out()
+    signals: SignalsResult | None = left_out()
 
     @classmethod
     def from_json(cls, source: str | bytes | Mapping[str, Any]) -> StudySummary:
