@@ -299,7 +299,7 @@ async def test_switch_views_and_smudge_is_hidden_for_kie(scenario):
             await pilot.pause()
             assert tabs.active == view
         assert not tabs.get_tab("smudge").display
-        await pilot.press("s")
+        await pilot.press("a")
         assert tabs.active == "tradeoff"
         assert not any("SMuDGE" in str(f.render()) for f in app.query("FooterKey"))
 
@@ -493,7 +493,7 @@ async def test_vqa_smudge_view(vqa_scenario):
         assert app.error is None and app.model.task == "vqa"
         at = app.model.sweepers[0].at(0.5)
         assert _panel_numbers(app)["ANLS"] == f"{at['anls']:.4f}"
-        await pilot.press("s")
+        await pilot.press("a")
         await pilot.press("right")
         assert app.alpha == pytest.approx(0.30)
         note = str(app.query_one("#smudge-note").render())
@@ -807,7 +807,7 @@ async def test_records_without_predictions_open_in_every_view(tmp_path):
         # no prediction: no auto-rate; the four missed values stay, so KIEval_Aligned^τ = 1 - 4 / 4
         assert (numbers["auto-rate"], numbers["KIEval_Aligned^τ"], numbers["residual additions"]) == (
             "-", "0.0000", "4")
-        for key in ("c", "f", "l", "dollar_sign", "s", "t", "plus", "2", "o", "g"):
+        for key in ("c", "f", "l", "dollar_sign", "a", "s", "i", "t", "plus", "2", "o", "g"):
             await pilot.press(key)
             await pilot.pause()
         await pilot.press("e", "f", "e")
@@ -842,7 +842,7 @@ def test_snapshot_kie_views(snap_compare, tmp_path, keys, size):
 
 
 @pytest.mark.parametrize("size", SNAPSHOT_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
-@pytest.mark.parametrize("keys", [(), ("f",), ("s",)], ids=["tradeoff", "fields", "smudge"])
+@pytest.mark.parametrize("keys", [(), ("f",), ("a",)], ids=["tradeoff", "fields", "smudge"])
 def test_snapshot_vqa_views(snap_compare, tmp_path, keys, size):
     async def run_before(pilot) -> None:
         await ready(pilot.app, pilot)

@@ -33,6 +33,7 @@ from rpa_sim.tui.views.costs import CostsView
 from rpa_sim.tui.views.fields import FieldsView
 from rpa_sim.tui.views.monitoring import MonitoringView
 from rpa_sim.tui.views.operations import OperationsView
+from rpa_sim.tui.views.signals import SignalsView
 from rpa_sim.tui.views.smudge import SmudgeView
 from rpa_sim.tui.views.tradeoff import TradeoffView
 from rpa_sim.tui.widgets.loading_panel import LoadingPanel
@@ -45,8 +46,9 @@ if TYPE_CHECKING:
 
 VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c", CompareView),
          ("fields", "Fields", "f", FieldsView), ("calibration", "Calibration", "l", CalibrationView),
-         ("costs", "Costs", "dollar_sign", CostsView), ("smudge", "SMuDGE", "s", SmudgeView),
-         ("monitoring", "Monitoring", "m", MonitoringView), ("operations", "Operations", "w", OperationsView)]
+         ("signals", "Signals", "i", SignalsView), ("costs", "Costs", "dollar_sign", CostsView),
+         ("smudge", "SMuDGE", "a", SmudgeView), ("monitoring", "Monitoring", "m", MonitoringView),
+         ("operations", "Operations", "w", OperationsView)]
 #: below this many columns the trade-off view's side panel moves under the plot
 NARROW_BELOW = 100
 #: how often (seconds) the screen shows what the loader has reported since
@@ -121,6 +123,7 @@ class DashboardApp(App[int]):
         Binding("d", "decision", "Decision"),
         Binding("equals_sign", "type_threshold", "Type τ", show=False),
         Binding("z", "zoom", "Zoom"),
+        Binding("s", "next_signal", "Signal", show=False),
         *[Binding(key, f"show('{view}')", title, show=False) for view, title, key, _ in VIEWS],
         *[Binding(str(i), f"policy({i - 1})", f"Policy {i}", show=False) for i in range(1, 10)],
         Binding("e", "export('csv')", "CSV", show=False),
@@ -140,6 +143,8 @@ class DashboardApp(App[int]):
         self.threshold = threshold
         self.policy = 0
         self.alpha = 0.25
+        #: the signal the trade-off view routes on beside the policies (``s``); None for none
+        self.signal: str | None = None
         #: what the load failed with, as the error panel shows it, and the error itself
         self.error: str | None = None
         self.load_error: BaseException | None = None
@@ -268,6 +273,8 @@ class DashboardApp(App[int]):
             self.query_one(TabbedContent).hide_tab("smudge")
         if not model.has_operations:  # shown with a summary that has the scenario's operations
             self.query_one(TabbedContent).hide_tab("operations")
+        if not model.signal_names:  # the values carry no named signal
+            self.query_one(TabbedContent).hide_tab("signals")
         self.active_view().ensure_loaded()
         self._status()
         self.refresh_bindings()
@@ -381,11 +388,14 @@ class DashboardApp(App[int]):
     # -- actions ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the SMuDGE view's key for fields read from documents; dim what needs a model until it loads."""
+        """Hide the SMuDGE view's key for fields read from documents, the Signals view's and ``s`` for values
+        without named signals; dim what needs a model until it loads."""
         if action == "show" and parameters == ("smudge",) and self.model is not None:
             return self.model.has_smudge
         if action == "show" and parameters == ("operations",) and self.model is not None:
             return self.model.has_operations
+        if self.model is not None and (action == "next_signal" or (action == "show" and parameters == ("signals",))):
+            return bool(self.model.signal_names)  # values without named signals: nothing to show or cycle
         if action == "zoom":
             return self.model is not None and isinstance(self.active_view(), CostsView)
         needs_model = ("nudge", "optimum", "target", "decision", "type_threshold", "show", "policy", "export")
@@ -465,6 +475,18 @@ class DashboardApp(App[int]):
         self.notify(words, title="Decision" if decision.feasible else "Decision: no point meets every constraint",
                     severity="information" if decision.feasible else "warning", timeout=15)
 
+    def action_next_signal(self) -> None:
+        """The trade-off view routes on the next signal beside the policies (none after the last), and the
+        Signals view shows it."""
+        model = self.model
+        if model is None or not model.signal_names:
+            return
+        cycle: list[str | None] = [*model.signal_names, None]
+        self.signal = cycle[(cycle.index(self.signal) + 1) % len(cycle)]
+        self.notify(f"routing on {self.signal}" if self.signal is not None else "no signal routed on",
+                    title="Signal (s)")
+        self.active_view().redraw()
+
     def action_zoom(self) -> None:
         view = self.active_view()
         if isinstance(view, CostsView):
@@ -475,7 +497,8 @@ class DashboardApp(App[int]):
 
     def action_show(self, view: str) -> None:
         if self.model is not None and (view != "smudge" or self.model.has_smudge) and (
-                view != "operations" or self.model.has_operations):
+                view != "operations" or self.model.has_operations) and (
+                view != "signals" or bool(self.model.signal_names)):
             self.query_one(TabbedContent).active = view
             self.focus_view()
 

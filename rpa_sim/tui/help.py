@@ -18,7 +18,9 @@ A policy decides which, against one threshold **τ**; the views show what each �
 
 | Key | Action |
 |---|---|
-| `t` `c` `f` `l` `$` `s` | Trade-off, Compare, Fields, Calibration, Costs, SMuDGE (questions only) |
+| `t` `c` `f` `l` `$` `a` | Trade-off, Compare, Fields, Calibration, Costs, SMuDGE (questions only) |
+| `i` | Signals (values with named signals): each signal's AUROC, calibration, certified automation, verdicts |
+| `s` | the next signal the trade-off view routes on beside the policies, which the Signals view shows |
 | `+` / `-` | τ up / down one step: 0.01, and 0.001 from 0.9 (where τ matters most) |
 | `]` / `[` | τ up / down five steps |
 | `o` | τ to the selected policy's least cost |

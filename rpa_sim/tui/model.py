@@ -22,6 +22,7 @@ from rpa_sim.tui.stages import Reporter, ignore_progress, stage
 
 if TYPE_CHECKING:
     from rpa_sim.operate.queue.summary import OperationModel
+    from rpa_sim.route.signals.results import SignalsResult
     from rpa_sim.study.decision import Decision
     from rpa_sim.study.result import Calibration, CostOptimum, GroupCalibration, PolicyResult, StudySummary
 
@@ -109,6 +110,8 @@ class DashboardModel:
     _operation: tuple[StudySummary, OperationModel] | None = field(default=None, repr=False)
     #: :meth:`cost_range` by policy and summary
     _cost_ranges: dict[tuple[int, int], dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
+    #: :meth:`routing_sweeper` by signal
+    _routing: dict[str, Sweeper] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_table(cls, name: str, table: OutcomeTable, policies: list[Policy], *, reviewer: Reviewer | None = None,
@@ -542,6 +545,33 @@ class DashboardModel:
         """The policy's cost on :data:`COST_POINTS` thresholds spread over ``window``."""
         grid = np.linspace(*window, COST_POINTS)
         return grid, self.priced_curve(policy, grid).columns["cost"]
+
+    # -- signals ------------------------------------------------------------------------------------
+
+    @cached_property
+    def signal_names(self) -> list[str]:
+        """What ``s`` cycles the trade-off view's extra curve through, when the values carry named signals:
+        the confidence (unless no value has one), each named signal, then ``fused``; none without named
+        signals."""
+        from rpa_sim.route.signals.columns import FUSED, table_signals  # noqa: PLC0415
+
+        return [*table_signals(self.table), FUSED] if self.table.signals else []
+
+    @property
+    def signals(self) -> SignalsResult | None:
+        """The signals measured by the study (``summary.signals``); None before the summary or without signals."""
+        return None if self.summary is None else self.summary.signals
+
+    def routing_sweeper(self, name: str) -> Sweeper:
+        """A policy that reviews a value when the signal ``name`` is below τ (one without it reviewed), swept
+        with the scenario's reviewer and costs: the curve ``s`` adds to the trade-off view."""
+        if name not in self._routing:
+            test = {"confidence": "sweep"} if name == "confidence" else {"signals": {name: "sweep"}}
+            policy = Policy.model_validate({"name": f"routing on {name}", "review_if": test,
+                                            "missing_confidence": "review"})
+            reviewer = self.sweepers[0].reviewer if self.sweepers else None
+            self._routing[name] = Sweeper(self.table, policy, reviewer=reviewer, costs=self.costs)
+        return self._routing[name]
 
     def smudge_rows(self) -> list[dict[str, Any]]:
         """Mean SMuDGE per alpha over the questions with OCR; none without such questions."""

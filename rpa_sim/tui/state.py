@@ -37,5 +37,10 @@ class DashboardState(Protocol):
     def alpha(self) -> float:
         """SMuDGE's α: the weight of the answer's match against its grounding."""
 
+    @property
+    def signal(self) -> str | None:
+        """The signal the trade-off view routes on beside the policies, and the Signals view shows (``s`` cycles
+        it); None for none."""
+
     def set_policy(self, index: int) -> None:
         """Select policy ``index`` for every view (nothing happens for an index out of range)."""

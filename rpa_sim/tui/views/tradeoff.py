@@ -1,5 +1,5 @@
 """The Trade-off view (``t``): every policy's auto-rate against the metric, the selected one's figures at τ,
-and τ's slider and box."""
+and τ's slider and box; with ``s``, the curve of routing on one signal beside them."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from textual.widgets import Label, OptionList
 from textual_plotext.plot import Plot
 
 from rpa_sim.tui.export import export_stem
+from rpa_sim.tui.model import PLOT_GRID
 from rpa_sim.tui.scale import ThresholdScale
 from rpa_sim.tui.views.base import View
 from rpa_sim.tui.views.palette import TARGET_COLOR, policy_marker
@@ -50,6 +51,10 @@ class TradeoffView(View):
     stem = "tradeoff"
     #: the policy the legend highlights
     legend_policy: int | None = None
+    #: the signal whose curve is drawn (``s``), None for none
+    drawn_signal: str | None = None
+    #: the look of that curve and of its point at τ
+    SIGNAL = Marker("◇", "white")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="tradeoff-main"):
@@ -74,6 +79,14 @@ class TradeoffView(View):
         self.legend_policy = None
         self.redraw()
 
+    def signal_curve(self) -> tuple[list[float], list[float]] | None:
+        """The auto-rate and metric of routing on the state's signal (``s``), where defined; None without one."""
+        if self.state.signal is None:
+            return None
+        curve = self.model.routing_sweeper(self.state.signal).curve(PLOT_GRID)
+        defined = ~(np.isnan(curve.auto_rate) | np.isnan(curve.metric))
+        return curve.auto_rate[defined].tolist(), curve.metric[defined].tolist()
+
     def draw_curves(self) -> None:
         model = self.model
         targets = model.target_values
@@ -94,7 +107,11 @@ class TradeoffView(View):
                 if defined.any():
                     plt.plot(curve.auto_rate[defined].tolist(), curve.metric[defined].tolist(), marker="braille",
                              color=policy_marker(i).color)
+            if signal is not None and signal[0]:
+                plt.plot(*signal, marker="braille", color=self.SIGNAL.color)
 
+        signal = self.signal_curve()
+        self.drawn_signal = self.state.signal
         plot.draw(curves, xlim=(0.0, 1.0), ylim=ylim)
 
     def draw_legend(self) -> None:
@@ -105,6 +122,8 @@ class TradeoffView(View):
             entries.append((Marker("─", TARGET_COLOR),
                             f"target{'s' if len(model.target_values) > 1 else ''} "
                             + ", ".join(f"{t:g}" for t in model.target_values)))
+        if self.state.signal is not None:
+            entries.append((self.SIGNAL, f"s: routing on {self.state.signal}"))
         self.query_one("#tradeoff-legend", Legend).show_entries(entries)
         self.legend_policy = selected
 
@@ -116,10 +135,16 @@ class TradeoffView(View):
         slider = self.query_one("#threshold-slider", Slider)
         slider.set_reactive(Slider.value, state.threshold)
         slider.refresh()
+        if self.drawn_signal != state.signal:
+            self.draw_curves()
+            self.legend_policy = None
         if self.legend_policy != state.policy:
             self.draw_legend()
         points = model.points(state.threshold)
         marks = [(x, y, policy_marker(i)) for i, (x, y) in enumerate(points)]
+        if state.signal is not None:
+            at = model.routing_sweeper(state.signal).at(state.threshold)
+            marks.append((at["auto_rate"], at[model.metric_name], self.SIGNAL))
         self.query_one("#tradeoff-plot", MarkedPlot).mark(
             marks + [(*points[state.policy], policy_marker(state.policy, selected=True))])
 
