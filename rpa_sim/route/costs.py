@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
+from rpa_sim.common.errors import InputError
 from rpa_sim.common.typedjson import left_out, present_when
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.records.signal_names import check_signal_names
@@ -197,6 +198,21 @@ class CostModel(StrictModel):
                              "per_rejected, per_rejected_document or per_value_signals")
         check_signal_names(self.per_value_signals)
         return self
+
+    def check_signals(self, carried: Sequence[str]) -> None:
+        """Refuse a price for a signal that no value carries (``carried``: the data's named signals).
+
+        >>> CostModel(per_value_signals={"second_call": 0.01}).check_signals(("agreement",))
+        Traceback (most recent call last):
+        ...
+        rpa_sim.common.errors.InputError: the costs price signal 'second_call' (per_value_signals), which no value \
+carries (signals: 'agreement')
+        """
+        unknown = [name for name in self.per_value_signals if name not in carried]
+        if unknown:
+            known = ", ".join(repr(name) for name in carried) or "none"
+            raise InputError(f"the costs price signal {unknown[0]!r} (per_value_signals), which no value carries "
+                             f"(signals: {known})")
 
     def signal_price(self, names: Iterable[str]) -> float:
         """What computing the named signals costs per value (0 for a signal not priced).

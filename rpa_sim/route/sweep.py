@@ -347,7 +347,11 @@ class Sweeper:
                                        fields=table.field_codes, field_names=table.field_names,
                                        units=table.review_units, document_types=table.document_type_codes,
                                        document_type_names=table.document_types, signals=_signals(table, policy))
-        self._computed_signals = _computed_signals(table, policy, costs)
+        if costs is not None:
+            costs.check_signals(tuple(table.signals))
+        # the named signals computed for every value to route by it (fused: all of them), which costs may price
+        self._computed_signals = tuple(dict.fromkeys(signal for name in policy.signal_names()
+                                                     for signal in (table.signals if name == FUSED else (name,))))
         self.n = len(table)
         self._rejected = self.compiled.rejected
         self._rejected_units = _rejected_units(table, self._rejected)
@@ -639,20 +643,6 @@ def _selection(sweeper: Sweeper) -> _Selection:
             doc_added[first[joined]] = units[starts[joined]]
         return _Selection(n, added, None, doc_added, None)
     return _budget_selection(order, sweeper.compiled.entry, confidence, units, limit)
-
-
-def _computed_signals(table: OutcomeTable, policy: Policy, costs: CostModel | None) -> tuple[str, ...]:
-    """The named signals that must be computed for every value to route by ``policy`` (``fused``: every named
-    signal of the table), which the cost model prices; a priced signal no value carries is refused."""
-    if costs is not None:
-        unknown = [name for name in costs.per_value_signals if name not in table.signals]
-        if unknown:
-            known = ", ".join(repr(name) for name in table.signals) or "none"
-            raise InputError(f"the costs price signal {unknown[0]!r} (per_value_signals), which no value carries "
-                             f"(signals: {known})")
-    names = policy.signal_names()
-    return tuple(dict.fromkeys(signal for name in names
-                               for signal in (table.signals if name == FUSED else (name,))))
 
 
 def _signals(table: OutcomeTable, policy: Policy) -> dict[str, np.ndarray]:
