@@ -4,12 +4,14 @@ field's text, as the signal ``ocr`` (the lowest), beside the field's own confide
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers.azure_di import import_azure_di
 from rpa_sim.records.importers.google_docai import import_google_docai
+from rpa_sim.records.importers.mapping import import_mapping
 from tests.conftest import shared_path
 
 
@@ -81,3 +83,45 @@ def test_google_an_entitys_ocr_signal_is_the_lowest_confidence_of_its_tokens():
     assert _entities(records)["due_date"].signals == {"ocr": expected}
     assert _entities(records)["due_date"].confidence == due["confidence"]
     assert any(note.startswith("entities with the signal ocr") for note in report.notes)
+
+
+# -- a mapping file maps any JSON path to a signal -----------------------------------------------------------------
+
+
+def _mapped(tmp_path, signals_yaml, fields):
+    source = tmp_path / "out.jsonl"
+    source.write_text(json.dumps({"doc_id": "r-1", "fields": fields}) + "\n")
+    mapping = tmp_path / "map.yaml"
+    mapping.write_text("id: $.doc_id\nfields: $.fields.*\nvalue: '@.value'\nconfidence: '@.score'\n"
+                       f"signals:\n{signals_yaml}")
+    return source, mapping
+
+
+def test_a_mapping_reads_signals_from_any_path_each_on_its_scale(tmp_path):
+    source, mapping = _mapped(tmp_path, "  agreement: '@.votes.share'\n  ocr: {path: '@.ocr', scale: 100}\n"
+                                        "  second_call: '$.meta.second'\n",
+                              {"total": {"value": "12.00", "score": 0.93, "votes": {"share": 0.8}, "ocr": 97},
+                               "date": {"value": "1.1", "score": 0.5, "votes": {"share": None}, "ocr": 42}})
+    text = source.read_text().replace('"fields"', '"meta": {"second": 0.25}, "fields"')
+    source.write_text(text)
+    records, report = import_mapping(source, mapping=mapping)
+    found = _entities(list(records))
+    assert found["total"].signals == {"agreement": 0.8, "ocr": 0.97, "second_call": 0.25}
+    assert found["date"].signals == {"agreement": None, "ocr": 0.42, "second_call": 0.25}
+    assert "predicted fields without the signal agreement (missing): 1" in report.notes
+
+
+@pytest.mark.parametrize(("signals_yaml", "fields", "message"), [
+    ("  agreement: '@.agrement'\n", {"total": {"value": "1", "score": 0.9, "agreement": 0.5}},
+     "signals.agreement '@.agrement' matches nothing in the first record"),
+    ("  agreement: '@.agreement'\n", {"total": {"value": "1", "score": 0.9, "agreement": 80}},
+     "80 is not in [0, 1] (signal 'agreement'; give it a scale"),
+    ("  fused: '@.agreement'\n", {"total": {"value": "1", "score": 0.9, "agreement": 0.8}},
+     "a signal may not be named 'fused'"),
+])
+def test_bad_mapped_signals_are_one_line(tmp_path, signals_yaml, fields, message):
+    source, mapping = _mapped(tmp_path, signals_yaml, fields)
+    with pytest.raises(InputError, match=re.escape(message)) as error:
+        records, _ = import_mapping(source, mapping=mapping)
+        list(records)
+    assert "\n" not in str(error.value)

@@ -19,6 +19,11 @@ Mapping (one KIE record per record the ``records`` path finds):
 - confidence: the ``confidence`` path's number (or a string that reads as
   one) divided by ``confidence_scale``, in [0, 1]; no confidence path, no
   match or null: null (unknown), counted, never invented.
+- signals: each of ``signals`` (``{name: path}``, or ``{name: {path, scale}}``)
+  a named signal of the entity (``docs/signals.md``): its path's number (or a
+  string that reads as one) divided by its ``scale`` (1 unless said), in
+  [0, 1]; no match or null: the entity lacks that signal (counted), never
+  invented.
 - evidence: the ``box`` path's four numbers (``box_format`` ``xyxy`` or
   ``xywh``, in the service's units) on page ``page`` (counted from
   ``first_page``; the first page without a page path).
@@ -53,6 +58,7 @@ from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.mapping_log import LogMapping, LogRows
 from rpa_sim.records.importers.service import FieldMap, each_source, joined_records, read_joins, value_text
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
+from rpa_sim.records.signal_names import check_signal_names
 
 __all__ = ["FORMAT", "LINES_SUFFIXES", "Mapping", "TruthMapping", "load_mapping", "import_mapping"]
 
@@ -85,6 +91,23 @@ class TruthMapping(StrictModel):
     value: PathText = "@"
 
 
+class SignalPath(StrictModel):
+    """Where a field's named signal is, and the scale its numbers are on (``path`` alone: scale 1)."""
+
+    path: PathText
+    scale: float = Field(default=1.0, gt=0, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str) else value
+
+
+def _signal_names(signals: dict[str, SignalPath]) -> dict[str, SignalPath]:
+    check_signal_names(signals)
+    return signals
+
+
 class Mapping(StrictModel):
     """The mapping file: where the records, their ids, fields and ground truth are (``docs/importers/mapping.md``).
 
@@ -100,6 +123,7 @@ class Mapping(StrictModel):
     value: PathText = "@"
     confidence: PathText | None = None
     confidence_scale: float = Field(default=1.0, gt=0, allow_inf_nan=False)
+    signals: Annotated[dict[str, SignalPath], AfterValidator(_signal_names)] = {}
     box: PathText | None = None
     box_format: Literal["xyxy", "xywh"] = "xyxy"
     page: PathText | None = None
@@ -320,8 +344,10 @@ class _Importer:
                 entities.append(entity)
         return PredictedExtraction(entities=entities) if predicted else Extraction(entities=entities)
 
-    def _read(self, name: str, settings: Mapping | TruthMapping, record: Match, field: Match) -> list[Match]:
-        path = parse_path(getattr(settings, name.rsplit(".", 1)[-1]))
+    def _read(self, name: str, settings: Mapping | TruthMapping, record: Match, field: Match, *,
+              text: str | None = None) -> list[Match]:
+        """What the setting ``name`` (its path ``text``, else the setting's own) finds in the field or record."""
+        path = parse_path(text if text is not None else getattr(settings, name.rsplit(".", 1)[-1]))
         if path.root == "@":
             found = path.matches(field.value, field.where)
         else:
@@ -355,7 +381,8 @@ class _Importer:
         if not predicted:
             return Entity(key=key, value=text)
         entity = PredictedEntity(key=key, value=text, confidence=self._confidence(record, field, place),
-                                 evidence=self._evidence(record, field, place))
+                                 evidence=self._evidence(record, field, place),
+                                 signals=self._signals(record, field, place))
         if self.log is not None:
             self.log.add(record, field, {"id": place.record_id, "key": key, "value": text,
                                          "confidence": entity.confidence}, place.error)
@@ -398,6 +425,31 @@ class _Importer:
                                      f"percentages)")
         self.stats["confidence"] += 1
         return confidence
+
+    def _signals(self, record: Match, field: Match, place: _Place) -> dict[str, float | None] | None:
+        """The field's named signals: each a number in [0, 1] (after its scale), None where it has none."""
+        if not self.settings.signals:
+            return None
+        found_signals: dict[str, float | None] = {}
+        for name, spec in self.settings.signals.items():
+            setting = f"signals.{name}"
+            found = self._read(setting, self.settings, record, field, text=spec.path)
+            raw = self._one(found, place, setting).value if found else None
+            if raw is None:
+                self.stats[f"no {setting}"] += 1
+                found_signals[name] = None
+                continue
+            number = _number(raw)
+            if number is None:
+                raise place.error(found[0].where, f"expected signal {name!r} (a number), got {shown(raw)}")
+            value = number / spec.scale
+            if not 0.0 <= value <= 1.0:
+                scaled = "" if spec.scale == 1 else f" / scale {spec.scale:g} = {value:g}"
+                raise place.error(found[0].where, f"{shown(raw)}{scaled} is not in [0, 1] (signal {name!r}; "
+                                                  f"give it a scale: {{path: ..., scale: 100}} for percentages)")
+            self.stats[setting] += 1
+            found_signals[name] = value
+        return found_signals
 
     def _evidence(self, record: Match, field: Match, place: _Place) -> list[Evidence] | None:
         if self.settings.box is None:
@@ -459,7 +511,8 @@ class _Importer:
     def _check_first(self, record: Match, place: _Place) -> None:
         settings = self.settings
         per_field = {"key": settings.key, "value": settings.value, "confidence": settings.confidence,
-                     "box": settings.box, "page": settings.page}
+                     "box": settings.box, "page": settings.page,
+                     **{f"signals.{name}": spec.path for name, spec in settings.signals.items()}}
         if settings.ground_truth is not None:
             per_field |= {"ground_truth.key": settings.ground_truth.key,
                           "ground_truth.value": settings.ground_truth.value}
@@ -490,6 +543,9 @@ class _Importer:
             ("predicted fields with a confidence", stats["confidence"]),
             ("predicted fields without a confidence: null (a policy must set missing_confidence)",
              stats["no_confidence"]),
+            *((f"predicted fields with the signal {name}", stats[f"signals.{name}"]) for name in self.settings.signals),
+            *((f"predicted fields without the signal {name} (missing)", stats[f"no signals.{name}"])
+              for name in self.settings.signals),
             ("predicted fields with a box as evidence", stats["box"]),
             ("predicted fields without a box", stats["no_box"] if self.settings.box is not None else 0),
         ]
