@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
 from pathlib import Path
 
@@ -19,6 +21,14 @@ costs:
   currency: EUR
 targets: [0.85, 0.9]
 """
+
+
+def run_async(test):
+    """Run an async test with asyncio.run (the project has no async pytest plugin)."""
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+    return wrapper
 
 
 def scenario_file(folder: Path, text: str, name: str = "scenario.yaml") -> str:

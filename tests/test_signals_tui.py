@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
-
 import numpy as np
 import pytest
 
@@ -16,19 +13,11 @@ from textual.widgets import TabbedContent
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.views.tradeoff import TradeoffView
 from rpa_sim.tui.widgets.legend import Legend
-from tests.support_tui import SCENARIO, ready, scenario_file
+from tests.support_tui import SCENARIO, ready, run_async, scenario_file
 
 SIGNALS = SCENARIO.replace("  seed: 3\n", "  seed: 3\n  settings:\n    signals:\n"
                                           "      - {kind: agreement, name: agreement}\n"
                                           "      - {kind: degenerate, name: logprob}\n")
-
-
-def run_async(test):
-    """Run an async test with asyncio.run (the project has no async pytest plugin)."""
-    @functools.wraps(test)
-    def wrapper(*args, **kwargs):
-        return asyncio.run(test(*args, **kwargs))
-    return wrapper
 
 
 @run_async

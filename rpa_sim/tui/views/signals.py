@@ -75,32 +75,30 @@ class SignalsView(View):
             self.draw(chosen)
 
     def draw(self, signal: SignalFigures) -> None:
-        roc = self.query_one("#signals-roc", PlotextPlot)
-        plt = roc.plt
-        plt.clear_figure()
-        plt.plot([0, 1], [0, 1], color=TARGET_COLOR, marker="braille")
-        if signal.roc_errors:
-            plt.plot(list(signal.roc_errors), list(signal.roc_correct), color=self.CURVE, marker="braille")
-        plt.xlim(0, 1)
-        plt.ylim(0, 1)
-        plt.title(f"ROC {signal.name}")
-        plt.xlabel("errors auto-accepted")
-        plt.ylabel("right auto-accepted")
-        roc.refresh()
-        reliability = self.query_one("#signals-reliability", PlotextPlot)
-        plt = reliability.plt
-        plt.clear_figure()
-        plt.plot([0, 1], [0, 1], color=TARGET_COLOR, marker="braille")
+        """The signal's ROC curve and its reliability, each over the diagonal."""
+        self.plot("#signals-roc", f"ROC {signal.name}", "errors auto-accepted", "right auto-accepted",
+                  signal.roc_errors, signal.roc_correct)
         table = signal.reliability
-        if table.count:
-            plt.plot(list(table.mean_signal), list(table.share_right), color=self.CURVE, marker="braille")
-            plt.scatter(list(table.mean_signal), list(table.share_right), color=self.CURVE, marker="●")
+        self.plot("#signals-reliability", f"reliability (ECE {cell(signal.ece)})", "mean signal of the bin",
+                  "share right", table.mean_signal, table.share_right, dots=True)
+
+    def plot(self, selector: str, title: str, xlabel: str, ylabel: str, x: tuple[float, ...], y: tuple[float, ...],
+             *, dots: bool = False) -> None:
+        """A unit square with its diagonal and the line (and ``dots``) through ``x``, ``y``."""
+        widget = self.query_one(selector, PlotextPlot)
+        plt = widget.plt
+        plt.clear_figure()
+        plt.plot([0, 1], [0, 1], color=TARGET_COLOR, marker="braille")
+        if x:
+            plt.plot(list(x), list(y), color=self.CURVE, marker="braille")
+            if dots:
+                plt.scatter(list(x), list(y), color=self.CURVE, marker="●")
         plt.xlim(0, 1)
         plt.ylim(0, 1)
-        plt.title(f"reliability (ECE {cell(signal.ece)})")
-        plt.xlabel("mean signal of the bin")
-        plt.ylabel("share right")
-        reliability.refresh()
+        plt.title(title)
+        plt.xlabel(xlabel)
+        plt.ylabel(ylabel)
+        widget.refresh()
 
     def rows(self) -> list[dict[str, Any]]:
         signals = self.model.signals
