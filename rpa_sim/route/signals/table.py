@@ -1,5 +1,5 @@
-"""The signals of an outcome table measured whole or by part: what ``rpa-sim signals``, the report and the
-dashboard show.
+"""The signals of an outcome table measured whole or by part, and the cheapest set: what ``rpa-sim signals``
+shows (a study keeps its own figures, :mod:`rpa_sim.route.signals.results`).
 
 A table's signals are its ``confidence`` (the default signal, when any row has one) and its named signals
 (``table.signals``); errors are the table's ``errors()`` (``docs/errors.md``) and documents its review units.
@@ -19,6 +19,7 @@ from rpa_sim.route.signals.columns import signal_columns, table_signals
 from rpa_sim.route.signals.subsets import MOST_SIGNALS, SubsetSearch, check_costs, search_subsets
 
 __all__ = ["SignalsPart", "analyse_table"]
+
 
 @dataclass(frozen=True, eq=False)
 class SignalsPart:
