@@ -22,7 +22,7 @@ DECOY = "name: decoy\ndescription: A local file named like a bundled policy.\nre
                                                        ("scenario", "scenarios", bundled_scenarios)])
 def test_bundled_names_are_the_yaml_files_of_the_package_folder(kind, folder, listing):
     on_disk = sorted(path.stem for path in (PACKAGE_DATA / folder).glob("*.yaml"))
-    assert bundled_names(kind) == list(listing()) == on_disk and len(on_disk) == {"policy": 10, "scenario": 7}[kind]
+    assert bundled_names(kind) == list(listing()) == on_disk and len(on_disk) == {"policy": 10, "scenario": 8}[kind]
     for name, file in bundled_files(kind).items():
         assert file.read_text(encoding="utf-8") == (PACKAGE_DATA / folder / f"{name}.yaml").read_text(encoding="utf-8")
 
@@ -62,7 +62,7 @@ def test_unknown_name_lists_the_bundled_names(tmp_path, monkeypatch):
     with pytest.raises(InputError) as error:
         load_scenario("receipts-dmeo")
     assert str(error.value) == ("no scenario file or bundled scenario named 'receipts-dmeo' (bundled: "
-                                "certified-threshold, cost-benefit, docvqa-demo, imperfect-reviewer, "
+                                "certified-threshold, cost-benefit, docvqa-demo, imperfect-reviewer, live-drift, "
                                 "operations-day, policy-comparison, receipts-demo)")
     with pytest.raises(InputError) as error:
         load_policy("rules/strict.yaml")

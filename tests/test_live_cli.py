@@ -34,18 +34,22 @@ def one_pass(stream, tmp_path_factory):
 
 def test_the_json_has_the_keys_of_the_issue_and_the_change_is_caught(one_pass):
     payload, _ = one_pass
-    assert list(payload) == ["max_error", "delta", "segments_by", "days", "guarantee", "segments", "alarms"]
+    assert list(payload) == ["max_error", "delta", "segments_by", "horizon_days", "days", "guarantee", "segments",
+                             "alarms"]
     assert payload["segments_by"] == ["document_type"] and len(payload["days"]) == DAYS
     assert "at most 0.05" in payload["guarantee"] and "no horizon" in payload["guarantee"]
     segments = {s["segment"]["document_type"]: s for s in payload["segments"]}
     assert list(segments) == ["invoice", "receipt"]
     for segment in segments.values():
-        assert list(segment) == ["segment", "first_alarm", "days"]
+        assert list(segment) == ["segment", "first_alarm", "status", "calibration", "never_audited", "proposal",
+                                 "days"]
         assert [day["day"] for day in segment["days"]] == payload["days"]
         assert list(segment["days"][0]) == ["day", "auto_accepted", "audited", "errors_found", "estimate", "low",
                                             "high", "label_free", "alarm"]
     invoice = segments["invoice"]
     assert invoice["first_alarm"] is not None and invoice["first_alarm"] >= day_name(CHANGE)
+    assert invoice["status"] == "above target" and invoice["calibration"] == "contradicted"
+    assert invoice["proposal"]["reason"] and segments["receipt"]["status"] == "within target"
     assert segments["receipt"]["first_alarm"] is None
     alarms = payload["alarms"]
     assert [alarm["day"] for alarm in alarms] == sorted(alarm["day"] for alarm in alarms)

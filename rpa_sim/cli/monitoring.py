@@ -19,7 +19,6 @@ from rpa_sim.cli.options import (
     format_arguments,
     monitored_policy_arguments,
     out_argument,
-    require_out,
     seed_argument,
     size,
     usage_error,
@@ -35,27 +34,39 @@ __all__ = ["COMMANDS", "add_parsers"]
 def add_parsers(commands: Any) -> None:
     """The parsers of ``replay``, ``estimate`` and ``plan-audit``, added to ``commands``."""
     replay = commands.add_parser("replay", help="one production day of a policy at a threshold: a log of routes, "
-                                                "audits and what people found (docs/monitoring.md)",
+                                                "audits and what people found (docs/monitoring.md); with --days, a "
+                                                "scenario's stream of days under named changes (docs/live.md)",
                                  epilog=NAMES_HELP)
     data_arguments(replay)
-    monitored_policy_arguments(replay)
+    monitored_policy_arguments(replay, required="without --days: required")
     audit = replay.add_mutually_exclusive_group()
     audit.add_argument("--audit-rate", type=SHARE, metavar="A",
                        help="share of auto-accepted items drawn at random for a careful check, in [0, 1] "
                             "(default: the policy's audit share)")
     audit.add_argument("--audit-plan", type=Path, metavar="FILE",
                        help="per-stratum audit rates, a YAML file as plan-audit writes it (default: none)")
-    replay.add_argument("--miss-rate", type=SHARE, default=0.0, metavar="RATE",
+    replay.add_argument("--miss-rate", type=SHARE, metavar="RATE",
                         help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
-    replay.add_argument("--false-correction-rate", type=SHARE, default=0.0, metavar="RATE",
+    replay.add_argument("--false-correction-rate", type=SHARE, metavar="RATE",
                         help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
-    seed_argument(replay, what="the day's draws (audits, misses, false corrections)")
+    seed_argument(replay, what="the day's draws (audits, misses, false corrections); with --days, in place of the "
+                               "stream's seed", default=None)
     replay.add_argument("--day", type=_date, metavar="YYYY-MM-DD",
                         help="write this day on every row, so that rpa-sim watch can follow the logs of several days "
                              "(default: no day column)")
-    out_argument(replay, old="--log",
+    out_argument(replay, old="--log", required=False,
                  help="the log to write: JSON Lines, gzip-compressed when it ends in .gz, written atomically; "
-                      "missing folders are created")
+                      "missing folders are created (without --days: required)")
+    replay.add_argument("--days", type=size("days", most=limits.MOST_MONITORED_DAYS, least=1,
+                                            limited_by="a fixed ceiling: every day draws its documents"),
+                        metavar="N",
+                        help="replay the stream of the scenario SCENARIO (given in place of DATA; its stream: "
+                             "section): N days of logs under its changes, a file a day named by its date, into "
+                             "--out-dir (default: one day of DATA)")
+    replay.add_argument("--out-dir", type=Path, metavar="DIR",
+                        help="with --days: the folder the day logs (YYYY-MM-DD.jsonl) and stream.json (what each "
+                             "change plants) are written into, all or none; missing folders are created (with "
+                             "--days: required)")
 
     estimate = commands.add_parser("estimate", help="the error rate of auto-accepted items and the post-correction "
                                                     "quality, with intervals, from a production log")
@@ -105,7 +116,8 @@ def _date(text: str) -> str:
 
 @shows_progress
 def replay(args: argparse.Namespace) -> int:
-    """``replay DATA --policy P --threshold T --out LOG``: one production day, as its log."""
+    """``replay DATA --policy P --threshold T --out LOG``: one production day, as its log; ``replay SCENARIO
+    --days N --out-dir DIR``: the scenario's stream (:func:`rpa_sim.cli.streams.replay_stream`)."""
     from rpa_sim.common.files import check_output  # noqa: PLC0415
     from rpa_sim.operate.monitoring.audit_plan import load_audit_plan  # noqa: PLC0415
     from rpa_sim.operate.monitoring.log import write_log  # noqa: PLC0415
@@ -113,14 +125,24 @@ def replay(args: argparse.Namespace) -> int:
     from rpa_sim.route.policies import load_policy  # noqa: PLC0415
     from rpa_sim.route.reviewer import Reviewer  # noqa: PLC0415
 
-    require_out(args, "replay")
+    if args.days is not None:
+        from rpa_sim.cli.streams import replay_stream  # noqa: PLC0415
+
+        return replay_stream(args)
+    missing = [option for option, value in (("--policy", args.policy), ("--threshold", args.threshold),
+                                            ("--out", args.out)) if value is None]
+    if missing:
+        raise usage_error("replay", f"the following arguments are required: {', '.join(missing)}")
+    if args.out_dir is not None:
+        raise usage_error("replay", "--out-dir goes with --days (a scenario's stream, a log a day); one day of DATA "
+                                    "is written to --out FILE")
     check_output(args.out)
     policy = load_policy(args.policy)
     audit = args.audit_rate if args.audit_plan is None else load_audit_plan(args.audit_plan)
     evaluated = evaluate_data(args)
-    reviewer = Reviewer(miss_rate=args.miss_rate, false_correction_rate=args.false_correction_rate)
+    reviewer = Reviewer(miss_rate=args.miss_rate or 0.0, false_correction_rate=args.false_correction_rate or 0.0)
     with stage("replaying the day"):
-        day = Replayer(evaluated, policy, threshold=args.threshold, audit=audit).day(seed=args.seed,
+        day = Replayer(evaluated, policy, threshold=args.threshold, audit=audit).day(seed=args.seed or 0,
                                                                                     reviewer=reviewer, date=args.day)
     with stage(f"writing {args.out.name}"):
         write_log(day.log, args.out)

@@ -30,6 +30,13 @@ def _named_outputs(args: argparse.Namespace) -> list[tuple[str, str | Path]]:
         from rpa_sim.study.run import OUTPUT_FILES  # noqa: PLC0415
 
         outputs += [("--out-dir file", args.out_dir / name) for name in OUTPUT_FILES]
+    if args.command == "replay" and args.out_dir is not None and args.out_dir.is_dir():
+        from rpa_sim.cli.streams import MANIFEST  # noqa: PLC0415
+        from rpa_sim.operate.live.reader import LOG_SUFFIXES  # noqa: PLC0415
+
+        # the day logs a stream writes are named by dates the scenario sets: every log there, and the manifest
+        outputs += [("--out-dir file", path) for path in sorted(args.out_dir.iterdir())
+                    if path.name.endswith(LOG_SUFFIXES) or path.name == MANIFEST]
     if args.command == "report" and args.png_dir is not None and args.png_dir.is_dir():
         from rpa_sim.report.page import PLOT_NAMES  # noqa: PLC0415
 
@@ -85,7 +92,9 @@ def _scenario_inputs(name: str) -> Iterator[tuple[str, Path]]:
 
 def _named_inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
     """Every file the command line reads; found only when asked for, that is when an output exists already."""
-    if getattr(args, "data", None) is not None:
+    if args.command == "replay" and args.days is not None:  # DATA is a scenario, whose stream is replayed
+        yield from _scenario_inputs(str(args.data))
+    elif getattr(args, "data", None) is not None:
         yield from (("DATA", shard) for shard in _shards(args.data))
     if args.command == "watch":
         yield from (("LOGS", log) for log in _logs(args.logs))

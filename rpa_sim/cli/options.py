@@ -25,7 +25,7 @@ from rpa_sim.common.workers import available_cores
 __all__ = ["FORMATS", "NAMES_HELP", "NON_NEGATIVE", "OPEN_SHARE", "POSITIVE", "POSITIVE_NUMBER", "SHARE",
            "DeprecatedAlias", "bounded", "confidence_level_argument", "data_arguments", "evaluation_arguments",
            "folder_argument", "format_arguments", "monitored_policy_arguments", "out_argument", "scheduler_address",
-           "require_out", "seed_argument", "simulated_hours", "size", "usage_error", "usage_message"]
+           "seed_argument", "simulated_hours", "size", "usage_error", "usage_message"]
 
 FORMATS = ("table", "csv", "json")
 NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENARIO) are bundled names or paths. A bare "
@@ -207,13 +207,15 @@ def seed_argument(parser: argparse.ArgumentParser, *, what: str, default: int | 
                         help=f"seed of {what}, an integer >= 0; the same seed gives the same bytes (default: 0)")
 
 
-def monitored_policy_arguments(parser: argparse.ArgumentParser) -> None:
-    """The policy run in production and its threshold (``replay``, ``plan-audit``)."""
-    parser.add_argument("--policy", required=True, metavar="P",
-                        help="a policy file or bundled policy name (required)")
-    parser.add_argument("--threshold", type=bounded(float, low=0.0, high=math.inf, open_high=True), required=True,
-                        metavar="T", help="the policy's swept threshold: an item is routed when T is above its score, "
-                                          "a number >= 0 (required)")
+def monitored_policy_arguments(parser: argparse.ArgumentParser, *, required: str = "required") -> None:
+    """The policy run in production and its threshold (``replay``, ``plan-audit``); ``required`` other than
+    ``"required"`` says when they are (the command then checks)."""
+    parser.add_argument("--policy", required=required == "required", metavar="P",
+                        help=f"a policy file or bundled policy name ({required})")
+    parser.add_argument("--threshold", type=bounded(float, low=0.0, high=math.inf, open_high=True),
+                        required=required == "required", metavar="T",
+                        help=f"the policy's swept threshold: an item is routed when T is above its score, a number "
+                             f">= 0 ({required})")
 
 
 def confidence_level_argument(parser: argparse.ArgumentParser) -> None:
@@ -236,8 +238,8 @@ def out_argument(parser: argparse.ArgumentParser, *, help: str, required: bool =
                  metavar: str = "FILE") -> None:
     """``--out FILE``, the one option that names an output file; ``old`` is a deprecated spelling of it.
 
-    With ``old``, argparse cannot require ``--out`` (either spelling will do): the command calls
-    :func:`require_out` first thing.
+    With ``old``, argparse cannot require ``--out`` (either spelling will do): the command checks that it
+    was given, first thing.
     """
     suffix = " (required)" if required else ""
     if old is None:
@@ -246,12 +248,6 @@ def out_argument(parser: argparse.ArgumentParser, *, help: str, required: bool =
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--out", type=Path, metavar=metavar, help=help + suffix)
     group.add_argument(old, type=Path, metavar=metavar, dest="out", action=DeprecatedAlias, replacement="--out")
-
-
-def require_out(args: argparse.Namespace, command: str) -> None:
-    """Refuse a command line without ``--out`` (nor its old spelling), as argparse refuses a required option."""
-    if args.out is None:
-        raise usage_error(command, "the following arguments are required: --out")
 
 
 def folder_argument(parser: argparse.ArgumentParser, option: str, old: str, *, help: str) -> None:

@@ -54,11 +54,13 @@ __all__ = [
     "MOST_REVIEW_SECONDS",
     "MOST_SIMULATED_HOURS",
     "MOST_SIMULATED_TASKS",
+    "MOST_STREAM_DOCUMENTS",
     "MOST_THRESHOLDS",
     "RECEIVED_YEARS",
     "REPLICATE_BYTES_PER_THRESHOLD",
     "RUN_BYTES_PER_DOCUMENT",
     "SIMULATED_TASK_BYTES",
+    "STREAM_BYTES_PER_DOCUMENT",
     "SizeError",
     "available_memory",
     "cgroup_memory",
@@ -106,6 +108,12 @@ BAND_BYTES = 512
 #: Days a scenario's ``monitoring:`` replays (``days``, ``width_days``, ``days_shown``): each day replays every
 #: item, so a fixed ceiling for time.
 MOST_MONITORED_DAYS = 100_000
+#: Documents a scenario's ``stream:`` draws a day (``documents_per_day``): a day is held in memory, and each day
+#: of ``rpa-sim run`` is watched; a fixed ceiling, lowered to what the memory holds.
+MOST_STREAM_DOCUMENTS = 10_000_000
+#: Memory of a stream's day per document (tracemalloc, a day of 20,000 and of 40,000 generated receipts of some 16
+#: fields drawn, tallied for watch and written as a log: 3,402 bytes a document), rounded up.
+STREAM_BYTES_PER_DOCUMENT = 4_000
 #: Days of a scenario's ``operations:`` simulation: a year.
 MOST_OPERATIONS_DAYS = 366
 #: Hours of ``staff --simulate``: a year, as ``operations: days``.

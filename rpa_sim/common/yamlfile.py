@@ -138,17 +138,22 @@ def _raw_steps(loc: tuple[str | int, ...], data: Any) -> list[str | int]:
     """The steps of a pydantic location that exist in the data as written.
 
     Dropped: the tags pydantic adds for each alternative of a union
-    (``constrained-float``, ``literal['sweep']``, ``function-after[...]``) and
-    the fields a shorthand stands for (``confidence: 0.8`` for ``{below: 0.8}``).
+    (``constrained-float``, ``literal['sweep']``, ``function-after[...]``, the
+    value of a discriminated union's tag, ``kind: mix``) and the fields a
+    shorthand stands for (``confidence: 0.8`` for ``{below: 0.8}``).
 
     >>> _raw_steps(("review_if", "confidence", "below", "constrained-float"), {"review_if": {"confidence": 1.5}})
     ['review_if', 'confidence']
     >>> _raw_steps(("policies", 0, "str"), {"policies": [5]})
     ['policies', 0]
+    >>> _raw_steps(("changes", 0, "mix", "from_day"), {"changes": [{"kind": "mix", "from_day": 0}]})
+    ['changes', 0, 'from_day']
     """
     steps: list[str | int] = []
     node = data
     for step in loc:
+        if isinstance(node, dict) and step not in node and step in node.values():
+            continue  # a discriminated union's tag: the alternative the data's own tag chose
         if isinstance(step, int) and isinstance(node, list):
             steps.append(step)
             node = node[step] if step < len(node) else None

@@ -25,11 +25,11 @@ from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.outcomes import OutcomeTable, table_type
 from rpa_sim.route.costs import CostBasis, CostBreakdown, CostModel
-from rpa_sim.route.policies import FUSED, Policy, compile_policy
+from rpa_sim.route.policies import FUSED, CompiledPolicy, Policy, compile_policy
 from rpa_sim.route.reviewer import Reviewer
 
-__all__ = ["Sweeper", "Curve", "Spread", "parse_thresholds", "stable_order", "aligned_curves", "COMMON_COLUMNS",
-           "REJECTED"]
+__all__ = ["Sweeper", "compiled_on", "Curve", "Spread", "parse_thresholds", "stable_order", "aligned_curves",
+           "COMMON_COLUMNS", "REJECTED"]
 
 #: The columns of every sweep; a task's table class adds its ``sweep_columns`` (docs/formats.md).
 COMMON_COLUMNS = ("policy", "threshold", "auto_rate", "reviewed", "documents_straight_through")
@@ -295,6 +295,18 @@ class _Quantities:
         return self.difference * (1.0 - self.audit)
 
 
+def compiled_on(policy: Policy, table: OutcomeTable, *, confidence: np.ndarray | None = None) -> CompiledPolicy:
+    """``policy`` compiled on the table's rows: each row's entry threshold, and the rows it rejects.
+
+    ``confidence`` stands in for the table's confidences (a production stream whose model's
+    confidences have moved, :mod:`rpa_sim.operate.stream`); everything else is the table's.
+    """
+    return compile_policy(policy, confidence=table.confidence if confidence is None else confidence,
+                          grounding=table.grounding, fields=table.field_codes, field_names=table.field_names,
+                          units=table.review_units, document_types=table.document_type_codes,
+                          document_type_names=table.document_types, signals=_signals(table, policy))
+
+
 class Sweeper:
     """A policy applied to an outcome table, ready to answer at any threshold.
 
@@ -343,10 +355,7 @@ class Sweeper:
         self.reviewer = reviewer or Reviewer()
         self.costs = costs
         self.task = table.task
-        self.compiled = compile_policy(policy, confidence=table.confidence, grounding=table.grounding,
-                                       fields=table.field_codes, field_names=table.field_names,
-                                       units=table.review_units, document_types=table.document_type_codes,
-                                       document_type_names=table.document_types, signals=_signals(table, policy))
+        self.compiled = compiled_on(policy, table)
         if costs is not None:
             costs.check_signals(tuple(table.signals))
         # the named signals computed for every value to route by it (fused: all of them), which costs may price

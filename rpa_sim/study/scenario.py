@@ -20,6 +20,7 @@ from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.operate.monitoring.summary import MonitoringSpec
 from rpa_sim.operate.queue.spec import OperationsSpec
+from rpa_sim.operate.stream.spec import StreamSpec
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.sweep import parse_thresholds
@@ -147,6 +148,15 @@ class Scenario(StrictModel):
     operations: OperationsSpec | None = None
     #: the teams the decision may choose from, and the budget (docs/decision.md)
     decision: DecisionSpec | None = None
+    #: days of production logs drawn from the data under named changes, and watched (docs/live.md)
+    stream: StreamSpec | None = None
+
+    @model_validator(mode="after")
+    def _watchable(self) -> Scenario:
+        if self.stream is not None and self.stream.watch.max_error is None and self.certify is None:
+            raise ValueError("stream.watch.max_error is needed: the scenario has no certify: max_error to take it "
+                             "from")
+        return self
 
     @model_validator(mode="after")
     def _decidable(self) -> Scenario:

@@ -42,9 +42,9 @@ from rpa_sim.common.inputs import input_lines, named_files
 from rpa_sim.operate.live.proposals import DayVolume
 from rpa_sim.operate.live.result import Segment
 from rpa_sim.operate.live.tally import Tally
-from rpa_sim.operate.monitoring.log import AUDIT, REVIEW, ROUTES, UNCHECKED, LogReader
+from rpa_sim.operate.monitoring.log import AUDIT, REVIEW, ROUTES, UNCHECKED, LogReader, ProductionLog
 
-__all__ = ["LOG_SUFFIXES", "MOST_STRATA", "LogDay", "log_files", "read_days"]
+__all__ = ["LOG_SUFFIXES", "MOST_STRATA", "LogDay", "log_files", "log_day", "read_days"]
 
 #: The files of a folder that are logs.
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -237,7 +237,7 @@ def _strata_hold(given: tuple[str | None, ...], route: np.ndarray, inclusion: np
     return len(pairs) == len({name for name, _ in pairs})
 
 
-def _tallies(columns: _Columns, chunk: _Chunk, segments_by: Sequence[str]) -> dict[Segment, Tally]:
+def _tallies(columns: _Columns, day: str, path: Path | None, segments_by: Sequence[str]) -> dict[Segment, Tally]:
     index: dict[tuple[str | None, ...], int] = {}
     codes = np.fromiter((index.setdefault(key, len(index)) for key in columns.segment), dtype=np.int64,
                         count=len(columns.segment))
@@ -247,9 +247,9 @@ def _tallies(columns: _Columns, chunk: _Chunk, segments_by: Sequence[str]) -> di
         tally = Tally.of(route=columns.route[mine], inclusion=columns.inclusion[mine], correct=columns.correct[mine],
                          confidence=columns.confidence[mine])
         if len(tally.rates) > MOST_STRATA:
-            raise InputError(f"{len(tally.rates):,} distinct inclusion probabilities on {chunk.day} in segment "
+            raise InputError(f"{len(tally.rates):,} distinct inclusion probabilities on {day} in segment "
                              f"{dict(zip(segments_by, values))}: watch takes at most {MOST_STRATA} (the strata of an "
-                             f"audit plan)", path=str(chunk.path))
+                             f"audit plan)", path=None if path is None else str(path))
         tallies[tuple(zip(segments_by, values))] = tally
     return tallies
 
@@ -264,6 +264,25 @@ def _volume(columns: _Columns) -> tuple[int, int, set[str], set[str], int, int]:
     opened.discard(None)
     return (len(reviewed), len(of_reviewed), ids, opened,  # type: ignore[return-value]  # None discarded
             columns.ids.count(None), of_reviewed.count(None))
+
+
+def log_day(day: str, log: ProductionLog, *, segments_by: Sequence[str]) -> LogDay:
+    """One day's log made in memory (a stream's, :mod:`rpa_sim.operate.stream`) as :func:`read_days` yields it
+    from files: the same tallies and volume, so watching the day in memory and from its file agree.
+
+    Raises
+    ------
+    InputError
+        For more than :data:`MOST_STRATA` audit rates in a segment.
+    """
+    n = len(log)
+    values = [[None] * n if getattr(log, name) is None else getattr(log, name).tolist() for name in segments_by]
+    columns = _Columns(log.route, log.inclusion_probability, log.correct, log.confidence, list(zip(*values)),
+                       tuple([None] * n if log.id is None else log.id.tolist()))
+    units, reviewed, ids, opened, anonymous, anonymous_reviewed = _volume(columns)
+    return LogDay(day, _tallies(columns, day, None if log.path is None else Path(log.path), segments_by),
+                  DayVolume(units=units, reviewed=reviewed, documents=len(ids) + anonymous,
+                            opened=len(opened) + anonymous_reviewed))
 
 
 def _first_day(path: Path) -> str:
@@ -307,7 +326,7 @@ def read_days(files: Sequence[Path], *, segments_by: Sequence[str], after: str |
         while open_files and open_files[0][0] == day:
             _, order, chunks, chunk = heapq.heappop(open_files)
             columns = _columns(chunk, segments_by)
-            for segment, tally in _tallies(columns, chunk, segments_by).items():
+            for segment, tally in _tallies(columns, day, chunk.path, segments_by).items():
                 tallies[segment] = tallies[segment] + tally if segment in tallies else tally
             counted = _volume(columns)
             units, reviewed = units + counted[0], reviewed + counted[1]

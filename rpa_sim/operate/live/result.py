@@ -9,7 +9,9 @@ Examples
 >>> result = WatchResult(max_error=0.03, delta=0.05, segments_by=("document_type",), horizon_days=365,
 ...                      days=("2024-05-01",), segments=(), alarms=())
 >>> sorted(result.to_dict())
-['alarms', 'days', 'delta', 'guarantee', 'max_error', 'segments', 'segments_by']
+['alarms', 'days', 'delta', 'guarantee', 'horizon_days', 'max_error', 'segments', 'segments_by']
+>>> WatchResult.from_dict(result.to_dict()) == result
+True
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ KINDS = (ERROR_ABOVE_TARGET, CALIBRATION_CONTRADICTED, ROOM_TO_AUTOMATE)
 
 #: A segment: its value of each ``--segments`` column, in their order (None: the row has none).
 Segment = tuple[tuple[str, "str | None"], ...]
+
+
+def _segment(values: dict[str, str | None]) -> Segment:
+    """A segment from its ``{column: value}`` (the columns in the order they were written)."""
+    return tuple(values.items())
 
 
 def segment_name(segment: Segment) -> str:
@@ -81,6 +88,10 @@ class DayFigures:
                 "errors_found": self.errors_found, "estimate": self.estimate, "low": self.low, "high": self.high,
                 "label_free": self.label_free, "alarm": list(self.alarm)}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DayFigures:
+        return cls(**{**data, "alarm": tuple(data["alarm"])})
+
 
 @dataclass(frozen=True)
 class Alarm:
@@ -129,6 +140,11 @@ class Alarm:
                 "predicted_errors": self.predicted_errors,
                 "proposal": None if self.proposal is None else self.proposal.to_dict()}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Alarm:
+        return cls(**{**data, "segment": _segment(data["segment"]),
+                      "proposal": None if data["proposal"] is None else Proposal.from_dict(data["proposal"])})
+
 
 @dataclass(frozen=True)
 class SegmentTimeline:
@@ -163,8 +179,17 @@ class SegmentTimeline:
     proposal: Proposal | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"segment": dict(self.segment), "first_alarm": self.first_alarm,
+        return {"segment": dict(self.segment), "first_alarm": self.first_alarm, "status": self.status,
+                "calibration": self.calibration, "never_audited": self.never_audited,
+                "proposal": None if self.proposal is None else self.proposal.to_dict(),
                 "days": [day.to_dict() for day in self.days]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SegmentTimeline:
+        return cls(segment=_segment(data["segment"]), days=tuple(DayFigures.from_dict(day) for day in data["days"]),
+                   first_alarm=data["first_alarm"], status=data["status"], calibration=data["calibration"],
+                   never_audited=data["never_audited"],
+                   proposal=None if data["proposal"] is None else Proposal.from_dict(data["proposal"]))
 
 
 def _guarantee(max_error: float, delta: float, horizon_days: int) -> str:
@@ -213,6 +238,14 @@ class WatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"max_error": self.max_error, "delta": self.delta, "segments_by": list(self.segments_by),
-                "days": list(self.days), "guarantee": self.guarantee,
+                "horizon_days": self.horizon_days, "days": list(self.days), "guarantee": self.guarantee,
                 "segments": [segment.to_dict() for segment in self.segments],
                 "alarms": [alarm.to_dict() for alarm in self.alarms]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WatchResult:
+        """The result :meth:`to_dict` gave (the ``guarantee`` is made again from the settings)."""
+        return cls(max_error=data["max_error"], delta=data["delta"], segments_by=tuple(data["segments_by"]),
+                   horizon_days=data["horizon_days"], days=tuple(data["days"]),
+                   segments=tuple(SegmentTimeline.from_dict(segment) for segment in data["segments"]),
+                   alarms=tuple(Alarm.from_dict(alarm) for alarm in data["alarms"]))

@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 
@@ -42,9 +43,9 @@ from rpa_sim.operate.monitoring.audit_plan import AuditPlan, uniform_audit
 from rpa_sim.operate.monitoring.log import AUDIT, AUTO, REVIEW, UNCHECKED, ProductionLog, object_column
 from rpa_sim.route.policies import Policy
 from rpa_sim.route.reviewer import Reviewer
-from rpa_sim.route.sweep import Sweeper
+from rpa_sim.route.sweep import Sweeper, compiled_on
 
-__all__ = ["Replayer", "ReplayedDay", "reviewed_items"]
+__all__ = ["Replayer", "ReplayedDay", "Checks", "draw_checks", "reviewed_items"]
 
 
 def reviewed_items(table: OutcomeTable, policy: Policy, *, threshold: float) -> np.ndarray:
@@ -63,6 +64,55 @@ def reviewed_items(table: OutcomeTable, policy: Policy, *, threshold: float) -> 
     if not math.isfinite(threshold):
         raise ValueError(f"threshold must be a finite number, got {threshold!r}")
     return Sweeper(table, policy).reviewed_at(threshold)
+
+
+@dataclass(frozen=True, eq=False)
+class Checks:
+    """What one day's draws decide, per row: its route, what the person who looked found, and why.
+
+    Attributes
+    ----------
+    route : ndarray of int8
+        :data:`~rpa_sim.operate.monitoring.log.AUTO`, ``REVIEW`` or ``AUDIT``.
+    correct : ndarray of int8
+        1 or 0 as the reviewer reported it or the audit found it, ``UNCHECKED`` where nobody looked.
+    missed, broken : ndarray of bool
+        Reviewed rows whose error the reviewer missed, and right ones the reviewer broke.
+    """
+
+    route: np.ndarray
+    correct: np.ndarray
+    missed: np.ndarray
+    broken: np.ndarray
+
+
+def draw_checks(rng: np.random.Generator, *, reviewed: np.ndarray, inclusion_probability: np.ndarray,
+                errors: np.ndarray, changed: np.ndarray, breakable: np.ndarray, reviewer: Reviewer) -> Checks:
+    """One day's audits and reviewers' slips: three uniform draws per row, in this order: the audit, the
+    reviewer's miss, the reviewer's false correction (as :meth:`Sweeper.replicate` draws them).
+
+    Audits are a second, careful check and label exactly; a reviewer reports a missed error as
+    correct and a value they broke as wrong.
+
+    Examples
+    --------
+    >>> checks = draw_checks(np.random.default_rng(0), reviewed=np.array([True, False, False]),
+    ...                      inclusion_probability=np.array([1.0, 1.0, 0.0]), errors=np.array([True, True, False]),
+    ...                      changed=np.array([True, True, False]), breakable=np.array([False, False, True]),
+    ...                      reviewer=Reviewer())
+    >>> checks.route.tolist(), checks.correct.tolist()
+    ([1, 2, 0], [0, 0, -1])
+    """
+    n = len(reviewed)
+    audit_draw, miss_draw, false_draw = rng.random(n), rng.random(n), rng.random(n)
+    audited = ~reviewed & (audit_draw < inclusion_probability)
+    missed = reviewed & changed & (miss_draw < reviewer.miss_rate)
+    broken = reviewed & breakable & (false_draw < reviewer.false_correction_rate)
+    # what the reviewer reports: a missed error looks correct, a value they broke looked wrong to them
+    reported = np.where(errors, missed, ~broken)
+    correct = np.where(reviewed, reported, np.where(audited, ~errors, UNCHECKED)).astype(np.int8)
+    route = np.where(reviewed, REVIEW, np.where(audited, AUDIT, AUTO)).astype(np.int8)
+    return Checks(route, correct, missed, broken)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,14 +162,9 @@ class Replayer:
 
     def __init__(self, table: OutcomeTable, policy: Policy, *, threshold: float,
                  audit: float | AuditPlan | None = None) -> None:
-        self.reviewed = reviewed_items(table, policy, threshold=threshold)
-        plan = audit if isinstance(audit, AuditPlan) else uniform_audit(policy.audit if audit is None else audit)
-        rates, strata = plan.assign(confidence=table.confidence, fields=table.field_codes,
-                                    field_names=table.field_names)
-        self.inclusion_probability = np.where(self.reviewed, 1.0, rates)
-        strata[self.reviewed] = None
-        self.stratum = strata
-        self.confidence = table.confidence
+        self.table, self.policy, self.threshold = table, policy, threshold
+        self.plan = audit if isinstance(audit, AuditPlan) else uniform_audit(policy.audit if audit is None else audit)
+        self._route(reviewed_items(table, policy, threshold=threshold), table.confidence)
         self.keys = object_column(np.asarray(table.field_names, dtype=object)[table.field_codes].tolist())
         # the records' document types ("" where a record has none), left out when no record has one
         types = np.asarray([name or None for name in table.document_types], dtype=object)
@@ -127,9 +172,37 @@ class Replayer:
                               if any(name for name in table.document_types) else None)
         self.errors = table.errors()
         review = table.review_values()
-        self._ids, self._values = object_column(review.ids.tolist()), object_column(review.values.tolist())
+        self.ids, self._values = object_column(review.ids.tolist()), object_column(review.values.tolist())
         self._corrections = object_column(review.corrections.tolist())
-        self._changed, self._breakable = review.changed, review.breakable
+        self.changed, self.breakable = review.changed, review.breakable
+
+    def _route(self, reviewed: np.ndarray, confidence: np.ndarray) -> None:
+        """Who reviews what, each row's audit rate and stratum, at these confidences."""
+        self.reviewed = reviewed
+        rates, strata = self.plan.assign(confidence=confidence, fields=self.table.field_codes,
+                                         field_names=self.table.field_names)
+        self.inclusion_probability = np.where(reviewed, 1.0, rates)
+        strata[reviewed] = None
+        self.stratum = strata
+        self.confidence = confidence
+
+    def with_confidence(self, confidence: np.ndarray) -> Replayer:
+        """The same replayer where the model's confidences are ``confidence``: routed and audited anew.
+
+        A stream's changes move confidences (:mod:`rpa_sim.operate.stream`); everything else (the
+        rows, their errors, what review writes) is shared. The routing is the policy's entry
+        threshold against ``τ``, which is the sweep's routing for a policy without a budget.
+
+        Raises
+        ------
+        ValueError
+            For a policy with a review budget (it caps reviews over the whole table at once).
+        """
+        if self.policy.budget is not None:
+            raise ValueError(f"policy {self.policy.name!r} has a review budget, which routes the table as a whole")
+        moved = copy.copy(self)
+        moved._route(compiled_on(self.policy, self.table, confidence=confidence).routed(self.threshold), confidence)
+        return moved
 
     def __len__(self) -> int:
         return len(self.reviewed)
@@ -141,25 +214,17 @@ class Replayer:
         miss, the reviewer's false correction (as :meth:`Sweeper.replicate` draws them).
         With ``date`` (``YYYY-MM-DD``) every row carries it as its ``day``.
         """
-        reviewer = reviewer or Reviewer()
+        checks = draw_checks(np.random.default_rng(seed), reviewed=self.reviewed,
+                             inclusion_probability=self.inclusion_probability, errors=self.errors,
+                             changed=self.changed, breakable=self.breakable, reviewer=reviewer or Reviewer())
         n = len(self)
-        rng = np.random.default_rng(seed)
-        audit_draw, miss_draw, false_draw = rng.random(n), rng.random(n), rng.random(n)
-        reviewed = self.reviewed
-        audited = ~reviewed & (audit_draw < self.inclusion_probability)
-        missed = reviewed & self._changed & (miss_draw < reviewer.miss_rate)
-        broken = reviewed & self._breakable & (false_draw < reviewer.false_correction_rate)
-        errors = self.errors
-        # what the reviewer reports: a missed error looks correct, a value they broke looked wrong to them
-        reported = np.where(errors, missed, ~broken)
-        correct = np.where(reviewed, reported, np.where(audited, ~errors, UNCHECKED)).astype(np.int8)
-        fixed = reviewed & self._changed & ~missed
+        reviewed, errors = self.reviewed, self.errors
+        fixed = reviewed & self.changed & ~checks.missed
         corrected = np.full(n, None, dtype=object)
         corrected[fixed] = self._corrections[fixed]
-        route = np.where(reviewed, REVIEW, np.where(audited, AUDIT, AUTO)).astype(np.int8)
-        log = ProductionLog(route=route, inclusion_probability=self.inclusion_probability, correct=correct,
-                            confidence=self.confidence, stratum=self.stratum, id=self._ids, key=self.keys,
-                            value=self._values, corrected_value=corrected, document_type=self.document_type,
-                            day=None if date is None else object_column([date] * n))
-        errors_after = np.where(reviewed, (errors & missed) | broken, errors)
+        log = ProductionLog(route=checks.route, inclusion_probability=self.inclusion_probability,
+                            correct=checks.correct, confidence=self.confidence, stratum=self.stratum, id=self.ids,
+                            key=self.keys, value=self._values, corrected_value=corrected,
+                            document_type=self.document_type, day=None if date is None else object_column([date] * n))
+        errors_after = np.where(reviewed, (errors & checks.missed) | checks.broken, errors)
         return ReplayedDay(log, errors, errors_after)
