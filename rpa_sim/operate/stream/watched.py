@@ -70,7 +70,9 @@ class ChangeOutcome:
         if not self.days_watched:
             return "after the stream's last day"
         if not self.touched:
-            return "moves no watched segment's error rate: each is one value of what the mix moves"
+            columns = " and ".join(self.planted.shares or ())
+            return (f"not an alarm, rightly: each watched segment is one {columns}, whose error rate a mix leaves "
+                    f"as it was")
         if self.caught is None:
             return f"not caught in {self.days_watched:,} days"
         return (f"caught on {self.caught.day}, day {self.caught.delay_days} of it, by {self.caught.kind} on "
