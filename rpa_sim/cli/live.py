@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from rpa_sim.operate.live.result import Alarm, WatchResult
     from rpa_sim.operate.queue.summary import OperationModel
 
-__all__ = ["COMMANDS", "add_parsers", "watch_table", "watch_rows"]
+__all__ = ["COMMANDS", "add_parsers", "watch_table", "watch_rows", "segment_lines"]
 
 # the columns a segment may be made of (rpa_sim.operate.monitoring.log.SEGMENT_COLUMNS, without importing numpy)
 _SEGMENT_COLUMNS = ("document_type", "source", "key")
@@ -188,6 +188,20 @@ def _alarm_text(alarm: Alarm, name: str) -> str:
     return textwrap.fill(f"{alarm.day}  {name}: {body}", width=_WIDTH, subsequent_indent=" " * 12)
 
 
+def segment_lines(result: WatchResult) -> list[str]:
+    """A line per segment under a header, at 80 columns: its status on the last day, its error rate with the
+    interval, its first alarm and what to do now."""
+    from rpa_sim.operate.live.result import segment_name  # noqa: PLC0415
+
+    lines = [f"{'segment':<15}  {'status':<13}  {'error [low, high]':<20}  {'1st alarm':<10}  proposal"]
+    for timeline in result.segments:
+        last = timeline.days[-1]
+        interval = f"{_rate(last.estimate)} [{_rate(last.low)}, {_rate(last.high)}]"
+        lines.append(f"{_cut(segment_name(timeline.segment), 15):<15}  {timeline.status:<13}  {interval:<20}  "
+                     f"{timeline.first_alarm or '-':<10}  {_short(timeline.proposal)}")
+    return lines
+
+
 def watch_table(result: WatchResult) -> str:
     """The result for reading at 80 columns: the run, the guarantee, a line per segment, then the alarms."""
     from rpa_sim.operate.live.result import segment_name  # noqa: PLC0415
@@ -195,14 +209,7 @@ def watch_table(result: WatchResult) -> str:
     days = result.days
     head = (f"watch: {len(days):,} days ({days[0]} to {days[-1]}), {len(result.segments):,} segments by "
             f"{', '.join(result.segments_by)}; max error {result.max_error:g}, delta {result.delta:g}")
-    lines = [*textwrap.wrap(head, _WIDTH), *textwrap.wrap(result.guarantee, _WIDTH), ""]
-    header = f"{'segment':<15}  {'status':<13}  {'error [low, high]':<20}  {'1st alarm':<10}  proposal"
-    lines.append(header)
-    for timeline in result.segments:
-        last = timeline.days[-1]
-        interval = f"{_rate(last.estimate)} [{_rate(last.low)}, {_rate(last.high)}]"
-        lines.append(f"{_cut(segment_name(timeline.segment), 15):<15}  {timeline.status:<13}  {interval:<20}  "
-                     f"{timeline.first_alarm or '-':<10}  {_short(timeline.proposal)}")
+    lines = [*textwrap.wrap(head, _WIDTH), *textwrap.wrap(result.guarantee, _WIDTH), "", *segment_lines(result)]
     free = [f"{segment_name(t.segment)} {_rate(t.days[-1].label_free)}" for t in result.segments
             if t.days[-1].label_free is not None]
     withdrawn = [segment_name(t.segment) for t in result.segments if t.calibration == "contradicted"]

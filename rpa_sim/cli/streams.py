@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rpa_sim.cli.options import usage_error
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 
-__all__ = ["replay_stream", "MANIFEST"]
+if TYPE_CHECKING:
+    from rpa_sim.operate.stream.watched import StreamResult
+
+__all__ = ["replay_stream", "stream_text", "MANIFEST"]
 
 #: The file beside the day logs that says what the stream is and what each change plants.
 MANIFEST = "stream.json"
@@ -110,3 +115,20 @@ def replay_stream(args: argparse.Namespace) -> int:
         print(f"  {entry.text}" if entry.day else f"  {entry.kind} from day {entry.from_day}: after the stream's "
                                                    f"last day", file=sys.stderr)
     return 0
+
+
+def stream_text(result: StreamResult) -> str:
+    """What ``run`` prints of a scenario's stream, at 80 columns: the stream, per change the day it happened,
+    what it planted and the day it was caught (and by which alarm), the guarantee, and the segments' status."""
+    from rpa_sim.cli.live import segment_lines  # noqa: PLC0415
+
+    watch = result.watch
+    head = (f"Stream: {result.policy} at τ {result.threshold:g} for {result.days:,} days from {result.start} "
+            f"({result.documents_per_day:,} documents a day, audit {result.audit}), watched per "
+            f"{', '.join(watch.segments_by)} against a max error of {watch.max_error:g}")
+    lines = [*textwrap.wrap(head, 80), ""]
+    for change in result.changes:
+        lines += textwrap.wrap(change.planted.text or f"{change.planted.kind} from day {change.planted.from_day}",
+                               80, subsequent_indent="  ")
+        lines += textwrap.wrap(f"-> {change.text}", 80, initial_indent="  ", subsequent_indent="     ")
+    return "\n".join([*lines, "", *textwrap.wrap(watch.guarantee, 80), "", *segment_lines(watch)])

@@ -64,7 +64,7 @@ class ChangeOutcome:
 
     @property
     def text(self) -> str:
-        """The outcome in a few words: ``caught on 2024-02-03, day 9, by error_above_target on invoice / email``."""
+        """The outcome in a few words: ``caught on 2024-02-03 (its day 9) by error_above_target on invoice / email``."""
         from rpa_sim.operate.live.result import segment_name  # noqa: PLC0415
 
         if not self.days_watched:
@@ -75,7 +75,7 @@ class ChangeOutcome:
                     f"as it was")
         if self.caught is None:
             return f"not caught in {self.days_watched:,} days"
-        return (f"caught on {self.caught.day}, day {self.caught.delay_days} of it, by {self.caught.kind} on "
+        return (f"caught on {self.caught.day} (its day {self.caught.delay_days}) by {self.caught.kind} on "
                 f"{segment_name(self.caught.segment)}")
 
     def to_dict(self) -> dict[str, Any]:
