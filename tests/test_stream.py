@@ -178,3 +178,45 @@ def test_a_stream_day_routes_and_audits_as_replay_does():
         assert np.array_equal(day.errors, table.errors()[day.rows]), name
         audited = day.log.audited
         assert np.array_equal(day.log.correct[audited], (~day.errors[audited]).astype(np.int8)), name
+
+
+def test_records_types_are_drawn_as_often_as_the_data_has_them_or_with_the_sections_shares():
+    from rpa_sim.common.errors import InputError
+    from rpa_sim.evaluate.outcomes import evaluate_kie
+    from rpa_sim.operate.stream.generator import Stream
+    from rpa_sim.operate.stream.spec import StreamSpec
+    from rpa_sim.records.synthetic import generate_receipts
+    from rpa_sim.route.policies import load_policy
+
+    records = [record.model_copy(update={"document_type": "receipt" if index % 4 == 0 else "invoice"})
+               for index, record in enumerate(generate_receipts(40, seed=2))]
+    table, policy = evaluate_kie(records), load_policy("confidence")
+
+    def stream(**settings) -> Stream:
+        return Stream(table, policy, threshold=0.9, spec=StreamSpec.model_validate({"days": 2, **settings}),
+                      audit=0.5)
+
+    drawn = stream(documents_per_day=400)
+    assert drawn.population.types == ("invoice", "receipt") and drawn.segments_by == ("document_type",)
+    assert drawn.population.type_shares.tolist() == [0.75, 0.25]
+    day = drawn.day(1)
+    # a drawn document keeps its record's type
+    assert np.array_equal(day.log.document_type, np.asarray(table.document_types)[table.document_type_codes[day.rows]])
+    assert set(stream(document_types={"receipt": 1.0}).day(1).log.document_type.tolist()) == {"receipt"}
+    with pytest.raises(InputError, match=r"stream.document_types: 'memo' is no document type of the records "
+                                         r"\(invoice, receipt\)"):
+        stream(document_types={"memo": 1.0})
+
+
+def test_questions_are_the_documents_of_a_vqa_stream():
+    from rpa_sim.evaluate.outcomes import evaluate_vqa
+    from rpa_sim.operate.stream.generator import Stream
+    from rpa_sim.operate.stream.spec import StreamSpec
+    from rpa_sim.records.synthetic import generate_docvqa
+    from rpa_sim.route.policies import load_policy
+
+    table = evaluate_vqa(generate_docvqa(30, seed=1))
+    spec = StreamSpec.model_validate({"days": 2, "documents_per_day": 25, "sources": {"a": 1.0}})
+    day = Stream(table, load_policy("confidence"), threshold=0.8, spec=spec, audit=0.5).day(2)
+    assert len(day.log) == 25 and len(set(day.log.id.tolist())) == 25
+    assert np.array_equal(day.log.key, np.asarray(table.field_names, dtype=object)[table.field_codes[day.rows]])
