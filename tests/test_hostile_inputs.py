@@ -1074,7 +1074,7 @@ def test_an_output_named_two_dashes_is_written(material, tmp_path):
      "comparison as text"),
     (["run", "missing.yaml", "--out", "results"],
      "no scenario file or bundled scenario named 'missing.yaml' (bundled: certified-threshold, cost-benefit, "
-     "docvqa-demo, imperfect-reviewer, operations-day, policy-comparison, receipts-demo)"),
+     "docvqa-demo, imperfect-reviewer, live-drift, operations-day, policy-comparison, receipts-demo)"),
     (["report", "receipts-demo", "--out", "r.html", "--png", "plots", "--png-dir", "plots"],
      "report: argument --png-dir: not allowed with argument --png (see 'rpa-sim report --help')"),
 ])

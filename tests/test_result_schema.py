@@ -22,6 +22,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.typedjson import given as written_when
 from rpa_sim.evaluate.local import evaluate_records, evaluation
 from rpa_sim.evaluate.outcomes import evaluate_kie, evaluate_vqa
+from rpa_sim.operate.live.result import Segment
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.operate.queue.spec import OperationsSpec
 from rpa_sim.records.synthetic import generate_receipts
@@ -113,6 +114,17 @@ def test_summaries_of_earlier_versions_still_read(written, version):
     assert typed.schema_version == (None if version == 1 else version)
     assert (typed.decision.rules is None) == (version < 3)
     assert replace(typed, schema_version=SCHEMA_VERSION, decision=result.summary.decision) == result.summary
+
+
+def test_a_version_3_summary_without_a_stream_reads(written):
+    """Version 3 is version 4 without the stream: a scenario with a stream: section reads without it."""
+    result, text = written["live-drift"]
+    old = {key: value for key, value in json.loads(text).items() if key != "stream"}
+    old["schema_version"] = 3
+    typed = round_trips(json.dumps(old, indent=2) + "\n")
+    assert typed.stream is None and replace(typed, schema_version=SCHEMA_VERSION, stream=result.summary.stream) == \
+        result.summary
+    assert result.summary.stream is not None and len(result.summary.stream.changes) == 4
 
 
 def test_a_version_1_summary_without_a_decision_reads(written):
@@ -344,6 +356,8 @@ def dataclass_strategy(cls) -> st.SearchStrategy:
         parts["metric"] = st.sampled_from(["kieval_aligned", "anls", "smudge"])
     if cls is CertifiedThreshold:  # given, as a summary gives it (made from the other fields only when not)
         parts["guarantee"] = st.text(min_size=1, max_size=6)
+    if hints.get("segment") == Segment:  # a watched segment names each of its columns once: {column: value}
+        parts["segment"] = st.dictionaries(TEXT, TEXT | st.none(), max_size=2).map(lambda values: tuple(values.items()))
 
     def consistent(found: dict) -> object:
         for item in dataclasses.fields(cls):

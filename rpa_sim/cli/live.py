@@ -4,7 +4,8 @@ The command reads LOGS day by day (:mod:`rpa_sim.operate.live.reader`), feeds
 the days to the watcher (:mod:`rpa_sim.operate.live.watch`), optionally
 continuing a state file, and prints its typed result
 (:class:`~rpa_sim.operate.live.result.WatchResult`): a table one line per
-segment then the alarms, CSV one row per segment and day, or JSON.
+segment then the alarms, CSV one row per segment and day, or JSON. What ``run``
+prints of a scenario's stream watched (:func:`stream_text`) shares its lines.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
     from rpa_sim.operate.live.proposals import Proposal
     from rpa_sim.operate.live.result import Alarm, WatchResult
     from rpa_sim.operate.queue.summary import OperationModel
+    from rpa_sim.operate.stream.watched import StreamResult
 
-__all__ = ["COMMANDS", "add_parsers", "watch_table", "watch_rows", "segment_lines"]
+__all__ = ["COMMANDS", "add_parsers", "watch_table", "watch_rows", "segment_lines", "stream_text"]
 
 # the columns a segment may be made of (rpa_sim.operate.monitoring.log.SEGMENT_COLUMNS, without importing numpy)
 _SEGMENT_COLUMNS = ("document_type", "source", "key")
@@ -232,6 +234,21 @@ def watch_rows(result: WatchResult) -> list[dict[str, Any]]:
             figures["alarm"] = ";".join(day.alarm)
             rows.append({**dict(timeline.segment), **figures})
     return rows
+
+
+def stream_text(result: StreamResult) -> str:
+    """What ``run`` prints of a scenario's stream, at 80 columns: the stream, per change the day it happened,
+    what it planted and the day it was caught (and by which alarm), the guarantee, and the segments' status."""
+    watch = result.watch
+    head = (f"Stream: {result.policy} at τ {result.threshold:g} for {result.days:,} days from {result.start} "
+            f"({result.documents_per_day:,} documents a day, audit {result.audit}), watched per "
+            f"{', '.join(watch.segments_by)} against a max error of {watch.max_error:g}")
+    lines = [*textwrap.wrap(head, 80), ""]
+    for change in result.changes:
+        lines += textwrap.wrap(change.planted.text or f"{change.planted.kind} from day {change.planted.from_day}",
+                               80, subsequent_indent="  ")
+        lines += textwrap.wrap(f"-> {change.text}", 80, initial_indent="  ", subsequent_indent="     ")
+    return "\n".join([*lines, "", *textwrap.wrap(watch.guarantee, 80), "", *segment_lines(watch)])
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"watch": watch}

@@ -65,7 +65,8 @@ def add_parsers(commands: Any) -> None:
 def scenario_evaluation(args: argparse.Namespace, scenario: Scenario | None) -> Iterator[None]:
     """Evaluate the records of the scenario run inside (``scenario``, or the dashboard's source once opened)
     with the command's ``--workers``, and on its ``--scheduler`` in place of the scenario's ``data:
-    scheduler:``.
+    scheduler:``. A ``stream:`` setting the stream refuses once the data is read is named with the scenario
+    file and its line.
 
     A command without these options (``demo``, ``staff``) evaluates as the scenario says, on every core.
     """
@@ -78,7 +79,21 @@ def scenario_evaluation(args: argparse.Namespace, scenario: Scenario | None) -> 
     if scheduler is not None and scenario is not None and scenario.data.file is None:
         raise UsageError(f"--scheduler evaluates a scenario's data: file: on Dask, and scenario {scenario.name!r} "
                          f"generates its records")
-    with using_scheduler(scheduler), using_workers(getattr(args, "workers", None)):
+    with using_scheduler(scheduler), using_workers(getattr(args, "workers", None)), _stream_located(args, scenario):
+        yield
+
+
+@contextlib.contextmanager
+def _stream_located(args: argparse.Namespace, scenario: Scenario | None) -> Iterator[None]:
+    """The scenario file and line of a ``stream:`` setting that the stream refuses once the data is read."""
+    name = getattr(args, "scenario", None)
+    if scenario is None or scenario.stream is None or name is None:
+        yield
+        return
+    from rpa_sim.bundled import resolve  # noqa: PLC0415
+    from rpa_sim.common.yamlfile import settings_located  # noqa: PLC0415
+
+    with settings_located(str(resolve("scenario", name)), "stream"):
         yield
 
 
@@ -130,6 +145,10 @@ def run(args: argparse.Namespace) -> int:
         from rpa_sim.study.decision_text import decision_text  # noqa: PLC0415
 
         text += "\n\n" + decision_text(summary.decision)
+    if (args.format or "table") == "table" and summary.stream is not None:  # the scenario's stream: section
+        from rpa_sim.cli.live import stream_text  # noqa: PLC0415
+
+        text += "\n\n" + stream_text(summary.stream)
     if args.out_dir is not None:
         for path in write_outputs(result, args.out_dir):
             say(f"wrote {path}")

@@ -13,18 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rpa_sim.cli.options import usage_error
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 
-if TYPE_CHECKING:
-    from rpa_sim.operate.stream.watched import StreamResult
-
-__all__ = ["replay_stream", "stream_text", "MANIFEST"]
+__all__ = ["replay_stream", "MANIFEST"]
 
 #: The file beside the day logs that says what the stream is and what each change plants.
 MANIFEST = "stream.json"
@@ -62,6 +57,7 @@ def replay_stream(args: argparse.Namespace) -> int:
     from rpa_sim.cli.scenarios import scenario_evaluation  # noqa: PLC0415
     from rpa_sim.common import jsontext  # noqa: PLC0415
     from rpa_sim.common.files import all_or_nothing, atomic_write_bytes, check_output_folder  # noqa: PLC0415
+    from rpa_sim.common.typedjson import encoded  # noqa: PLC0415
     from rpa_sim.evaluate.sources import names_data  # noqa: PLC0415
     from rpa_sim.operate.monitoring.log import write_log  # noqa: PLC0415
     from rpa_sim.study.scenario import load_scenario  # noqa: PLC0415
@@ -77,8 +73,9 @@ def replay_stream(args: argparse.Namespace) -> int:
         raise InputError(f"scenario {scenario.name!r} has no stream: section: replay --days draws the days it "
                          f"describes (docs/live.md, \"Streams to study it on\")", path=source)
     from rpa_sim.bundled import resolve  # noqa: PLC0415
+    from rpa_sim.common.yamlfile import settings_located  # noqa: PLC0415
     from rpa_sim.study.run import evaluate_scenario_data, run_study, scenario_policies  # noqa: PLC0415
-    from rpa_sim.study.stream import audit_text, located_in, scenario_stream  # noqa: PLC0415
+    from rpa_sim.study.stream import audit_text, scenario_stream  # noqa: PLC0415
 
     policies = scenario_policies(scenario, base)
     with scenario_evaluation(args, scenario), stage(f"evaluating {scenario.name}'s data"):
@@ -86,9 +83,10 @@ def replay_stream(args: argparse.Namespace) -> int:
     decided: tuple[str | None, float | None] = (None, None)
     if scenario.stream.policy is None:
         with stage(f"deciding {scenario.name}'s policy"):
-            decision = run_study(scenario, table, policies).summary["decision"]
-        decided = (decision["policy"], decision["threshold"])
-    with located_in(str(resolve("scenario", source))):
+            decision = run_study(scenario, table, policies).summary.decision
+        if decision is not None:
+            decided = (decision.policy, decision.threshold)
+    with settings_located(str(resolve("scenario", source)), "stream"):
         stream = scenario_stream(scenario, table, policies, decided=decided, days=args.days, seed=args.seed)
     names = [f"{date}.jsonl" for date in stream.dates]
     stale = _stale_logs(folder, set(names))
@@ -100,7 +98,7 @@ def replay_stream(args: argparse.Namespace) -> int:
                 "audit": audit_text(stream.audit), "start": stream.dates[0], "days": len(stream),
                 "documents_per_day": stream.spec.documents_per_day, "seed": stream.spec.seed,
                 "segments": list(stream.segments_by),
-                "changes": [entry.to_dict() for entry in stream.plan.planted]}
+                "changes": [encoded(entry) for entry in stream.plan.planted]}
     rows = 0
     targets = [folder / name for name in names] + [folder / MANIFEST]
     with stage(f"drawing {len(stream):,} days", total=len(stream)) as advance, all_or_nothing(targets) as staged:
@@ -116,19 +114,3 @@ def replay_stream(args: argparse.Namespace) -> int:
                                                    f"last day", file=sys.stderr)
     return 0
 
-
-def stream_text(result: StreamResult) -> str:
-    """What ``run`` prints of a scenario's stream, at 80 columns: the stream, per change the day it happened,
-    what it planted and the day it was caught (and by which alarm), the guarantee, and the segments' status."""
-    from rpa_sim.cli.live import segment_lines  # noqa: PLC0415
-
-    watch = result.watch
-    head = (f"Stream: {result.policy} at τ {result.threshold:g} for {result.days:,} days from {result.start} "
-            f"({result.documents_per_day:,} documents a day, audit {result.audit}), watched per "
-            f"{', '.join(watch.segments_by)} against a max error of {watch.max_error:g}")
-    lines = [*textwrap.wrap(head, 80), ""]
-    for change in result.changes:
-        lines += textwrap.wrap(change.planted.text or f"{change.planted.kind} from day {change.planted.from_day}",
-                               80, subsequent_indent="  ")
-        lines += textwrap.wrap(f"-> {change.text}", 80, initial_indent="  ", subsequent_indent="     ")
-    return "\n".join([*lines, "", *textwrap.wrap(watch.guarantee, 80), "", *segment_lines(watch)])

@@ -25,7 +25,9 @@ rpa_sim.common.errors.InputError: .../rates.yaml: line 2: miss_rate: expected a 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+import contextlib
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 
     from pydantic_core import ErrorDetails
 
-__all__ = ["read_yaml", "validation_message", "validated", "field_line"]
+__all__ = ["read_yaml", "validation_message", "validated", "field_line", "settings_located"]
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -328,3 +330,27 @@ def validated(model: type[Model], data: Any, *, source: str) -> Model:
             raise InputError(problem, path=source, line=None if root is None else _line_of(root, steps),
                              field=_field_path(steps) or None) from None
         raise InputError(validation_message(error, data=data, root=root), path=source) from None
+
+
+@contextlib.contextmanager
+def settings_located(source: str, section: str) -> Iterator[None]:
+    """Name the YAML file ``source`` and the line of the setting in the errors raised inside that name a setting
+    of its ``section`` (a field such as ``stream.changes[1].auto_error``) but no file: errors found once the data
+    is read, after the file was validated.
+
+    >>> with settings_located("no-such.yaml", "stream"):
+    ...     raise InputError("0.001 is below the rate", field="stream.changes[1].auto_error")
+    Traceback (most recent call last):
+    ...
+    rpa_sim.common.errors.InputError: no-such.yaml: stream.changes[1].auto_error: 0.001 is below the rate
+    """
+    try:
+        yield
+    except InputError as error:
+        location = error.location
+        field = location.field
+        if location.path is not None or field is None or re.match(rf"{re.escape(section)}\b", field) is None:
+            raise
+        steps: list[str | int] = [int(part) if part.isdigit() else part for part in re.findall(r"[^.\[\]]+", field)]
+        raise InputError(error.problem, path=source, line=field_line(source, steps), record_id=location.record_id,
+                         field=field) from None

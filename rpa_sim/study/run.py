@@ -15,6 +15,7 @@ import numpy as np
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.files import atomic_write_files
 from rpa_sim.common.jsontext import finite
+from rpa_sim.common.progress import stage
 from rpa_sim.common.typedjson import FrozenMap
 from rpa_sim.common.yamlfile import validated
 from rpa_sim.evaluate.load import load_data
@@ -25,6 +26,7 @@ from rpa_sim.evaluate.settings import EvaluationSettings, reads_missing_confiden
 from rpa_sim.operate.monitoring.results import Monitoring
 from rpa_sim.operate.queue.results import Operations
 from rpa_sim.operate.queue.summary import OperationModel, operation_model, operations, priced
+from rpa_sim.operate.stream.watched import StreamResult
 from rpa_sim.records.synthetic import (
     DocVQASettings,
     ReceiptSettings,
@@ -44,7 +46,7 @@ from rpa_sim.route.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.route.signals.analysis import Certification
 from rpa_sim.route.signals.results import SignalsResult, signals_result
 from rpa_sim.route.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
-from rpa_sim.study.decision import decide
+from rpa_sim.study.decision import Decision, decide
 from rpa_sim.study.result import (
     SCHEMA_VERSION,
     Baseline,
@@ -200,6 +202,7 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
     results = tuple(_policy_result(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines,
                                    review_all_parts) for sweeper, curve, full in zip(sweepers, curves, exact))
     certified = [None if result.certified is None else result.certified.threshold for result in results]
+    decision = decide(scenario, sweepers, curves, certified, operation)
     summary = StudySummary(
         schema_version=SCHEMA_VERSION,
         scenario=scenario.name,
@@ -220,10 +223,21 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
         if any(table.document_types) else None,
         operations=None if operation is None else _operations(operation, sweepers, results),
         monitoring=None if scenario.monitoring is None else _monitoring(scenario, table, policies, results),
-        decision=decide(scenario, sweepers, curves, certified, operation),
+        decision=decision,
         signals=_signals(table, scenario),
+        stream=None if scenario.stream is None else _stream(scenario, table, policies, decision),
     )
     return ScenarioResult(scenario, table, policies, curves, summary)
+
+
+def _stream(scenario: Scenario, table: OutcomeTable, policies: Sequence[Policy], decision: Decision) -> StreamResult:
+    """The scenario's stream (its ``stream:`` section) drawn from the data and watched: the decided policy at its
+    threshold unless the section names one (:mod:`rpa_sim.study.stream`)."""
+    from rpa_sim.study.stream import scenario_stream, watched_stream  # noqa: PLC0415
+
+    stream = scenario_stream(scenario, table, policies, decided=(decision.policy, decision.threshold))
+    with stage(f"watching {len(stream):,} days of the stream", total=len(stream)) as advance:
+        return watched_stream(scenario, stream, advance=advance)
 
 
 def _operations(operation: OperationModel, sweepers: Sequence[Sweeper],

@@ -10,9 +10,7 @@ scenario's; ``watch``'s ``max_error`` the section's, else ``certify: max_error``
 
 from __future__ import annotations
 
-import contextlib
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.outcomes import OutcomeTable
@@ -24,7 +22,7 @@ from rpa_sim.operate.stream.watched import StreamResult, outcomes, watch_stream
 from rpa_sim.route.policies import Policy
 from rpa_sim.study.scenario import Scenario
 
-__all__ = ["scenario_stream", "stream_audit", "watched_stream", "audit_text", "located_in"]
+__all__ = ["scenario_stream", "stream_audit", "watched_stream", "audit_text"]
 
 
 def _spec(scenario: Scenario) -> StreamSpec:
@@ -98,19 +96,3 @@ def watched_stream(scenario: Scenario, stream: Stream, *,
                         start=stream.dates[0], days=len(stream), documents_per_day=spec.documents_per_day,
                         seed=spec.seed, changes=outcomes(stream.plan.planted, result), watch=result)
 
-
-@contextlib.contextmanager
-def located_in(scenario_file: str) -> Iterator[None]:
-    """Name the scenario file and the line of a ``stream:`` setting in the errors the stream raises (they
-    know the setting, not the file)."""
-    from rpa_sim.common.yamlfile import field_line  # noqa: PLC0415
-
-    try:
-        yield
-    except InputError as error:
-        field = error.location.field
-        if error.location.path is not None or field is None or not field.startswith("stream"):
-            raise
-        steps: list[str | int] = [int(part) if part.isdigit() else part for part in re.findall(r"[^.\[\]]+", field)]
-        raise InputError(error.problem, path=scenario_file, line=field_line(scenario_file, steps),
-                         field=field) from None

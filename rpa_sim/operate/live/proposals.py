@@ -111,10 +111,6 @@ class Proposal:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Proposal:
-        return cls(**data)
-
 
 def audits_to_settle(error_rate: float, *, max_error: float, delta: float) -> int | None:
     """The fewest audits whose one-sided ``1 - delta`` bound reaches ``max_error`` when ``error_rate`` of them err.

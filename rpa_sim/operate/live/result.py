@@ -16,13 +16,15 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rpa_sim.common.typedjson import decoded, encoded
 from rpa_sim.operate.live.proposals import Proposal
 
 __all__ = ["KINDS", "ERROR_ABOVE_TARGET", "CALIBRATION_CONTRADICTED", "ROOM_TO_AUTOMATE", "Segment", "DayFigures",
-           "Alarm", "SegmentTimeline", "WatchResult", "segment_name"]
+           "Alarm", "SegmentTimeline", "WatchResult", "segment_name", "segment_in", "segment_out"]
 
 ERROR_ABOVE_TARGET = "error_above_target"
 CALIBRATION_CONTRADICTED = "calibration_contradicted"
@@ -31,12 +33,19 @@ ROOM_TO_AUTOMATE = "room_to_automate"
 KINDS = (ERROR_ABOVE_TARGET, CALIBRATION_CONTRADICTED, ROOM_TO_AUTOMATE)
 
 #: A segment: its value of each ``--segments`` column, in their order (None: the row has none).
-Segment = tuple[tuple[str, "str | None"], ...]
+Segment = tuple[tuple[str, str | None], ...]
 
 
-def _segment(values: dict[str, str | None]) -> Segment:
-    """A segment from its ``{column: value}`` (the columns in the order they were written)."""
-    return tuple(values.items())
+def segment_in(value: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object's ``segment``, ``{column: value}``, as the pairs a :data:`Segment` is read from."""
+    if isinstance(value.get("segment"), Mapping):
+        value["segment"] = [[column, name] for column, name in value["segment"].items()]
+    return value
+
+
+def segment_out(value: dict[str, Any]) -> dict[str, Any]:
+    """A segment written as ``{column: value}``."""
+    return {**value, "segment": {column: name for column, name in value["segment"]}}
 
 
 def segment_name(segment: Segment) -> str:
@@ -84,13 +93,11 @@ class DayFigures:
     alarm: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"day": self.day, "auto_accepted": self.auto_accepted, "audited": self.audited,
-                "errors_found": self.errors_found, "estimate": self.estimate, "low": self.low, "high": self.high,
-                "label_free": self.label_free, "alarm": list(self.alarm)}
+        return encoded(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DayFigures:
-        return cls(**{**data, "alarm": tuple(data["alarm"])})
+    def from_dict(cls, data: Mapping[str, Any]) -> DayFigures:
+        return decoded(cls, data, "")
 
 
 @dataclass(frozen=True)
@@ -134,16 +141,18 @@ class Alarm:
     proposal: Proposal | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"day": self.day, "segment": dict(self.segment), "kind": self.kind, "since": self.since,
-                "auto_accepted": self.auto_accepted, "audited": self.audited, "errors_found": self.errors_found,
-                "estimate": self.estimate, "low": self.low, "high": self.high, "never_audited": self.never_audited,
-                "predicted_errors": self.predicted_errors,
-                "proposal": None if self.proposal is None else self.proposal.to_dict()}
+        return encoded(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Alarm:
-        return cls(**{**data, "segment": _segment(data["segment"]),
-                      "proposal": None if data["proposal"] is None else Proposal.from_dict(data["proposal"])})
+    def from_dict(cls, data: Mapping[str, Any]) -> Alarm:
+        return decoded(cls, data, "")
+
+    @classmethod
+    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
+        return segment_in(value)
+
+    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
+        return segment_out(value)
 
 
 @dataclass(frozen=True)
@@ -171,25 +180,26 @@ class SegmentTimeline:
     """
 
     segment: Segment
-    days: tuple[DayFigures, ...]
     first_alarm: str | None
     status: str
     calibration: str
     never_audited: int
-    proposal: Proposal | None = None
+    proposal: Proposal | None
+    days: tuple[DayFigures, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"segment": dict(self.segment), "first_alarm": self.first_alarm, "status": self.status,
-                "calibration": self.calibration, "never_audited": self.never_audited,
-                "proposal": None if self.proposal is None else self.proposal.to_dict(),
-                "days": [day.to_dict() for day in self.days]}
+        return encoded(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SegmentTimeline:
-        return cls(segment=_segment(data["segment"]), days=tuple(DayFigures.from_dict(day) for day in data["days"]),
-                   first_alarm=data["first_alarm"], status=data["status"], calibration=data["calibration"],
-                   never_audited=data["never_audited"],
-                   proposal=None if data["proposal"] is None else Proposal.from_dict(data["proposal"]))
+    def from_dict(cls, data: Mapping[str, Any]) -> SegmentTimeline:
+        return decoded(cls, data, "")
+
+    @classmethod
+    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
+        return segment_in(value)
+
+    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
+        return segment_out(value)
 
 
 def _guarantee(max_error: float, delta: float, horizon_days: int) -> str:
@@ -237,15 +247,29 @@ class WatchResult:
                 f"predicts, the chance of any calibration_contradicted alarm is at most {self.delta:g}.")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"max_error": self.max_error, "delta": self.delta, "segments_by": list(self.segments_by),
-                "horizon_days": self.horizon_days, "days": list(self.days), "guarantee": self.guarantee,
-                "segments": [segment.to_dict() for segment in self.segments],
-                "alarms": [alarm.to_dict() for alarm in self.alarms]}
+        """``watch --json``: the result, with the guarantee in words after the days."""
+        return encoded(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> WatchResult:
-        """The result :meth:`to_dict` gave (the ``guarantee`` is made again from the settings)."""
-        return cls(max_error=data["max_error"], delta=data["delta"], segments_by=tuple(data["segments_by"]),
-                   horizon_days=data["horizon_days"], days=tuple(data["days"]),
-                   segments=tuple(SegmentTimeline.from_dict(segment) for segment in data["segments"]),
-                   alarms=tuple(Alarm.from_dict(alarm) for alarm in data["alarms"]))
+    def from_dict(cls, data: Mapping[str, Any]) -> WatchResult:
+        """The result :meth:`to_dict` gave (the ``guarantee`` is made again from the settings).
+
+        Raises
+        ------
+        InputError
+            Naming the key path of the first value that does not fit.
+        """
+        return decoded(cls, data, "")
+
+    @classmethod
+    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
+        value.pop("guarantee", None)
+        return value
+
+    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
+        ordered = {}
+        for key, item in value.items():
+            ordered[key] = item
+            if key == "days":
+                ordered["guarantee"] = self.guarantee
+        return ordered

@@ -30,7 +30,6 @@ import numpy as np
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.inputs import read_input
-from rpa_sim.operate.live.proposals import Proposal
 from rpa_sim.operate.live.result import Alarm, DayFigures, Segment
 from rpa_sim.operate.live.tally import Tally
 from rpa_sim.operate.live.watch import SegmentTracker, Watcher, WatchSettings
@@ -112,12 +111,7 @@ def _read_tracker(data: dict[str, Any], grid_size: int) -> SegmentTracker:
         tolerance=float(data["tolerance"]),
         contradicted=bool(data["contradicted"]), tested=_read_tally(data["tested"]), predicted=float(data["predicted"]),
         calm=int(data["calm"]), last_notice=data["last_notice"], never_audited=int(data["never_audited"]),
-        days=[DayFigures(**{**day, "alarm": tuple(day["alarm"])}) for day in data["days"]])
-
-
-def _read_alarm(data: dict[str, Any]) -> Alarm:
-    proposal = None if data["proposal"] is None else Proposal(**data["proposal"])
-    return Alarm(**{**data, "segment": tuple(data["segment"].items()), "proposal": proposal})
+        days=[DayFigures.from_dict(day) for day in data["days"]])
 
 
 def _canonical(value: Any) -> str:
@@ -166,7 +160,7 @@ def read_state(path: str | os.PathLike[str], settings: WatchSettings, *,
     state = json.loads(text)
     watcher = Watcher(settings, operations=operations)
     watcher.days = list(state["days"])
-    watcher.alarms = [_read_alarm(alarm) for alarm in state["alarms"]]
+    watcher.alarms = [Alarm.from_dict(alarm) for alarm in state["alarms"]]
     for data in state["segments"]:
         tracker = _read_tracker(data, len(watcher.grid))
         watcher.trackers[tracker.segment] = tracker

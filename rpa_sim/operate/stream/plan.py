@@ -26,12 +26,13 @@ is what its days' rows add up to over many days.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import expit, logit
 
 from rpa_sim.common.errors import InputError
+from rpa_sim.common.typedjson import FrozenMap
 from rpa_sim.evaluate.outcomes import OutcomeTable
 from rpa_sim.operate.monitoring.replay import Replayer
 from rpa_sim.operate.stream.spec import (
@@ -44,7 +45,8 @@ from rpa_sim.operate.stream.spec import (
     shares_text,
 )
 
-__all__ = ["Population", "CellState", "SegmentFigures", "Planted", "Plan", "moved_confidence", "change_text"]
+__all__ = ["Population", "CellState", "SegmentFigures", "SharesMoved", "Planted", "Plan", "moved_confidence",
+           "change_text"]
 
 def moved_confidence(confidence: np.ndarray, changes: Sequence[AnyChange]) -> np.ndarray:
     """The confidences once ``changes`` have moved them, in order (NaN stays NaN, 0 and 1 stay).
@@ -162,49 +164,44 @@ class CellState:
 @dataclass(frozen=True)
 class SegmentFigures:
     """A segment's expected figures on a day: its share of the documents, its rows' review share, the error
-    rate of its auto-accepted rows (None when it auto-accepts nothing) and its mean confidence."""
+    rate of its auto-accepted rows (None when it auto-accepts nothing) and its mean confidence (None without
+    confidences)."""
 
     share: float
     review_share: float
     auto_error: float | None
     mean_confidence: float | None
 
-    def to_dict(self) -> dict[str, float | None]:
-        return {"share": self.share, "review_share": self.review_share, "auto_error": self.auto_error,
-                "mean_confidence": self.mean_confidence}
 
-    @classmethod
-    def from_dict(cls, data: dict[str, float | None]) -> SegmentFigures:
-        return cls(**data)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class SharesMoved:
+    """A mix's shares of one column's values, before it and from its day on."""
+
+    before: FrozenMap[float]
+    after: FrozenMap[float]
 
 
 @dataclass(frozen=True)
 class Planted:
     """What one change plants: its segment's figures the day before and from its day on.
 
-    ``turned_wrong`` is the chance that a right value of the segment turns wrong (``new_template``,
-    ``degraded_scans``); ``shares`` a mix's shares before and after, per column. The figures hold from the
-    change's day until the next change that touches the segment.
+    ``position`` is its place in the section; ``day`` its date (empty when it comes after the stream's
+    last day). ``turned_wrong`` is the chance that a right value of the segment turns wrong
+    (``new_template``, ``degraded_scans``); ``shares`` a mix's shares before and after, per column. The
+    figures hold from the change's day until the next change that touches the segment; ``text`` says
+    them in a sentence.
     """
 
     position: int
     kind: str
     from_day: int
     day: str
-    segment: dict[str, str]
+    segment: FrozenMap[str]
     before: SegmentFigures | None
     after: SegmentFigures | None
     turned_wrong: float | None
-    shares: dict[str, tuple[dict[str, float], dict[str, float]]] | None
+    shares: FrozenMap[SharesMoved] | None
     text: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {"position": self.position, "kind": self.kind, "from_day": self.from_day, "day": self.day,
-                "segment": self.segment, "before": None if self.before is None else self.before.to_dict(),
-                "after": None if self.after is None else self.after.to_dict(), "turned_wrong": self.turned_wrong,
-                "shares": None if self.shares is None else {column: {"before": before, "after": after}
-                                                            for column, (before, after) in self.shares.items()},
-                "text": self.text}
 
 
 class _Epoch:
@@ -308,12 +305,15 @@ class Plan:
             shares = {}
             if change.sources is not None:
                 source_shares = _reweighted(population.sources, change.sources)
-                shares["source"] = (_named(population.sources, epoch.source_shares), change.sources)
+                shares["source"] = SharesMoved(_named(population.sources, epoch.source_shares),
+                                               FrozenMap(change.sources))
             if change.document_types is not None:
                 type_shares = _reweighted(population.types, change.document_types)
-                shares["document_type"] = (_named(population.types, epoch.type_shares), change.document_types)
+                shares["document_type"] = SharesMoved(_named(population.types, epoch.type_shares),
+                                                      FrozenMap(change.document_types))
             moved = _Epoch(change.from_day, epoch.states, type_shares, source_shares)
-            entry = Planted(position, change.kind, change.from_day, day or "", {}, None, None, None, shares, "")
+            entry = Planted(position, change.kind, change.from_day, day or "", FrozenMap(), None, None, None,
+                            FrozenMap(shares), "")
             return moved, _with_text(entry)
         segment = {str(column): value for column, value in change.segment.items()}
         cells = population.in_segment(segment)
@@ -337,13 +337,13 @@ class Plan:
             states = [CellState(state.moved_by, 1.0 - (1.0 - state.turned_wrong) * (1.0 - turned_wrong))
                       if inside else state for state, inside in zip(states, cells.tolist())]
             moved = _Epoch(change.from_day, states, epoch.type_shares, epoch.source_shares)
-        entry = Planted(position, change.kind, change.from_day, day or "", segment, before,
+        entry = Planted(position, change.kind, change.from_day, day or "", FrozenMap(segment), before,
                         self.figures(moved, cells), turned_wrong, None, "")
         return moved, _with_text(entry)
 
 
-def _named(values: tuple[str | None, ...], shares: np.ndarray) -> dict[str, float]:
-    return {value: float(share) for value, share in zip(values, shares.tolist()) if value is not None}
+def _named(values: tuple[str | None, ...], shares: np.ndarray) -> FrozenMap[float]:
+    return FrozenMap({value: float(share) for value, share in zip(values, shares.tolist()) if value is not None})
 
 
 def _reweighted(values: tuple[str | None, ...], shares: dict[str, float]) -> np.ndarray:
@@ -363,8 +363,8 @@ def change_text(entry: Planted) -> str:
     """What a change plants, in one sentence: the figures before and from its day on."""
     when = f"from day {entry.from_day}" + (f" ({entry.day})" if entry.day else "")
     if entry.shares is not None:
-        moved = "; ".join(f"{column} shares {shares_text(before)} -> {shares_text(after)}"
-                          for column, (before, after) in entry.shares.items())
+        moved = "; ".join(f"{column} shares {shares_text(shares.before)} -> {shares_text(shares.after)}"
+                          for column, shares in entry.shares.items())
         return f"mix {when}: {moved}"
     before, after = entry.before, entry.after
     assert before is not None and after is not None, "a segment change has figures"
@@ -384,5 +384,5 @@ def change_text(entry: Planted) -> str:
 
 
 def _with_text(entry: Planted) -> Planted:
-    return Planted(**{**entry.__dict__, "text": change_text(entry)})
+    return replace(entry, text=change_text(entry))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import math
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator, model_validator
@@ -55,7 +56,7 @@ _Day = Annotated[int, BeforeValidator(limits.size_check("days", most=limits.MOST
                  Field(ge=1)]
 
 
-def shares_text(shares: dict[str, float]) -> str:
+def shares_text(shares: Mapping[str, float]) -> str:
     """Shares as people read them: ``email 0.7, scan 0.3``.
 
     >>> shares_text({"email": 0.7, "scan": 0.3})

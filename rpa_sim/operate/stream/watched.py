@@ -24,10 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_sim.operate.live.reader import log_day
-from rpa_sim.operate.live.result import CALIBRATION_CONTRADICTED, ERROR_ABOVE_TARGET, Alarm, Segment, WatchResult
+from rpa_sim.operate.live.result import (
+    CALIBRATION_CONTRADICTED,
+    ERROR_ABOVE_TARGET,
+    Alarm,
+    Segment,
+    WatchResult,
+    segment_in,
+    segment_name,
+    segment_out,
+)
 from rpa_sim.operate.live.watch import Watcher, WatchSettings
 from rpa_sim.operate.stream.generator import Stream
-from rpa_sim.operate.stream.plan import Planted, SegmentFigures
+from rpa_sim.operate.stream.plan import Planted
 
 __all__ = ["Detection", "ChangeOutcome", "StreamResult", "watch_stream", "touches", "outcomes"]
 
@@ -41,12 +50,12 @@ class Detection:
     segment: Segment
     delay_days: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"day": self.day, "kind": self.kind, "segment": dict(self.segment), "delay_days": self.delay_days}
-
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Detection:
-        return cls(data["day"], data["kind"], tuple(data["segment"].items()), data["delay_days"])
+    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
+        return segment_in(value)
+
+    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
+        return segment_out(value)
 
 
 @dataclass(frozen=True)
@@ -64,9 +73,8 @@ class ChangeOutcome:
 
     @property
     def text(self) -> str:
-        """The outcome in a few words: ``caught on 2024-02-03 (its day 9) by error_above_target on invoice / email``."""
-        from rpa_sim.operate.live.result import segment_name  # noqa: PLC0415
-
+        """The outcome in a few words: ``caught on 2024-02-03 (its day 9) by error_above_target on invoice /
+        email``."""
         if not self.days_watched:
             return "after the stream's last day"
         if not self.touched:
@@ -78,26 +86,6 @@ class ChangeOutcome:
         return (f"caught on {self.caught.day} (its day {self.caught.delay_days}) by {self.caught.kind} on "
                 f"{segment_name(self.caught.segment)}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.planted.to_dict(), "caught": None if self.caught is None else self.caught.to_dict(),
-                "days_watched": self.days_watched, "touched": self.touched}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ChangeOutcome:
-        def figures(entry: dict[str, Any] | None) -> SegmentFigures | None:
-            return None if entry is None else SegmentFigures.from_dict(entry)
-
-        shares = data["shares"]
-        planted = Planted(position=data["position"], kind=data["kind"], from_day=data["from_day"], day=data["day"],
-                          segment=data["segment"], before=figures(data["before"]), after=figures(data["after"]),
-                          turned_wrong=data["turned_wrong"],
-                          shares=None if shares is None else {column: (moved["before"], moved["after"])
-                                                              for column, moved in shares.items()},
-                          text=data["text"])
-        caught = data["caught"]
-        return cls(planted, None if caught is None else Detection.from_dict(caught), data["days_watched"],
-                   data["touched"])
-
 
 @dataclass(frozen=True)
 class StreamResult:
@@ -108,7 +96,7 @@ class StreamResult:
     policy : str
     threshold : float
     audit : str
-        The audit, in words (``0.2 of auto-accepted units`` or the plan's strata).
+        The audit, in words (``0.25 of auto-accepted units``, or a plan's strata and rates).
     start : str
     days, documents_per_day, seed : int
     changes : tuple of ChangeOutcome
@@ -125,18 +113,6 @@ class StreamResult:
     seed: int
     changes: tuple[ChangeOutcome, ...]
     watch: WatchResult
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "threshold": self.threshold, "audit": self.audit, "start": self.start,
-                "days": self.days, "documents_per_day": self.documents_per_day, "seed": self.seed,
-                "changes": [change.to_dict() for change in self.changes], "watch": self.watch.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> StreamResult:
-        return cls(policy=data["policy"], threshold=data["threshold"], audit=data["audit"], start=data["start"],
-                   days=data["days"], documents_per_day=data["documents_per_day"], seed=data["seed"],
-                   changes=tuple(ChangeOutcome.from_dict(change) for change in data["changes"]),
-                   watch=WatchResult.from_dict(data["watch"]))
 
 
 def watch_stream(stream: Stream, settings: WatchSettings, *,

@@ -11,6 +11,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.typedjson import FrozenMap, decoded, encoded, joined, json_object, left_out
 from rpa_sim.operate.monitoring.results import Monitoring
 from rpa_sim.operate.queue.results import Operations
+from rpa_sim.operate.stream.watched import StreamResult
 from rpa_sim.route.costs import CostModel
 from rpa_sim.route.reviewer import Reviewer
 from rpa_sim.route.signals.results import SignalsResult
@@ -22,7 +23,7 @@ __all__ = ["SCHEMA_VERSION", "StudySummary"]
 
 #: The version of ``summary.json`` this rpa-sim writes; it reads this one and every earlier one (a summary
 #: without the key is version 1; version 3 adds the decided policy's rules, ``decision.rules``; version 4 the
-#: named signals' figures, ``signals``).
+#: named signals' figures, ``signals``; the scenario's stream watched, ``stream``).
 SCHEMA_VERSION = 4
 
 
@@ -54,6 +55,7 @@ class StudySummary:
     monitoring: Monitoring | None = left_out()
     decision: Decision | None = left_out()
     signals: SignalsResult | None = left_out()
+    stream: StreamResult | None = left_out()
 
     @classmethod
     def from_json(cls, source: str | bytes | Mapping[str, Any]) -> StudySummary:
