@@ -26,7 +26,6 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 
 if TYPE_CHECKING:
-    from rpa_sim.operate.live.proposals import Proposal
     from rpa_sim.operate.live.result import Alarm, WatchResult
     from rpa_sim.operate.queue.summary import OperationModel
     from rpa_sim.operate.stream.watched import StreamResult
@@ -154,18 +153,6 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _short(proposal: Proposal | None) -> str:
-    """A proposal in at most 14 characters: ``>=0.97 +85/d``, ``audit 12% 14d``, ``review all``."""
-    if proposal is None:
-        return "-"
-    if proposal.threshold is not None:
-        change = proposal.change_in_reviews_per_day or 0.0
-        return f">={proposal.threshold:g} {change:+,.0f}/d"
-    if proposal.audit_rate is not None:
-        return f"audit {proposal.audit_rate:.0%} {proposal.audit_days}d"
-    return "review all"
-
-
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "~"
 
@@ -199,8 +186,9 @@ def segment_lines(result: WatchResult) -> list[str]:
     for timeline in result.segments:
         last = timeline.days[-1]
         interval = f"{_rate(last.estimate)} [{_rate(last.low)}, {_rate(last.high)}]"
+        proposal = "-" if timeline.proposal is None else timeline.proposal.short
         lines.append(f"{_cut(segment_name(timeline.segment), 15):<15}  {timeline.status:<13}  {interval:<20}  "
-                     f"{timeline.first_alarm or '-':<10}  {_short(timeline.proposal)}")
+                     f"{timeline.first_alarm or '-':<10}  {proposal}")
     return lines
 
 

@@ -13,6 +13,7 @@ from rpa_sim.report.displays import (
     OperationsBacklogDisplay,
     OperationsReviewersDisplay,
     OperationsStaffingDisplay,
+    OverTimeDisplay,
     ReliabilityDisplay,
     SignalsAutomationDisplay,
     SignalsReliabilityDisplay,
@@ -34,7 +35,7 @@ __all__ = ["PLOT_NAMES", "report_figures"]
 #: Every plot a report can hold, in the order of the report: its id and PNG file stem.
 PLOT_NAMES = ("decision", "tradeoff", "cost", "calibration", "signals-roc", "signals-reliability",
               "signals-automation", "smudge-alpha", "monitoring-intervals", "monitoring-widths",
-              "operations-reviewers", "operations-staffing", "operations-backlog")
+              "operations-reviewers", "operations-staffing", "operations-backlog", "over-time")
 
 
 def report_figures(result: ScenarioResult) -> dict[str, Figure]:
@@ -43,7 +44,8 @@ def report_figures(result: ScenarioResult) -> dict[str, Figure]:
     The decision and trade-off plots only with predictions, the cost plot only with costs, the calibration plot
     only with a calibration (predictions with a confidence), the signals' plots only when values carry named
     signals (their automation only with a certification), the alpha plot only for questions with OCR, the
-    monitoring and operations plots only with the scenario's sections of those names.
+    monitoring and operations plots only with the scenario's sections of those names, the over-time plot only with
+    a stream.
 
     Parameters
     ----------
@@ -81,6 +83,8 @@ def report_figures(result: ScenarioResult) -> dict[str, Figure]:
         if any(entry.points for entry in operations.policies):
             figures["operations-staffing"] = OperationsStaffingDisplay.from_result(result).plot().figure_
             figures["operations-backlog"] = OperationsBacklogDisplay.from_result(result).plot().figure_
+    if summary.stream is not None and summary.stream.watch.segments:
+        figures["over-time"] = OverTimeDisplay.from_result(result).plot().figure_
     for figure in figures.values():
         fit_to_phone(figure)
     return figures

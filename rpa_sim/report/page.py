@@ -31,6 +31,7 @@ from rpa_sim.report.sections.decision import decision_section
 from rpa_sim.report.sections.monitoring import monitoring_section
 from rpa_sim.report.sections.operations import operations_section
 from rpa_sim.report.sections.optimized import optimized_section
+from rpa_sim.report.sections.over_time import over_time_section
 from rpa_sim.report.sections.provenance import provenance_section
 from rpa_sim.report.sections.recommendation import recommendation_section, shows_the_decision
 from rpa_sim.report.sections.settings import settings_section
@@ -139,6 +140,8 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
         details.append(monitoring_section(summary.monitoring, figures))
     if summary.operations is not None:  # only with the scenario's operations section
         details.append(operations_section(summary.operations, summary, figures))
+    if summary.stream is not None:  # only with the scenario's stream section
+        details.append(over_time_section(summary.stream, figures))
     details.append(provenance_section(result, scenario_source))
     for section in details:
         body += collapsible(section)

@@ -111,6 +111,20 @@ class Proposal:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def short(self) -> str:
+        """The proposal in at most 14 characters, as a table's cell: ``>=0.97 +85/d`` (a threshold and the
+        reviews a day it adds), ``audit 12% 14d`` or ``review all``.
+
+        >>> Proposal(0.97, 0.03, 400, 120.0, 85.2, None, None, None, None, "").short
+        '>=0.97 +85/d'
+        """
+        if self.threshold is not None:
+            return f">={self.threshold:g} {self.change_in_reviews_per_day or 0.0:+,.0f}/d"
+        if self.audit_rate is not None:
+            return f"audit {self.audit_rate:.0%} {self.audit_days}d"
+        return "review all"
+
 
 def audits_to_settle(error_rate: float, *, max_error: float, delta: float) -> int | None:
     """The fewest audits whose one-sided ``1 - delta`` bound reaches ``max_error`` when ``error_rate`` of them err.

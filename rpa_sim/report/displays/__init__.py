@@ -26,6 +26,7 @@ from rpa_sim.report.displays.operations import (
     OperationsReviewersDisplay,
     OperationsStaffingDisplay,
 )
+from rpa_sim.report.displays.over_time import OverTimeDisplay
 from rpa_sim.report.displays.reliability import ReliabilityDisplay
 from rpa_sim.report.displays.signals import SignalsAutomationDisplay, SignalsReliabilityDisplay, SignalsRocDisplay
 from rpa_sim.report.displays.smudge import SmudgeAlphaDisplay
@@ -34,4 +35,4 @@ from rpa_sim.report.displays.tradeoff import TradeoffDisplay
 __all__ = ["DecisionDisplay", "TradeoffDisplay", "CostDisplay", "ReliabilityDisplay", "SmudgeAlphaDisplay",
            "MonitoringIntervalsDisplay", "MonitoringWidthsDisplay", "OperationsReviewersDisplay",
            "OperationsStaffingDisplay", "OperationsBacklogDisplay", "SignalsRocDisplay", "SignalsReliabilityDisplay",
-           "SignalsAutomationDisplay"]
+           "SignalsAutomationDisplay", "OverTimeDisplay"]
