@@ -31,6 +31,7 @@ from rpa_sim.tui.views.calibration import CalibrationView
 from rpa_sim.tui.views.compare import CompareView
 from rpa_sim.tui.views.costs import CostsView
 from rpa_sim.tui.views.fields import FieldsView
+from rpa_sim.tui.views.live import LiveView
 from rpa_sim.tui.views.monitoring import MonitoringView
 from rpa_sim.tui.views.operations import OperationsView
 from rpa_sim.tui.views.signals import SignalsView
@@ -48,7 +49,7 @@ VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c
          ("fields", "Fields", "f", FieldsView), ("calibration", "Calibration", "l", CalibrationView),
          ("signals", "Signals", "i", SignalsView), ("costs", "Costs", "dollar_sign", CostsView),
          ("smudge", "SMuDGE", "a", SmudgeView), ("monitoring", "Monitoring", "m", MonitoringView),
-         ("operations", "Operations", "w", OperationsView)]
+         ("operations", "Operations", "w", OperationsView), ("live", "Live", "v", LiveView)]
 #: below this many columns the trade-off view's side panel moves under the plot
 NARROW_BELOW = 100
 #: how often (seconds) the screen shows what the loader has reported since
@@ -275,6 +276,8 @@ class DashboardApp(App[int]):
             self.query_one(TabbedContent).hide_tab("operations")
         if not model.signal_names:  # the values carry no named signal
             self.query_one(TabbedContent).hide_tab("signals")
+        if not model.has_stream:  # shown with a summary that has the scenario's stream
+            self.query_one(TabbedContent).hide_tab("live")
         self.active_view().ensure_loaded()
         self._status()
         self.refresh_bindings()
@@ -292,6 +295,8 @@ class DashboardApp(App[int]):
         self._stop_progress()
         if model.has_operations:
             self.query_one(TabbedContent).show_tab("operations")
+        if model.has_stream:
+            self.query_one(TabbedContent).show_tab("live")
         self.active_view().ensure_loaded()
         self._status()
         self.refresh_bindings()
@@ -389,13 +394,16 @@ class DashboardApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the SMuDGE view's key for fields read from documents, the Signals view's and ``s`` for values
-        without named signals; dim what needs a model until it loads."""
+        without named signals, the Operations and Live views' without their sections; dim what needs a model until
+        it loads."""
         if action == "show" and parameters == ("smudge",) and self.model is not None:
             return self.model.has_smudge
         if action == "show" and parameters == ("operations",) and self.model is not None:
             return self.model.has_operations
         if self.model is not None and (action == "next_signal" or (action == "show" and parameters == ("signals",))):
             return bool(self.model.signal_names)  # values without named signals: nothing to show or cycle
+        if action == "show" and parameters == ("live",) and self.model is not None:
+            return self.model.has_stream
         if action == "zoom":
             return self.model is not None and isinstance(self.active_view(), CostsView)
         needs_model = ("nudge", "optimum", "target", "decision", "type_threshold", "show", "policy", "export")
@@ -498,7 +506,7 @@ class DashboardApp(App[int]):
     def action_show(self, view: str) -> None:
         if self.model is not None and (view != "smudge" or self.model.has_smudge) and (
                 view != "operations" or self.model.has_operations) and (
-                view != "signals" or bool(self.model.signal_names)):
+                view != "signals" or bool(self.model.signal_names)) and (view != "live" or self.model.has_stream):
             self.query_one(TabbedContent).active = view
             self.focus_view()
 

@@ -35,6 +35,9 @@ A policy decides which, against one threshold **Ï„**; the views show what each Ï
 | `m` | Monitoring: audits' interval estimates of the auto-accepted error rate against the truth, per day |
 | `n` | Monitoring: the next estimation method (classical, stratified, PPI) |
 | `r` / `R` | Operations: one reviewer more / fewer on every shift of the team |
+| `v` | Live (scenarios with a `stream:` section): the stream watched, per segment, a day at a time |
+| `,` / `.` | Live: the day before / after (`<` / `>`: a week) |
+| `n` / `N` | Live: the next / previous segment, whose timeline the plot shows |
 | `e` / `j` | export the view's numbers as CSV / JSON (named by view, policy and Ï„) |
 | `p` | save the screen as SVG |
 | `ctrl+p` | command palette: every action by name |
@@ -91,6 +94,12 @@ A policy decides which, against one threshold **Ï„**; the views show what each Ï
   arrive; documents that need no review finish at once. **turnaround**: arrival to end of review
   (p50/p90/p99: half, nine in ten, 99 in 100 finish within it). **backlog**: documents waiting at an
   hour's end. **utilisation**: the share of the reviewers' time spent reviewing.
+- **stream** (Live): the scenario's data drawn as days of production in which named things change
+  (docs/live.md); **segment**: its documents of one type and source; **status**: above target once
+  the lower bound of its error rate reaches the target, else within target (no audits: no interval
+  yet); **interval**: from that lower bound, which holds on every day at once, to the upper end of
+  the current regime's interval; **alarms**: error above target, calibration contradicted (the
+  audits contradict what the confidences predict), and the notice room to automate.
 - **coverage** (Monitoring): how often an estimate's interval holds the true error rate of what went
   straight through, over many replayed days; a 95% interval should cover about 95% of them.
   **naive**: the error rate a team would compute from its reviews alone, biased because reviews

@@ -156,6 +156,11 @@ class DashboardModel:
         """Whether the summary is in and has the scenario's operations (its ``operations:`` section)."""
         return self.summary is not None and self.summary.operations is not None
 
+    @property
+    def has_stream(self) -> bool:
+        """Whether the summary is in and has the scenario's stream watched (its ``stream:`` section)."""
+        return self.summary is not None and self.summary.stream is not None
+
     @cached_property
     def groupings(self) -> list[FieldGrouping]:
         """How the Fields view groups predictions (the table's groupings; the first is what the optimizer tunes)."""

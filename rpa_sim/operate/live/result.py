@@ -24,7 +24,7 @@ from rpa_sim.common.typedjson import decoded, encoded
 from rpa_sim.operate.live.proposals import Proposal
 
 __all__ = ["KINDS", "ERROR_ABOVE_TARGET", "CALIBRATION_CONTRADICTED", "ROOM_TO_AUTOMATE", "Segment", "DayFigures",
-           "Alarm", "SegmentTimeline", "WatchResult", "segment_name", "segment_in", "segment_out"]
+           "Alarm", "SegmentTimeline", "WatchResult", "segment_name", "segment_in", "segment_out", "day_status"]
 
 ERROR_ABOVE_TARGET = "error_above_target"
 CALIBRATION_CONTRADICTED = "calibration_contradicted"
@@ -55,6 +55,21 @@ def segment_name(segment: Segment) -> str:
     'invoice / (none)'
     """
     return " / ".join("(none)" if value is None else value for _, value in segment)
+
+
+def day_status(figures: DayFigures, *, max_error: float) -> str:
+    """A segment's status on one day, as its figures that day say it (the dashboard steps through the days):
+    ``above target`` once the time-uniform lower bound reaches ``max_error``, ``within target`` while the
+    regime has an interval, else ``no audits`` (on the last day :attr:`SegmentTimeline.status` also tells
+    ``no auto``).
+
+    >>> day = DayFigures("2024-05-01", 500, 50, 6, 0.12, 0.05, 0.2, None, ())
+    >>> day_status(day, max_error=0.05), day_status(day, max_error=0.06)
+    ('above target', 'within target')
+    """
+    if figures.low >= max_error:
+        return "above target"
+    return "no audits" if figures.high is None else "within target"
 
 
 @dataclass(frozen=True)
