@@ -296,11 +296,8 @@ class _Quantities:
 
 
 def compiled_on(policy: Policy, table: OutcomeTable, *, confidence: np.ndarray | None = None) -> CompiledPolicy:
-    """``policy`` compiled on the table's rows: each row's entry threshold, and the rows it rejects.
-
-    ``confidence`` stands in for the table's confidences (a production stream whose model's
-    confidences have moved, :mod:`rpa_sim.operate.stream`); everything else is the table's.
-    """
+    """``policy`` compiled on the table's rows (each row's entry threshold, and the rows it rejects); ``confidence``
+    stands in for the table's (a stream whose model's confidences moved, :mod:`rpa_sim.operate.stream`)."""
     return compile_policy(policy, confidence=table.confidence if confidence is None else confidence,
                           grounding=table.grounding, fields=table.field_codes, field_names=table.field_names,
                           units=table.review_units, document_types=table.document_type_codes,
