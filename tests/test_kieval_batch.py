@@ -88,3 +88,13 @@ def test_an_empty_batch_and_empty_documents() -> None:
     batch = evaluate_batch([empty, empty])
     assert batch.counts[:, 0].tolist() == [1, 1] and batch.counts[:, 1:].sum() == 0
     assert batch.pairs.tolist() == [[0, 0, 0], [1, 0, 0]]
+
+
+def test_the_assignment_is_scipys_own_function_without_scipy_optimize() -> None:
+    # a fresh process: whether scipy.optimize is imported depends on what ran before
+    code = ("import sys; from rpa_sim.evaluate.metrics import assignment; "
+            "print('scipy.optimize' in sys.modules); "
+            "from scipy.optimize import linear_sum_assignment; "
+            "print(assignment.linear_sum_assignment is linear_sum_assignment)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

@@ -143,7 +143,7 @@ class KIEOutcomes:
         ("entity_f1", "entity F1"), ("precision", "precision"), ("recall", "recall"))
     options: ClassVar[tuple[str, ...]] = ("value_match",)
     evaluation_modules: ClassVar[tuple[str, ...]] = ("rpa_sim.evaluate.metrics.text", "rpa_sim.evaluate.grounding",
-                                                     "scipy.optimize")
+                                                     "rpa_sim.evaluate.metrics.assignment")
     has_smudge: ClassVar[bool] = False
     file_layout: ClassVar[FileLayout] = FileLayout(_FILE_COLUMNS, KIE_KINDS, ("value_match",),
                                                    KIEvalCounts.field_names(), ("predicted",))
