@@ -119,7 +119,7 @@ def test_records_given_directly(workers: int, task: str) -> None:
 
 def test_fast_path_records_given_directly(tmp_path: Path, questions: list[str]) -> None:
     (batch,) = read_records(write(tmp_path / "data.jsonl", questions)).batches(100)
-    records, _ = batch.validate()
+    records, _, _ = batch.validate()
     table = parallel.evaluate_records(records, parallel.evaluation("vqa"), workers=2, batch_size=7)
     assert_same_table(table, evaluate_vqa(records))
 

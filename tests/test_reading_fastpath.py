@@ -313,7 +313,10 @@ def test_an_integer_beyond_the_digits_limit_inside_a_field_is_refused_when_valid
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
-@given(st.lists(st.one_of(lines(), st.builds(lambda r: json.dumps(r[1]), records)), min_size=1, max_size=12),
+@given(st.lists(st.one_of(lines(), st.builds(lambda r: json.dumps(r[1]), records),
+                         # ids that repeat, within a batch and across batches
+                         st.builds(lambda r, i: json.dumps({**r[1], "id": i}), records, st.sampled_from("ab"))),
+                min_size=1, max_size=12),
        st.sampled_from(["kie", "vqa"]), st.integers(1, 5))
 def test_batches_read_what_iterating_reads(tmp_path_factory: pytest.TempPathFactory, texts_: list[str], task: str,
                                            size: int) -> None:
@@ -328,7 +331,10 @@ def test_batches_read_what_iterating_reads(tmp_path_factory: pytest.TempPathFact
     iterated_problems = [str(error) for error in stream.skipped]
     batched, problems = [], []
     for batch in stream.batches(size):
-        valid, bad = batch.validate()
+        valid, bad, ids = batch.validate()
+        repeated = stream.repeated(ids)
+        if repeated:  # as evaluation does: the batch again, the lines that repeat an id as their problems
+            valid, bad, _ = batch.repeating(repeated).validate()
         stream.tally(bad, len(valid))
         batched += [as_json(record) for record in valid]
         problems += [str(problem.error) for problem in bad]
@@ -352,7 +358,7 @@ def test_a_fast_read_record_is_a_light_struct(tmp_path: Path) -> None:
     record = {"id": "q", "answers": ["1"], "prediction": {"answer": "1", "confidence": 0.5}}
     path.write_text(json.dumps(record) + "\n" + json.dumps({**record, "id": "p", "source": "x"}) + "\n")
     (batch,) = read_records(path).batches(10)
-    valid, problems = batch.validate()
+    valid, problems, _ = batch.validate()
     assert problems == []
     assert [type(r).__name__ for r in valid] == ["_FastVQARecord", "VQARecord"]  # an unknown field: the model
     assert not math.isnan(valid[0].prediction.confidence)

@@ -1,11 +1,13 @@
 """Evaluation on every core: records in batches, evaluated in worker processes, tables joined in order.
 
-The parent process reads: lines, ids, the join of two files, duplicate ids
-(everything that needs the whole file in order). Worker processes validate
-each batch and evaluate it into a partial outcome table; the parent takes the
-batches' outcomes in file order, so bad records are met, raised or skipped in
-the order one process meets them, and joins the tables with
-:func:`rpa_sim.evaluate.outcomes.concat_tables`. Batches have a fixed size whatever the
+The parent process reads the lines (and joins two files on their ids).
+Worker processes parse, validate and evaluate each batch into a partial
+outcome table, and send back its records' ids with it; the parent takes the
+batches' outcomes in file order, checks the ids for duplicates (which needs
+the whole file in order: a batch that repeats an id is evaluated again here
+without those records, as a rare bad file needs), so bad records are met,
+raised or skipped in the order one process meets them, and joins the tables
+with :func:`rpa_sim.evaluate.outcomes.concat_tables`. Batches have a fixed size whatever the
 number of workers, and one worker evaluates the very same batches in this
 process: the table, the skipped records and the first error are the same for
 any number of workers (``docs/reading.md``).
@@ -216,18 +218,22 @@ def _heap_frozen() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Part:
-    """A batch's outcome: its valid records' table, its bad records, how many were valid."""
+    """A batch's outcome: its valid records' table, its bad records, how many were valid, the ids of its lines."""
 
     table: Table
     problems: list[Problem]
     valid: int
+    ids: list[tuple[int, str]]
 
 
 def _evaluate_tagged(item: tuple[int, RecordBatch], *, evaluation: Evaluation) -> tuple[int, _Part]:
     index, batch = item
     with without_gc():
-        records, problems = batch.validate()
-        return index, _Part(evaluation(records), problems, len(records))
+        records, problems, ids = batch.validate()
+        part = _Part(evaluation(records), problems, len(records), ids)
+        # freed before the collector resumes, which would otherwise walk the records' lists once more
+        del records
+    return index, part
 
 
 class _Chunk:
@@ -322,6 +328,7 @@ def evaluate_streams(sources: Iterable[RecordStream | Done], evaluation: Evaluat
     """
     results: list[Any] = []
     streams: dict[int, RecordStream] = {}
+    sent: deque[RecordBatch] = deque()  # the batches whose outcomes are still to come, in order
 
     def prepare() -> None:
         for module in table_type(next(iter(streams.values())).task).evaluation_modules:
@@ -337,7 +344,8 @@ def evaluate_streams(sources: Iterable[RecordStream | Done], evaluation: Evaluat
                 results.append([])
                 stream = streams[index] = cast(RecordStream, source)
                 for batch in stream.batches(batch_size):
-                    read(len(batch.items))
+                    read(len(batch))
+                    sent.append(batch)
                     yield index, batch
 
         outcomes = map_in_order(partial(_evaluate_tagged, evaluation=evaluation), tagged(),
@@ -345,7 +353,11 @@ def evaluate_streams(sources: Iterable[RecordStream | Done], evaluation: Evaluat
         # closing: the first problem raised stops the workers at once
         with contextlib.closing(outcomes):
             for index, part in outcomes:
-                streams[index].tally(part.problems, part.valid)
+                batch, stream = sent.popleft(), streams[index]
+                repeated = stream.repeated(part.ids)
+                if repeated:  # a file that repeats ids: the batch again, here, with those records as problems
+                    part = _evaluate_tagged((index, batch.repeating(repeated)), evaluation=evaluation)[1]
+                stream.tally(part.problems, part.valid)
                 evaluated(part.valid)
                 results[index].append(part.table)
     return [(concat_tables(result) if result else evaluation([])) if index in streams else result

@@ -210,6 +210,9 @@ class _ShardStream:
         self.kinds = Counter()
         return self._stream.batches(size)
 
+    def repeated(self, ids: list[tuple[int, str]]) -> dict[int, Problem]:
+        return self._stream.repeated(ids)
+
     def tally(self, problems: list[Problem], valid: int) -> None:
         self._stream.tally(problems, valid)
         self.kinds.update(problem.kind for problem in problems)

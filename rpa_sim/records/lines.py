@@ -1,19 +1,21 @@
 """Reading a records file's lines: each a JSON object with a string id, its values left unread, or a Problem.
 
-The parent process reads and parses lines here (:func:`raw_records`): UTF-8,
-then a quick look at the top-level fields with msgspec, which also tells
-the task; validation happens later, where the record is evaluated
-(:mod:`rpa_sim.records.validation`). A line that is not a JSON object with a
-non-empty string id becomes a :class:`Problem` with the message of
-``docs/formats.md``. :func:`infer_task` finds the task in the first record
-that tells it.
+A line is parsed here (:func:`parse_line`): UTF-8, then a quick look at the
+top-level fields with msgspec, which also tells the task; validation happens
+later (:mod:`rpa_sim.records.validation`). A line that is not a JSON object
+with a non-empty string id becomes a :class:`Problem` with the message of
+``docs/formats.md``. :func:`raw_records` parses a file's lines in the
+process that reads them, with the duplicate ids (for iterating records and
+for the join of two files); evaluation parses each line where it validates
+it, once (``docs/reading.md``). :func:`infer_task` finds the task in the
+first record that tells it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -24,8 +26,8 @@ from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.inputs import input_lines
 from rpa_sim.records.models import task_of
 
-__all__ = ["Task", "Problem", "Line", "TaskNote", "bad", "require_records", "parse_text", "parse_slowly",
-           "raw_records", "infer_task", "TOO_DEEP"]
+__all__ = ["Task", "Problem", "Line", "TaskNote", "bad", "duplicate", "require_records", "parse_line", "parse_text",
+           "parse_slowly", "record_lines", "raw_records", "infer_task", "TOO_DEEP"]
 
 Task = Literal["kie", "vqa"]
 
@@ -74,9 +76,15 @@ def bad(problem: str, kind: str, line: Line, field: str | None = None) -> Proble
     return Problem(InputError(problem, path=line.path, line=line.number, record_id=line.id, field=field), kind)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+def duplicate(path: str, number: int, record_id: str, first: int) -> Problem:
+    """The problem of line ``number``, whose id line ``first`` has already."""
+    error = InputError(f"duplicate id (first on line {first})", path=path, line=number, record_id=record_id)
+    return Problem(error, "duplicate id")
+
+
+def record_lines(path: Path) -> Generator[tuple[int, bytes], None, None]:
     """Number and bytes of each non-blank line (:func:`rpa_sim.common.inputs.input_lines`)."""
-    return input_lines(path, advice="records are read more than once, so save them to a file first")
+    yield from input_lines(path, advice="records are read more than once, so save them to a file first")
 
 
 def require_records(path: Path) -> None:
@@ -85,7 +93,7 @@ def require_records(path: Path) -> None:
             raise InputError("no records", path=str(path))
 
 
-def _parse(path: str, number: int, raw: bytes) -> Line | Problem:
+def parse_line(path: str, number: int, raw: bytes) -> Line | Problem:
     """One non-blank line as a :class:`Line` or a :class:`Problem`."""
     raw = raw.rstrip(b"\r\n")  # so that a line cut short is reported at its end
     try:
@@ -145,12 +153,12 @@ def parse_slowly(path: str, number: int, text: str) -> Line | Problem:
 
 def raw_records(path: Path, seen: dict[str, int]) -> Generator[Line | Problem, None, None]:
     """The non-blank lines of ``path``, parsed; ``seen`` maps ids to their first line."""
-    for number, raw in _lines(path):
-        item = _parse(str(path), number, raw)
+    for number, raw in record_lines(path):
+        item = parse_line(str(path), number, raw)
         if isinstance(item, Line):
             first = seen.setdefault(item.id, number)
             if first != number:
-                item = bad(f"duplicate id (first on line {first})", "duplicate id", item)
+                item = duplicate(item.path, number, item.id, first)
         yield item
 
 

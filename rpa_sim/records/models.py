@@ -516,5 +516,5 @@ def decode_fast(task: Literal["kie", "vqa"], text: str | bytes) -> Any:
     """
     try:
         return _FAST_DECODERS[task].decode(text)
-    except (msgspec.MsgspecError, RecursionError):
+    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError):  # the last for bytes that are not UTF-8
         return None

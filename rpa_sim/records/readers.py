@@ -10,10 +10,11 @@ records are collected instead of raised. :func:`write_records` writes records
 back canonically and atomically. ``docs/formats.md`` lists every message.
 
 Evaluation reads through :meth:`RecordStream.batches` instead: batches of
-records read and joined here, validated where they are evaluated (a worker
-process, :mod:`rpa_sim.evaluate.local`) through the fast path of
-:func:`rpa_sim.records.models.decode_fast`, with the same messages
-(``docs/reading.md``).
+lines read (or records joined) here, parsed and validated where they are
+evaluated (a worker process, :mod:`rpa_sim.evaluate.local`) through the fast
+path of :func:`rpa_sim.records.models.decode_fast`, their ids checked for
+duplicates here afterwards (:meth:`RecordStream.repeated`), with the same
+messages (``docs/reading.md``).
 
 Examples
 --------
@@ -40,15 +41,25 @@ import os
 from collections import Counter
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.joining import Pair, join
-from rpa_sim.records.lines import Problem, Task, TaskNote, infer_task, raw_records, require_records
+from rpa_sim.records.lines import (
+    Problem,
+    Task,
+    TaskNote,
+    duplicate,
+    infer_task,
+    raw_records,
+    record_lines,
+    require_records,
+)
 from rpa_sim.records.models import Record
-from rpa_sim.records.validation import RecordBatch, validated
+from rpa_sim.records.validation import RecordBatch, Validated, validated
 from rpa_sim.records.writers import write_records
 
-__all__ = ["RecordStream", "RecordBatch", "Problem", "read_records", "write_records"]
+__all__ = ["RecordStream", "RecordBatch", "Validated", "Problem", "read_records", "write_records"]
 
 
 class RecordStream:
@@ -83,6 +94,7 @@ class RecordStream:
         self.skipped: list[InputError] = []
         self.count = 0
         self._kinds: Counter[str] = Counter()
+        self._seen: dict[str, int] = {}  # the ids of the lines of batches, and their first line
         for file in self._files:
             require_records(file)
         if task is None:
@@ -109,12 +121,17 @@ class RecordStream:
         self.require_valid()
 
     def batches(self, size: int) -> Iterator[RecordBatch]:
-        """The records in batches of ``size`` (the last may be shorter), read and joined but not yet validated.
+        """The records in batches of ``size`` (the last may be shorter), read but not yet validated.
 
         For evaluation in worker processes (:mod:`rpa_sim.evaluate.local`): a batch
-        is picklable, :meth:`RecordBatch.validate` validates it wherever it
-        runs, and each batch's outcome goes back to :meth:`tally` in file order,
-        then :meth:`require_valid` ends the pass. Like iterating, this reads the
+        is picklable and :meth:`RecordBatch.validate` parses and validates it
+        wherever it runs. The ids it gives back go to :meth:`repeated`, in file
+        order, and when some repeat an earlier one the batch is validated again
+        with those lines as problems (:meth:`RecordBatch.repeating`); then each
+        batch's outcome goes to :meth:`tally`, in file order, and
+        :meth:`require_valid` ends the pass. One file's batches hold its lines
+        as read, which are parsed once, where they are validated; two joined
+        files are parsed here, to join them. Like iterating, this reads the
         file(s) from the start and resets :attr:`skipped` and :attr:`count`.
         A file-level problem met while reading (a truncated gzip file, say) is
         raised after the batch of the lines read before it, so that problems
@@ -132,9 +149,11 @@ class RecordStream:
         if size < 1:
             raise ValueError(f"size must be at least 1, got {size!r}")
         self._restart()
-        with contextlib.closing(self._items()) as items:
+        one_file = self.predictions is None
+        source = record_lines(self.path) if self.predictions is None else join(self.path, self.predictions)
+        with contextlib.closing(source) as items:
             while True:
-                chunk: list[Pair | Problem] = []
+                chunk: list[Any] = []
                 failure = None
                 try:
                     for item in items:
@@ -144,11 +163,35 @@ class RecordStream:
                 except InputError as exc:
                     failure = exc
                 if chunk:
-                    yield RecordBatch(self.task, self._task_note, chunk, self.missing_confidence)
+                    yield (RecordBatch(self.task, self._task_note, [], self.missing_confidence, str(self.path), chunk)
+                           if one_file else RecordBatch(self.task, self._task_note, chunk, self.missing_confidence))
                 if failure is not None:
                     raise failure
                 if len(chunk) < size:
                     return
+
+    def repeated(self, ids: list[tuple[int, str]]) -> dict[int, Problem]:
+        """The lines whose id an earlier line of the pass has, each with its problem; the ids are remembered.
+
+        Parameters
+        ----------
+        ids : list of (int, str)
+            A batch's :attr:`Validated.ids`: the line and id of each of its
+            lines with a string id, in file order (none for joined files, which
+            the join checks).
+
+        Returns
+        -------
+        dict of int to Problem
+            ``duplicate id (first on line N)`` for each line that repeats an id.
+        """
+        seen, path = self._seen, str(self.path)
+        found = {}
+        for number, record_id in ids:
+            first = seen.setdefault(record_id, number)
+            if first != number:
+                found[number] = duplicate(path, number, record_id, first)
+        return found
 
     def tally(self, problems: list[Problem], valid: int) -> None:
         """Take a batch's outcome: raise its first problem unless skipping, else keep them; count its valid records.
@@ -173,7 +216,7 @@ class RecordStream:
             raise InputError(f"no valid records: {len(self.skipped)} skipped", path=str(self.path))
 
     def _restart(self) -> None:
-        self.skipped, self.count, self._kinds = [], 0, Counter()
+        self.skipped, self.count, self._kinds, self._seen = [], 0, Counter(), {}
 
     def _items(self) -> Generator[Pair | Problem, None, None]:
         if self.predictions is None:

@@ -1,27 +1,36 @@
 """Validating records: a record's lines to a record through the fast path or its pydantic model, or a Problem.
 
 :class:`RecordBatch` is what a worker process validates and evaluates
-(:mod:`rpa_sim.evaluate.local`): records read and joined in the parent, then
+(:mod:`rpa_sim.evaluate.local`): records read in the parent, then
 :func:`validated` here, with the fast path of
 :func:`rpa_sim.records.models.decode_fast` first and the model's exact
 message when the fast path declines. A validation error becomes one line,
 located in the raw JSON and worded as ``docs/formats.md`` lists it.
+
+The lines of one file are sent as they were read and decoded here, once:
+the ids come back with the records (:attr:`Validated.ids`), so that the
+reader checks them for duplicates after the batch is evaluated
+(:meth:`rpa_sim.records.readers.RecordStream.repeated`), and the rare batch
+that repeats an id is validated again with those lines as problems
+(:meth:`RecordBatch.repeating`). Two joined files are parsed where they
+are read, which joins them on their ids.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
 from rpa_sim.common.errors import shown
 from rpa_sim.records.joining import Pair
-from rpa_sim.records.lines import TOO_DEEP, Problem, Task, TaskNote, bad
+from rpa_sim.records.lines import TOO_DEEP, Problem, Task, TaskNote, bad, parse_line
 from rpa_sim.records.models import KIERecord, Record, VQARecord, decode_fast, has_missing_confidence
 
-__all__ = ["RecordBatch", "validated"]
+__all__ = ["RecordBatch", "Validated", "validated"]
 
 _MODELS: dict[str, type[KIERecord] | type[VQARecord]] = {"kie": KIERecord, "vqa": VQARecord}
 # The field scoring needs from the ground-truth side; the other side is always "prediction".
@@ -29,9 +38,19 @@ _TRUTH_SIDE = {"kie": "ground_truth", "vqa": "answers"}
 _UNIT_FIELDS = frozenset({"confidence", "grounding", "signal"})
 
 
+class Validated(NamedTuple):
+    """A batch validated: its valid records and its problems, in file order, and the ids of its lines."""
+
+    records: list[Any]
+    problems: list[Problem]
+    #: ``(line, id)`` of each line of :attr:`RecordBatch.lines` with a string id, in file order, for the
+    #: duplicate check that follows (:meth:`rpa_sim.records.readers.RecordStream.repeated`)
+    ids: list[tuple[int, str]]
+
+
 @dataclass(frozen=True)
 class RecordBatch:
-    """Consecutive records of a stream, read and joined, to be validated (made by :meth:`RecordStream.batches`).
+    """Consecutive records of a stream, read but not yet validated (made by :meth:`RecordStream.batches`).
 
     Picklable, so that a worker process can validate and evaluate it.
 
@@ -40,17 +59,32 @@ class RecordBatch:
     task : {"kie", "vqa"}
         The stream's task.
     items : list
-        The records to validate, and the problems met while reading (bad
-        lines, duplicate ids, join failures), in file order.
+        Records joined from two files, and the problems met while reading
+        them (bad lines, duplicate ids, join failures), in file order.
+    lines : list of (int, bytes)
+        Or the number and bytes of lines of the file :attr:`path`, as read.
+    repeated : dict of int to Problem
+        The lines among :attr:`lines` whose id an earlier line has, and their problem.
     """
 
     task: Task
     task_note: TaskNote
-    items: list[Pair | Problem]
+    items: list[Pair | Problem] = field(default_factory=list)
     #: whether a null confidence is allowed (a policy of the command maps it)
     missing_confidence: bool = False
+    path: str = ""
+    lines: list[tuple[int, bytes]] = field(default_factory=list)
+    repeated: Mapping[int, Problem] = field(default_factory=dict)
 
-    def validate(self) -> tuple[list[Any], list[Problem]]:
+    def __len__(self) -> int:
+        """The records (and bad lines) of the batch."""
+        return len(self.items) + len(self.lines)
+
+    def repeating(self, repeated: Mapping[int, Problem]) -> RecordBatch:
+        """The batch with the lines of ``repeated`` as those problems (their ids are duplicates)."""
+        return dataclasses.replace(self, repeated={**self.repeated, **repeated})
+
+    def validate(self) -> Validated:
         """The valid records, read through the fast path (:func:`rpa_sim.records.models.decode_fast`), and the problems.
 
         A record the fast path declines is validated by its pydantic model,
@@ -58,13 +92,12 @@ class RecordBatch:
 
         Returns
         -------
-        records : list
+        Validated
             The valid records in file order, with the attributes of
-            :class:`~rpa_sim.records.models.KIERecord` or :class:`~rpa_sim.records.models.VQARecord`.
-        problems : list of Problem
-            The bad records in file order, for :meth:`RecordStream.tally`.
+            :class:`~rpa_sim.records.models.KIERecord` or :class:`~rpa_sim.records.models.VQARecord`;
+            the bad records in file order, for :meth:`RecordStream.tally`; the ids of :attr:`lines`.
         """
-        records, problems = [], []
+        records, problems, ids = [], [], []
         for item in self.items:
             checked = item if isinstance(item, Problem) else validated(
                 item, self.task, self.task_note, fast=True, missing_confidence=self.missing_confidence)
@@ -72,7 +105,29 @@ class RecordBatch:
                 problems.append(checked)
             else:
                 records.append(checked)
-        return records, problems
+        truth_side = _TRUTH_SIDE[self.task]
+        for number, raw in self.lines:
+            if number in self.repeated:
+                problems.append(self.repeated[number])
+                continue
+            record = decode_fast(self.task, raw)
+            # the one parse of a valid record; anything else (an empty id, a null confidence that no policy
+            # maps, a side missing) is read again below, as iterating reads it, for the same message
+            if (record is not None and record.id and getattr(record, truth_side) is not None
+                    and record.prediction is not None
+                    and (self.missing_confidence or b"null" not in raw or not has_missing_confidence(record))):
+                ids.append((number, record.id))
+                records.append(record)
+                continue
+            line = parse_line(self.path, number, raw)
+            if isinstance(line, Problem):
+                problems.append(line)
+                continue
+            ids.append((number, line.id))
+            checked = validated(Pair(line, None), self.task, self.task_note, fast=False,
+                                missing_confidence=self.missing_confidence)
+            (problems if isinstance(checked, Problem) else records).append(checked)
+        return Validated(records, problems, ids)
 
 
 def validated(pair: Pair, task: Task, note: TaskNote, *, fast: bool, missing_confidence: bool = False) -> Any:
