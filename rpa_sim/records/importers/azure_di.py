@@ -335,7 +335,7 @@ class _Result(FieldChecks):
                 if group is not None:
                     groups.append(group)
             else:
-                entity = self.entity(name, name, field, field_where)
+                entity = self.field_entity(name, field, field_where)
                 if entity is not None:
                     entities.append(entity)
         self.stats["with_words" if document is not None else "without_words"] += 1
@@ -356,17 +356,14 @@ class _Result(FieldChecks):
             elif _ARRAY in item:
                 self.unmapped["arrays directly inside arrays (canonical records have no place for them)"] += 1
             else:
-                entity = self.entity(name, name, item, item_where)
+                entity = self.field_entity(name, item, item_where)
                 if entity is not None:
                     entities.append(entity)
 
     def group(self, name: str, raw: Any, where: str) -> PredictedGroup | None:
-        members = self.as_object(raw, where)
-        group_name = self.fields.key(name)
-        if group_name is None:
-            return None
-        entities = []
-        for member, raw_field in members.items():
+        # the group's fields, each read once: (the name --fields looks up, the default key, the field, its path)
+        leaves = []
+        for member, raw_field in self.as_object(raw, where).items():
             member_where = f"{where}.{member}"
             field = self.as_object(raw_field, member_where)
             if _ARRAY in field:
@@ -378,23 +375,37 @@ class _Result(FieldChecks):
             if any(_OBJECT in item or _ARRAY in item for _, item in items):
                 self.unmapped["arrays of objects, and objects, inside a group (canonical groups do not nest)"] += 1
                 continue
-            for item_where, item in items:
-                entity = self.entity(f"{name}.{member}", member, item, item_where)
-                if entity is not None:
-                    entities.append(entity)
-        if not entities:
+            leaves += [(f"{name}.{member}", member, item, item_where) for item_where, item in items]
+        present = [leaf for leaf in leaves if self.present(leaf[0], leaf[2])]
+        group_name = self.fields.group_key(name, values=len(present))
+        if group_name is None:
+            return None
+        entities = [self.entity(lookup, default, field, leaf_where) for lookup, default, field, leaf_where in present]
+        kept = [entity for entity in entities if entity is not None]
+        if not kept:
             self.unmapped[_NO_FIELD_LEFT] += 1
             return None
-        return PredictedGroup(name=group_name, entities=entities)
+        return PredictedGroup(name=group_name, entities=kept)
+
+    def present(self, name: str, field: dict[str, Any]) -> bool:
+        """Whether a field has a value (text or typed); one without is counted once, whatever --fields says."""
+        if field.get("content", field.get("text")) is not None or typed_value(field) is not None:
+            return True
+        self.fields.seen(name)
+        self.unmapped[_NO_VALUE] += 1
+        return False
+
+    def field_entity(self, name: str, field: dict[str, Any], where: str) -> PredictedEntity | None:
+        """A field outside a group (or a value of an array of values) as an entity, if it has a value."""
+        return self.entity(name, name, field, where) if self.present(name, field) else None
 
     def entity(self, name: str, default: str, field: dict[str, Any], where: str) -> PredictedEntity | None:
+        """A field with a value as an entity keyed through --fields; None when the map drops it."""
         key = self.fields.key(name, default=default)
-        if key is None:
+        if key is None:  # dropped by --fields: not read further
             return None
         value = self.value(field, where)
-        if value is None:
-            self.unmapped[_NO_VALUE] += 1
-            return None
+        assert value is not None, "a field present has a text or a typed value"
         ocr = self.ocr(field, where)
         self.stats["ocr"] += ocr is not None
         return PredictedEntity(key=key, value=value, confidence=self.confidence(field, where),

@@ -461,15 +461,14 @@ class _Shard(FieldChecks):
             properties_where = self.step(where, entity, "properties")
             properties = self.as_list(self.get(entity, "properties", []), properties_where)
             if not properties:
-                predicted = self.entity(entity, where, fields.key(entity_type))
-                if predicted is not None:
-                    entities.append(predicted)
+                if self.present(entity_type, entity):
+                    predicted = self.entity(entity, where, fields.key(entity_type))
+                    if predicted is not None:
+                        entities.append(predicted)
                 continue
             self.stats["parents"] += 1
-            group_name = fields.key(entity_type)
-            if group_name is None:
-                continue
-            members = []
+            # the properties with a value, each read once: (the child, its path, its type)
+            present = []
             for p, raw_property in enumerate(properties):
                 property_where = f"{properties_where}[{p}]"
                 child = self.as_object(raw_property, property_where)
@@ -477,24 +476,38 @@ class _Shard(FieldChecks):
                                           self.step(property_where, child, "type"))
                 if self.get(child, "properties"):
                     self.unmapped["properties with properties of their own (canonical groups do not nest)"] += 1
-                    continue
-                predicted = self.entity(child, property_where,
-                                        fields.key(child_type, default=property_key(entity_type, child_type)))
-                if predicted is not None:
-                    members.append(predicted)
-            if members:
-                groups.append(PredictedGroup(name=group_name, entities=members))
+                elif self.present(child_type, child):
+                    present.append((child, property_where, child_type))
+            group_name = fields.group_key(entity_type, values=len(present))
+            if group_name is None:
+                continue
+            members = [self.entity(child, property_where,
+                                   fields.key(child_type, default=property_key(entity_type, child_type)))
+                       for child, property_where, child_type in present]
+            kept = [member for member in members if member is not None]
+            if kept:
+                groups.append(PredictedGroup(name=group_name, entities=kept))
             else:
                 self.unmapped[_NO_PROPERTY_LEFT] += 1
         return entities, groups
 
+    def present(self, entity_type: str, entity: dict[str, Any]) -> bool:
+        """Whether an entity has a value (a mentionText or normalizedValue.text); one without is counted once,
+        whatever --fields says of its type."""
+        normalized = self.get(entity, "normalizedValue")
+        if self.get(entity, "mentionText") is not None or (normalized is not None and (
+                not isinstance(normalized, dict) or normalized.get("text") is not None)):
+            return True  # (a normalizedValue that is not an object is read, and refused, as the value)
+        self.options.fields.seen(entity_type)
+        self.unmapped[_NO_VALUE] += 1
+        return False
+
     def entity(self, entity: dict[str, Any], where: str, key: str | None) -> PredictedEntity | None:
-        if key is None:
+        """An entity with a value, keyed ``key`` (through --fields); None when the map drops it."""
+        if key is None:  # dropped by --fields: not read further
             return None
         value = self.value(entity, where)
-        if value is None:
-            self.unmapped[_NO_VALUE] += 1
-            return None
+        assert value is not None, "an entity present has a mentionText or a normalizedValue.text"
         ocr = (self.token_confidences.lowest(self.segments(self.get(entity, "textAnchor"),
                                                            self.step(where, entity, "textAnchor")))
                if self.key(entity, "textAnchor") in entity else None)
