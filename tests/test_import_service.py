@@ -10,14 +10,8 @@ import pytest
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers.service import (
-    FieldMap,
-    join_lines,
-    joined_records,
-    read_ground_truth,
-    read_joins,
-    value_text,
-)
+from rpa_sim.records.importers.service import FieldMap, joined_records, read_ground_truth, read_joins, value_text
+from rpa_sim.records.importers.sources import join_lines
 from rpa_sim.records.models import Entity, Group, KIERecord, PredictedExtraction
 from tests.conftest import run_cli, shared_path
 

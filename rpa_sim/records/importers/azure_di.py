@@ -61,12 +61,12 @@ from rpa_sim.records.importers._json import FieldChecks, JSONParts, LazyList, lo
 from rpa_sim.records.importers.service import (
     FieldMap,
     bounding_box,
-    each_source,
     joined_records,
     read_joins,
     source_files,
     value_text,
 )
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.importers.word_confidence import OCR_SIGNAL, WordConfidences
 from rpa_sim.records.models import (
     Box,
@@ -149,7 +149,7 @@ def import_azure_di(source: str | Path, *, value: ValueChoice = "text", ground_t
         A YAML map of field names to ground-truth keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
     skip_invalid : bool, default=False
         Leave out (and count) a file or document with a problem rather than
-        stop (:func:`~rpa_sim.records.importers.service.each_source`).
+        stop (:func:`~rpa_sim.records.importers.sources.each_source`).
     join_lines : bool, default=False
         Write each line break of a value (a two-line address) as a space.
 

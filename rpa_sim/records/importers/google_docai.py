@@ -69,10 +69,10 @@ from rpa_sim.records.importers.google_batch import SourceDocument, documents_of,
 from rpa_sim.records.importers.service import (
     FieldMap,
     bounding_box,
-    each_source,
     joined_records,
     read_joins,
 )
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.importers.textract import PAGE_SIZE
 from rpa_sim.records.importers.word_confidence import OCR_SIGNAL, WordConfidences
 from rpa_sim.records.models import (
@@ -148,7 +148,7 @@ def import_google_docai(source: str | Path, *, value: ValueChoice = "mention", d
         A YAML map of entity types to ground-truth keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
     skip_invalid : bool, default=False
         Leave out (and count) a document with a problem rather than stop
-        (:func:`~rpa_sim.records.importers.service.each_source`).
+        (:func:`~rpa_sim.records.importers.sources.each_source`).
     join_lines : bool, default=False
         Write each line break of a value (a two-line address) as a space.
 

@@ -56,7 +56,8 @@ from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
 from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.mapping_log import LogMapping, LogRows
-from rpa_sim.records.importers.service import FieldMap, each_source, joined_records, read_joins, value_text
+from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 from rpa_sim.records.signal_names import check_signal_names
 
@@ -189,7 +190,7 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
         (:class:`~rpa_sim.records.importers.service.FieldMap`).
     join_lines : bool, default=False
         Write each line break of a predicted value as a space
-        (:func:`~rpa_sim.records.importers.service.each_source`).
+        (:func:`~rpa_sim.records.importers.sources.each_source`).
     review_log : path-like, optional
         Where to write the production log the mapping's ``log:`` section reads
         (:mod:`~rpa_sim.records.importers.mapping_log`), once every record is read.

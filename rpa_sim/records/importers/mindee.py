@@ -54,12 +54,12 @@ from rpa_sim.records.importers._json import FieldChecks, load_json, show
 from rpa_sim.records.importers.service import (
     FieldMap,
     bounding_box,
-    each_source,
     joined_records,
     read_joins,
     source_files,
     value_text,
 )
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.importers.textract import PAGE_SIZE
 from rpa_sim.records.models import (
     Box,
@@ -106,7 +106,7 @@ def import_mindee(source: str | Path, *, ground_truth: str | Path | None = None,
         A YAML map of field names to ground-truth keys (:class:`~rpa_sim.records.importers.service.FieldMap`).
     skip_invalid : bool, default=False
         Leave out (and count) a response with a problem rather than stop
-        (:func:`~rpa_sim.records.importers.service.each_source`).
+        (:func:`~rpa_sim.records.importers.sources.each_source`).
     join_lines : bool, default=False
         Write each line break of a value as a space.
 

@@ -17,21 +17,18 @@ Values are written as text by :func:`value_text`, the same way on both sides,
 so that a ground-truth number ``14.5`` and a service's typed ``14.5`` compare
 equal.
 
-:func:`each_source` reads the files of a ``SRC`` by the rules every service
-importer shares: a document whose output holds values none of which could be
-mapped is an error, never an empty record; ``--skip-invalid`` leaves out a file
-or document with a problem, counted; ``--join-lines`` writes each line break in
-a value as a space.
+:func:`~rpa_sim.records.importers.sources.each_source` reads the files of a
+``SRC`` by the rules every importer of outputs shares (``--skip-invalid``,
+``--join-lines``, no empty record for values that could not be mapped).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.formatting import counted
@@ -39,10 +36,10 @@ from rpa_sim.common.inputs import check_input
 from rpa_sim.common.yamlfile import field_line, read_yaml
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, read_record_side
-from rpa_sim.records.models import Box, Entity, Extraction, Group, KIERecord, PredictedEntity
+from rpa_sim.records.models import Box, Entity, Extraction, Group, KIERecord
 
-__all__ = ["ABSENT_KEY", "FIELDS_KEY", "RECORDS_SUFFIXES", "FieldMap", "GroundTruth", "bounding_box", "each_source",
-           "join_lines", "joined_records", "read_ground_truth", "read_joins", "source_files", "value_text"]
+__all__ = ["ABSENT_KEY", "FIELDS_KEY", "RECORDS_SUFFIXES", "FieldMap", "GroundTruth", "bounding_box", "joined_records",
+           "read_ground_truth", "read_joins", "source_files", "value_text"]
 
 #: In the simple JSON form, the key that holds one document's fields (the shared ``ground_truth.json`` files).
 FIELDS_KEY = "fields"
@@ -54,10 +51,6 @@ RECORDS_SUFFIXES = (".jsonl", ".jsonl.gz")
 _NAMES_SHOWN = 5
 # the YAML map's values are quoted as YAML's flow style quotes them
 _YAML_QUOTE = "'"
-#: What an importer reads one at a time: a file, a folder of shards.
-Source = TypeVar("Source")
-# a line break: \r\n as one, and every other character that str.splitlines breaks at
-_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def value_text(value: str | float) -> str:
@@ -148,162 +141,6 @@ def joined_records(records: Iterable[KIERecord], *, ground_truth: GroundTruth | 
     if ground_truth is not None:
         ground_truth.finish(report)
     fields.finish(report)
-
-
-def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIERecord]], *, report: ImportReport,
-                skip_invalid: bool = False, join_lines: bool = False,
-                not_lost: Collection[str] = ()) -> Iterator[KIERecord]:
-    """The records ``read`` makes of each source (a file, a folder of shards) in turn, by the rules every
-    service importer shares.
-
-    - A record with no entity and no group, made while ``read`` counted a
-      reason in ``report.unmapped`` (the service's values were there but could
-      not be mapped), is an :class:`InputError` naming the source, the record
-      and the reasons, never an empty record. Reasons in ``not_lost`` lose no
-      value: the service gave none (Mindee's "not found"), or what they drop
-      repeats other values; an empty record made with those alone is what the
-      service found, and is written.
-    - With ``skip_invalid``, a source with a problem is left out whole (none
-      of its records are written), and such an empty record alone; each is in
-      ``report.skipped``, and its counts are taken back out of
-      ``report.unmapped``. If nothing is left, that is an error.
-    - With ``join_lines``, each line break in a predicted value is a space
-      (:func:`join_lines`); either way the report counts the values that hold one.
-
-    Parameters
-    ----------
-    sources : iterable
-        What ``read`` reads, in order; ``str(source)`` names it in messages.
-    read : callable
-        The records of one source, lazily; raises :class:`InputError` for a bad one.
-    report : ImportReport
-        The import's report.
-    skip_invalid : bool, default=False
-        Leave out bad sources and records rather than stop.
-    join_lines : bool, default=False
-        Write the line breaks in predicted values as spaces.
-    not_lost : collection of str, default=()
-        Reasons of ``report.unmapped`` that lose no value.
-
-    Examples
-    --------
-    >>> from rpa_sim.records.models import PredictedEntity, PredictedExtraction
-    >>> def read(name):
-    ...     if name == "empty.json":
-    ...         report.unmapped["entities without a value"] += 2
-    ...         return [KIERecord(id="empty", prediction=PredictedExtraction())]
-    ...     return [KIERecord(id=name, prediction=PredictedExtraction(entities=[
-    ...         PredictedEntity(key="address", value="1 Main St\\nTown", confidence=0.9)]))]
-    >>> report = ImportReport("example")
-    >>> records = each_source(["a.json", "empty.json"], read, report=report, skip_invalid=True, join_lines=True)
-    >>> [(r.id, r.prediction.entities[0].value) for r in records]
-    [('a.json', '1 Main St Town')]
-    >>> print("\\n".join(report.lines()))  # doctest: +NORMALIZE_WHITESPACE
-    note: values with line breaks, each break written as a space (--join-lines): 1
-    skipped (--skip-invalid): 1, each with its problem:
-      empty.json: id empty: none of its values could be mapped (2 entities without a value): an empty record
-      would read as a document where the service found nothing
-    """
-    lines = _LineBreaks(join=join_lines)
-    written = 0
-    for source in sources:
-        before = report.unmapped.copy()
-        kept: list[KIERecord] = []
-        try:
-            for record in _mapped(source, read, report, not_lost, skip_invalid):
-                record = lines.read(record)
-                if skip_invalid:
-                    kept.append(record)
-                else:
-                    written += 1
-                    yield record
-        except InputError as error:
-            if not skip_invalid:
-                raise
-            _restore(report.unmapped, before)
-            report.skipped.append(error)
-            continue
-        written += len(kept)
-        yield from kept
-    if report.skipped and not written:
-        raise InputError(f"nothing to import: every file or document has a problem ({len(report.skipped)} "
-                         f"skipped; the first: {report.skipped[0]})")
-    lines.finish(report)
-
-
-def _mapped(source: Source, read: Callable[[Source], Iterable[KIERecord]], report: ImportReport,
-            not_lost: Collection[str], skip_invalid: bool) -> Iterator[KIERecord]:
-    """The records of ``source`` as they come, but a record left empty by values that could not be mapped is an
-    error (what ``read`` counted while it made the record tells)."""
-    before = report.unmapped.copy()
-    iterator = iter(read(source))
-    while (record := next(iterator, None)) is not None:
-        lost = {reason: count for reason, count in (report.unmapped - before).items() if reason not in not_lost}
-        prediction = record.prediction
-        if lost and (prediction is None or not (prediction.entities or prediction.groups)):
-            reasons = "; ".join(f"{count} {reason}" for reason, count in sorted(lost.items()))
-            error = InputError(f"none of its values could be mapped ({reasons}): an empty record would read as a "
-                               f"document where the service found nothing", path=str(source), record_id=record.id)
-            if not skip_invalid:
-                raise error
-            _restore(report.unmapped, before)
-            report.skipped.append(error)
-        else:
-            yield record
-        before = report.unmapped.copy()
-
-
-def _restore(counts: Counter[str], before: Counter[str]) -> None:
-    """Put ``counts`` back as ``before`` in place (importers hold the same Counter)."""
-    counts.clear()
-    counts.update(before)
-
-
-def join_lines(value: str) -> str:
-    r"""``value`` with each line break a space: ``\n``, ``\r\n`` (one break), ``\r`` and the others of
-    :meth:`str.splitlines` (``\u2028``...).
-
-    Examples
-    --------
-    >>> join_lines("222 Main Street\nAnytown, USA"), join_lines("a\r\nb\rc\u2028d")
-    ('222 Main Street Anytown, USA', 'a b c d')
-    """
-    return _LINE_BREAK.sub(" ", value)
-
-
-class _LineBreaks:
-    """Counts the predicted values with a line break and, to join them, writes each break as a space."""
-
-    def __init__(self, *, join: bool) -> None:
-        self.join, self.values = join, 0
-
-    def read(self, record: KIERecord) -> KIERecord:
-        prediction = record.prediction
-        if prediction is None:
-            return record
-        if not self.join:
-            entities = [*prediction.entities, *(entity for group in prediction.groups for entity in group.entities)]
-            self.values += sum(_LINE_BREAK.search(entity.value) is not None for entity in entities)
-            return record
-        entities = [self.entity(entity) for entity in prediction.entities]
-        groups = [group.model_copy(update={"entities": [self.entity(entity) for entity in group.entities]})
-                  for group in prediction.groups]
-        return record.model_copy(update={"prediction": prediction.model_copy(
-            update={"entities": entities, "groups": groups})})
-
-    def entity(self, entity: PredictedEntity) -> PredictedEntity:
-        if _LINE_BREAK.search(entity.value) is None:
-            return entity
-        self.values += 1
-        return entity.model_copy(update={"value": join_lines(entity.value)})
-
-    def finish(self, report: ImportReport) -> None:
-        if not self.values:
-            return
-        report.notes.append(f"values with line breaks, each break written as a space (--join-lines): {self.values}"
-                            if self.join else
-                            f"values with line breaks, kept as the service wrote them (--join-lines writes each "
-                            f"break as a space, as a ground truth typed on one line has it): {self.values}")
 
 
 # --------------------------------------------------------------------------- ground truth

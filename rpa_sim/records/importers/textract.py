@@ -41,7 +41,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, show
-from rpa_sim.records.importers.service import each_source
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.models import (
     Document,
     KIERecord,
@@ -139,7 +139,7 @@ def import_textract_expense(source: str | Path, *, predictions: str | Path | Non
         raises :class:`InputError` that says how to join the ground truth.
     skip_invalid : bool, default=False
         Leave out (and count) a file or document with a problem rather than
-        stop (:func:`~rpa_sim.records.importers.service.each_source`).
+        stop (:func:`~rpa_sim.records.importers.sources.each_source`).
     join_lines : bool, default=False
         Write each line break of a value (an address on two lines) as a space.
 
