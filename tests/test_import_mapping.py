@@ -11,7 +11,7 @@ import pytest
 from rpa_sim.common.errors import InputError, UsageError
 from rpa_sim.records.importers.jsonpath import parse_path
 from rpa_sim.records.importers.mapping import import_mapping, load_mapping
-from tests.conftest import run_cli
+from tests.conftest import run_cli, shared_path
 
 DATA = Path(__file__).parent / "data" / "mapping"
 LLM = DATA / "llm_receipts.jsonl"
@@ -115,9 +115,9 @@ def test_a_ground_truth_and_a_field_map_are_joined(tmp_path):
     assert [e.key for e in records[0].prediction.entities] == ["store_name", "date", "total", "tax"]
     assert records[2].ground_truth is None
     assert report.unmapped == Counter({
+        # tip has a null value: counted once, as such, not also as a field the map does not name
         "predicted fields with a null value": 1,
-        # tip is a field of the service too (its value is null, so it is then left out)
-        f"fields or groups that --fields {fields} does not name, kept under the service's name: tax, tip": 2,
+        f"fields or groups that --fields {fields} does not name, kept under the service's name: tax": 1,
         "documents without ground truth in --ground-truth (written with predictions only: score refuses them "
         "unless --skip-invalid)": 1,
         "ground-truth documents with no imported document of that id": 1})
@@ -392,3 +392,133 @@ def test_the_mapping_file_is_never_the_output(tmp_path, capsys):
     status, _, err = run_cli(capsys, "import", "mapping", LLM, "--mapping", mapping, "--out", mapping)
     assert status == 2 and "an output never replaces an input" in err
     assert mapping.read_text() == BASE
+
+
+# --------------------------------------------------------------------------- nothing lost silently; --skip-invalid
+
+AZURE_MAP = ("records: $.analyzeResult.documents[*]\nid: $.docType\nfields: $.fields.*\nvalue: '@.content'\n"
+             "confidence: '@.confidence'\n")
+
+
+def _azure_receipt(tmp_path, change=None) -> Path:
+    """The real Azure v3.1 receipt (../shared), read through a mapping; ``change`` edits the fields of a copy of
+    its document, added as a second document."""
+    data = json.loads(shared_path("data", "vendors", "azure", "receipt_v3.1_analyze_result.json").read_text())
+    if change is not None:
+        documents = data["analyzeResult"]["documents"]
+        copy = {**json.loads(json.dumps(documents[0])), "docType": "receipt.copy"}
+        change(copy["fields"])
+        documents.append(copy)
+    return _write(tmp_path / "receipt.json", json.dumps(data))
+
+
+def test_a_real_azure_result_through_a_mapping(tmp_path):
+    mapping = _write(tmp_path / "m.yaml", AZURE_MAP)
+    [record], report = _import(_azure_receipt(tmp_path), mapping)
+    assert record.id == "receipt.retailMeal" and len(record.prediction.entities) == 8
+    # Items, an array of objects, has no content: counted
+    assert report.unmapped == Counter({"predicted fields without a value (the value path matches nothing)": 1})
+
+
+def test_a_record_none_of_whose_values_the_value_path_finds_is_an_error(tmp_path, capsys):
+    """Every field of a copy of the real receipt without its content (a value path that fits no field of this
+    record): the record would be empty, as if the service had found nothing; it is an error, or skipped and
+    listed."""
+    def strip(fields):
+        for field in fields.values():
+            field.pop("content", None)
+    source = _azure_receipt(tmp_path, strip)
+    mapping = _write(tmp_path / "m.yaml", "records: $.analyzeResult.documents[*]\nid: $.docType\n"
+                                          "fields: $.fields.*\nvalue: '@.content'\n")
+    out = tmp_path / "out.jsonl"
+    status, _, err = run_cli(capsys, "import", "mapping", source, "--mapping", mapping, "--out", out)
+    assert status == 1 and not out.exists()
+    assert err == (f"rpa-sim: error: {source}: id receipt.copy: none of its values could be mapped (9 predicted "
+                   f"fields without a value (the value path matches nothing)): an empty record would read as a "
+                   f"document where the service found nothing\n")
+    status, _, err = run_cli(capsys, "import", "mapping", source, "--mapping", mapping, "--skip-invalid",
+                             "--out", out)
+    assert status == 0 and "wrote 1 records" in err and "skipped (--skip-invalid): 1, each with its problem:" in err
+    # null values are what the output found: an empty record made of them is written, and counted
+    nulls = _write(tmp_path / "nulls.jsonl", json.dumps({"id": "a", "f": {"total": {"v": None}}}) + "\n")
+    [record], report = _import(nulls, _write(tmp_path / "n.yaml", "id: $.id\nfields: $.f.*\nvalue: '@.v'\n"))
+    assert record.prediction.entities == [] and report.unmapped == Counter({"predicted fields with a null value": 1})
+
+
+def test_a_ground_truth_section_none_of_whose_values_could_be_read_is_an_error(tmp_path):
+    source = _jsonl(tmp_path / "s.jsonl", {"id": "b", "f": {"total": "2"}, "truth": {"total": {"value": "2"}}},
+                    {"id": "a", "f": {"total": "1"}, "truth": {"total": {"text": "1"}}})
+    mapping = _write(tmp_path / "m.yaml", "id: $.id\nfields: $.f.*\nground_truth:\n  fields: $.truth.*\n"
+                                          "  value: '@.value'\n")
+    with pytest.raises(InputError) as caught:
+        _import(source, mapping)
+    assert str(caught.value) == (
+        f"{source}: id a: none of its ground-truth values could be mapped (1 ground-truth fields without a "
+        "value (the value path matches nothing)): an empty ground truth would score every predicted value as an "
+        "addition")
+
+
+def test_skip_invalid_leaves_out_a_bad_line_or_record_and_lists_it(tmp_path, capsys):
+    good = {"doc_id": "r-1", "fields": {"total": {"value": "1", "score": 0.9}}}
+    source = _write(tmp_path / "s.jsonl", "".join([
+        json.dumps(good) + "\n",
+        '{"doc_id": "r-2", "fields": \n',  # invalid JSON
+        json.dumps({"doc_id": "r-3", "fields": {"total": {"value": "3", "score": 1.5}}}) + "\n",
+        json.dumps({**good, "fields": {"total": {"value": "4", "score": 0.4}}}) + "\n",  # r-1 again
+        json.dumps({"doc_id": "r-5", "fields": {"total": {"score": 0.5}}}) + "\n",  # no value: empty
+        json.dumps({"doc_id": "r-6", "fields": {"total": {"value": "6\n7", "score": 0.6}}}) + "\n"]))
+    mapping = _write(tmp_path / "m.yaml", BASE + "confidence: '@.score'\n")
+    records, report = _import(source, mapping, skip_invalid=True, join_lines=True)
+    assert [(r.id, _predicted(r)) for r in records] == [("r-1", [("total", "1", 0.9, None)]),
+                                                        ("r-6", [("total", "6 7", 0.6, None)])]
+    assert [str(error).replace(f"{tmp_path}/", "") for error in report.skipped] == [
+        "s.jsonl: line 2: invalid JSON: Expecting value at column 29",
+        "s.jsonl: line 3 (id r-3): $.fields.total.score: 1.5 is not in [0, 1] (set confidence_scale: 100 for "
+        "percentages)",
+        "s.jsonl: line 4 (id r-1): $: a second record with this id (the first: s.jsonl, line 1)",
+        "s.jsonl: id r-5: none of its values could be mapped (1 predicted fields without a value (the value path "
+        "matches nothing)): an empty record would read as a document where the service found nothing"]
+    # the skipped records' counts are taken back out; the notes count what was written
+    assert report.unmapped == Counter()
+    assert "predicted fields with a confidence: 2" in report.notes
+    out = tmp_path / "out.jsonl"
+    status, _, err = run_cli(capsys, "import", "mapping", source, "--mapping", mapping, "--skip-invalid",
+                             "--out", out)
+    assert status == 0 and "wrote 2 records" in err and "skipped (--skip-invalid): 4, each with its problem:" in err
+
+
+def test_skip_invalid_does_not_skip_a_mapping_that_fits_no_record(tmp_path):
+    """A path that matches nothing in the first record is the mapping's problem, not the record's: skipping would
+    leave out every record that lacks an optional part, or every record."""
+    source = _jsonl(tmp_path / "s.jsonl", LLM_LINE, {**LLM_LINE, "doc_id": "r-2"})
+    mapping = _write(tmp_path / "m.yaml", BASE + "confidence: '@.scores'\n")
+    with pytest.raises(InputError, match=r"confidence '@\.scores' matches nothing in the first record"):
+        _import(source, mapping, skip_invalid=True)
+    # a first line that cannot be read is skipped, and the next record is the first
+    broken = _write(tmp_path / "b.jsonl", "{\n" + json.dumps(LLM_LINE) + "\n")
+    records, report = _import(broken, _write(tmp_path / "ok.yaml", BASE), skip_invalid=True)
+    assert [r.id for r in records] == ["r-1"] and len(report.skipped) == 1
+
+
+def test_skip_invalid_with_every_record_bad(tmp_path):
+    source = _write(tmp_path / "s.jsonl", "{\n[\n")
+    with pytest.raises(InputError, match=r"^nothing to import: every file or document has a problem \(2 skipped; "
+                                         r"the first: .*s.jsonl: line 1: invalid JSON"):
+        _import(source, _write(tmp_path / "m.yaml", BASE), skip_invalid=True)
+
+
+def test_a_skipped_record_logs_nothing_and_join_lines_reaches_the_log(tmp_path):
+    """The review log holds the rows of the records written only, their values as --join-lines writes them (the
+    checked value compared after its line breaks are joined too)."""
+    field = {"value": "1 Main St\nTown", "score": 0.9, "route": "review", "checked": "1 Main St\r\nTown"}
+    source = _jsonl(tmp_path / "s.jsonl", {"doc_id": "a", "fields": {"address": field}},
+                    {"doc_id": "b", "fields": {"address": {**field, "score": 7}}},
+                    {"doc_id": "c", "fields": {"address": {**field, "checked": "2 Main St Town"}}})
+    mapping = _write(tmp_path / "m.yaml", BASE + "confidence: '@.score'\nlog:\n  route: '@.route'\n"
+                                                 "  checked_value: '@.checked'\n")
+    log = tmp_path / "log.jsonl"
+    records, report = _import(source, mapping, skip_invalid=True, join_lines=True, review_log=log)
+    assert [r.id for r in records] == ["a", "c"] and len(report.skipped) == 1
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(row["id"], row["value"], row["correct"], row.get("corrected_value")) for row in rows] == [
+        ("a", "1 Main St Town", True, None), ("c", "1 Main St Town", False, "2 Main St Town")]

@@ -99,24 +99,27 @@ def add_parsers(commands: Any) -> None:
                          help="also write the production log the mapping's log: section reads (route, check, day, "
                               "segment columns) for rpa-sim estimate and watch (JSON Lines, gzip when it ends in .gz, "
                               "atomically): a row per imported predicted field (default: none)")
-    _service_arguments(mapping, values=None, skip_invalid=False)
+    _service_arguments(mapping, values=None)
 
 
-def _lenient_arguments(parser: argparse.ArgumentParser, *, skip_invalid: bool = True) -> None:
+def _skip_invalid_argument(parser: argparse.ArgumentParser) -> None:
+    """``--skip-invalid`` of every importer that reads many documents (docs/importers/service.md)."""
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="leave out and count a file or document with a problem, listing each, rather than "
+                             "stop at the first (default: stop)")
+
+
+def _lenient_arguments(parser: argparse.ArgumentParser) -> None:
     """``--join-lines`` and ``--skip-invalid`` of the importers of service outputs (docs/importers/service.md)."""
     parser.add_argument("--join-lines", action="store_true",
                         help="write each line break in a value (a two-line address) as a space, as a ground truth "
                              "typed on one line has it (default: values as the service wrote them)")
-    if skip_invalid:
-        parser.add_argument("--skip-invalid", action="store_true",
-                            help="leave out and count a file or document with a problem, listing each, rather than "
-                                 "stop at the first (default: stop)")
+    _skip_invalid_argument(parser)
 
 
-def _service_arguments(parser: argparse.ArgumentParser, *, values: tuple[str, ...] | None,
-                       skip_invalid: bool = True) -> None:
+def _service_arguments(parser: argparse.ArgumentParser, *, values: tuple[str, ...] | None) -> None:
     """The options that the importers of service outputs share (docs/importers/service.md)."""
-    _lenient_arguments(parser, skip_invalid=skip_invalid)
+    _lenient_arguments(parser)
     if values is not None:
         parser.add_argument("--value", choices=values, default=values[0],
                             help=f"which string is the value (default: {values[0]}; docs/importers)")
@@ -209,7 +212,8 @@ def import_records(args: argparse.Namespace) -> int:
         if args.review_log is not None and args.review_log.resolve() == args.out.resolve():
             raise UsageError(f"--review-log {args.review_log} is --out {args.out}: give them different files")
         records, report = import_mapping(args.source, mapping=args.mapping, ground_truth=args.ground_truth,
-                                         fields=args.fields, join_lines=args.join_lines, review_log=args.review_log)
+                                         fields=args.fields, skip_invalid=args.skip_invalid,
+                                         join_lines=args.join_lines, review_log=args.review_log)
     elif args.format == "dude":
         from rpa_sim.records.importers.dude import import_dude  # noqa: PLC0415
 

@@ -15,7 +15,9 @@ Mapping (one KIE record per record the ``records`` path finds):
   default, the object keys the ``*`` steps of ``fields`` bound, joined by
   ``.``; its value is the ``value`` path's (default ``@``, the field itself),
   a string, number or boolean as text (:func:`~rpa_sim.records.importers.service.value_text`);
-  a null value drops the field (counted).
+  a null value drops the field (counted: the output found none), and so
+  does a value path that matches nothing in a field (counted as lost: a
+  record all of whose values are so is an error, never an empty record).
 - confidence: the ``confidence`` path's number (or a string that reads as
   one) divided by ``confidence_scale``, in [0, 1]; no confidence path, no
   match or null: null (unknown), counted, never invented.
@@ -34,7 +36,9 @@ Mapping (one KIE record per record the ``records`` path finds):
 Every path must match something in the first record, or the import stops
 with an error naming the setting, the path, the file and line, and the
 mapping's line: a misspelt path would otherwise give every record null
-confidences or no fields. Later records may lack a field's optional parts.
+confidences or no fields; ``--skip-invalid`` does not skip it. Later records
+may lack a field's optional parts; a later record (or JSON value) with a
+problem is left out and listed with ``--skip-invalid``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -57,7 +62,7 @@ from rpa_sim.records.importers._json import load_json, parse_line
 from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.mapping_log import LogMapping, LogRows
 from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
-from rpa_sim.records.importers.sources import each_source
+from rpa_sim.records.importers.sources import StopImport, each_source, join_lines
 from rpa_sim.records.models import Entity, Evidence, Extraction, KIERecord, PredictedEntity, PredictedExtraction
 from rpa_sim.records.signal_names import check_signal_names
 
@@ -67,6 +72,15 @@ FORMAT = "mapping"
 #: A source file whose name ends so is JSON Lines (one JSON value a line); any other is one JSON value.
 LINES_SUFFIXES = (".jsonl", ".jsonl.gz")
 _FILE_SUFFIXES = (".json", *LINES_SUFFIXES)
+# what the report counts, by side (predicted: True): a value the path finds nothing for is lost; a null value, a
+# record without fields and a JSON value without records are what the output holds
+_NO_VALUE = {True: "predicted fields without a value (the value path matches nothing)",
+             False: "ground-truth fields without a value (the value path matches nothing)"}
+_NULL_VALUE = {True: "predicted fields with a null value", False: "ground-truth fields with a null value"}
+_NO_FIELDS = {True: "records without predicted fields (the fields path matches nothing): no prediction entity",
+              False: "records without ground-truth fields (the ground_truth.fields path matches nothing)"}
+_NO_RECORDS = "source values in which the records path finds nothing"
+_NOT_LOST = (*_NULL_VALUE.values(), *_NO_FIELDS.values(), _NO_RECORDS)
 
 
 def _path(text: str) -> str:
@@ -159,19 +173,38 @@ def _sources(source: Path) -> list[Path]:
     return [source]
 
 
-def _documents(files: list[Path]) -> Iterator[tuple[Path, int | None, Any]]:
-    """Each JSON value of the sources: a whole ``.json`` file, or a line of a JSON Lines file, with its line."""
-    for path in files:
-        if path.name.endswith(LINES_SUFFIXES):
-            for number, raw in input_lines(path):
-                yield path, number, parse_line(raw, path=path, line=number)
-        else:
-            yield path, None, load_json(path)
+def _values(path: Path) -> Iterator[tuple[int | None, Any]]:
+    """Each JSON value of a source file, with its line (a ``.json`` file is one, without a line): the value, or
+    the :class:`InputError` that says why it cannot be read (a file that cannot be read at all raises)."""
+    if path.name.endswith(LINES_SUFFIXES):
+        for number, raw in input_lines(path):
+            try:
+                yield number, parse_line(raw, path=path, line=number)
+            except InputError as error:
+                yield number, error
+        return
+    try:
+        yield None, load_json(path)
+    except InputError as error:
+        yield None, error
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """What the import reads one at a time: a record the ``records`` path found in a JSON value of a file, or why
+    that value cannot be read."""
+
+    path: Path
+    line: int | None
+    match: Match | None = None
+    error: InputError | None = None
+
+    def __str__(self) -> str:
+        return str(self.path)
 
 
 def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str | Path | None = None,
-                   fields: str | Path | None = None,
-                   join_lines: bool = False,
+                   fields: str | Path | None = None, skip_invalid: bool = False, join_lines: bool = False,
                    review_log: str | Path | None = None) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read any JSON or JSON Lines output into KIE records, as a mapping file says.
 
@@ -188,8 +221,13 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
     fields : path-like, optional
         A map of predicted keys to ground-truth keys
         (:class:`~rpa_sim.records.importers.service.FieldMap`).
+    skip_invalid : bool, default=False
+        Leave out (and list) a record, or a JSON value, with a problem rather
+        than stop (:func:`~rpa_sim.records.importers.sources.each_source`); a
+        path that matches nothing in the first record stops the import even so.
     join_lines : bool, default=False
-        Write each line break of a predicted value as a space
+        Write each line break of a value as a space, in the prediction, the
+        ``ground_truth`` section's values and the log's
         (:func:`~rpa_sim.records.importers.sources.each_source`).
     review_log : path-like, optional
         Where to write the production log the mapping's ``log:`` section reads
@@ -209,6 +247,7 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
         iterating for a path that matches nothing in the first record, an id
         that is missing, repeated or not a string or integer, a value that is
         an object or a list, a confidence outside [0, 1], a bad box or page,
+        a record whose fields hold values none of which the value path finds,
         naming the file, the line, the id and the place in the JSON.
     UsageError
         At the call, for a ground truth both in the mapping and ``ground_truth``, or a ``review_log``
@@ -240,10 +279,14 @@ def import_mapping(source: str | Path, *, mapping: str | Path, ground_truth: str
         truth, field_map = read_joins(ground_truth=ground_truth, fields=fields, report=report)
     else:
         truth, field_map = None, FieldMap() if fields is None else FieldMap.load(fields)
-    importer = _Importer(settings, str(mapping), report, field_map, log_path)
-    records = each_source([source], lambda whole: importer.records(str(whole), _documents(files)), report=report,
-                          join_lines=join_lines)
-    return joined_records(records, ground_truth=truth, fields=field_map, report=report), report
+    importer = _Importer(settings, str(mapping), report, field_map, log_path, join_lines=join_lines)
+    records = each_source(importer.units(files), importer.read, report=report, skip_invalid=skip_invalid,
+                          join_lines=join_lines, not_lost=_NOT_LOST, truth_lost=_is_truth_reason)
+    return joined_records(importer.written(records), ground_truth=truth, fields=field_map, report=report), report
+
+
+def _is_truth_reason(reason: str) -> bool:
+    return reason.startswith("ground-truth ")
 
 
 class _Place:
@@ -256,18 +299,24 @@ class _Place:
     def error(self, where: str | None, problem: str) -> InputError:
         return InputError(problem, path=self.path, line=self.line, record_id=self.record_id, field=where)
 
+    def stop(self, problem: str) -> StopImport:
+        """A problem of the mapping, not of this record: --skip-invalid does not skip it."""
+        return StopImport(problem, path=self.path, line=self.line, record_id=self.record_id)
+
 
 class _Importer:
     """The records of every source value, read with the mapping's paths."""
 
     def __init__(self, settings: Mapping, mapping_path: str, report: ImportReport, field_map: FieldMap,
-                 log_path: Path | None = None) -> None:
+                 log_path: Path | None = None, *, join_lines: bool = False) -> None:
         self.settings, self.mapping_path, self.report = settings, mapping_path, report
         self.field_map = field_map
         self.log_path = log_path
-        self.log = None if log_path is None or settings.log is None else LogRows(settings.log)
-        self.stats: Counter = Counter()
+        self.log = None if log_path is None or settings.log is None else LogRows(settings.log, join_lines=join_lines)
+        # the log rows of each record read, kept once the record is written (a record skipped logs nothing)
+        self.pending_rows: dict[str, list[dict[str, Any]]] = {}
         self.first = True
+        self.seen: dict[str, str] = {}
         # the settings read per field that matched something in the first record
         self.matched: set[str] = set()
         # what the per-field settings that start at the record ($) found in it, by setting: the same for every
@@ -276,26 +325,63 @@ class _Importer:
         self.walked_record: Match | None = None
         self.walked: dict[str, list[Match]] = {}
 
-    def records(self, source: str, documents: Iterator[tuple[Path, int | None, Any]]) -> Iterator[KIERecord]:
-        seen: dict[str, str] = {}
+    def units(self, files: list[Path]) -> Iterator[_Unit]:
+        """Each record the ``records`` path finds in the sources' JSON values, in order, or a value's problem."""
         records_path = parse_path(self.settings.records)
-        for path, line, document in documents:
-            place = _Place(path, line)
-            found = records_path.matches(document)
-            if not found:
-                if self.first:
-                    raise self._nothing(place, "records", records_path, document)
-                self.stats["no_records"] += 1
-            for match in found:
-                record = self.record(match, place)
-                if record.id in seen:
-                    raise place.error(match.where, f"a second record with this id (the first: {seen[record.id]})")
-                seen[record.id] = f"{place.path}, " + (f"line {line}" if line is not None else match.where)
-                yield record
-        if self.first:
+        for path in files:
+            for line, value in _values(path):
+                if isinstance(value, InputError):
+                    yield _Unit(path, line, error=value)
+                    continue
+                found = records_path.matches(value)
+                if not found:
+                    if self.first:
+                        raise self._nothing(_Place(path, line), "records", records_path, value)
+                    self.report.unmapped[_NO_RECORDS] += 1
+                for match in found:
+                    yield _Unit(path, line, match)
+        if self.first and not self.report.skipped:
             raise InputError("no records: the source holds no JSON value, or none in which the records path "
-                             "finds a record", path=source)
-        self._finish()
+                             "finds a record", path=str(files[0]) if len(files) == 1 else str(files[0].parent))
+
+    def read(self, unit: _Unit) -> Iterator[KIERecord]:
+        """The record of one unit; an :class:`InputError` for a value or record that does not fit."""
+        if unit.error is not None:
+            raise unit.error
+        assert unit.match is not None, "a unit without an error holds its record"
+        place = _Place(unit.path, unit.line)
+        rows = [] if self.log is None else self.log.rows
+        logged = len(rows)
+        try:
+            record = self.record(unit.match, place)
+            if record.id in self.seen:
+                raise place.error(unit.match.where, f"a second record with this id (the first: "
+                                                    f"{self.seen[record.id]})")
+            self.pending_rows[record.id] = rows[logged:]
+        finally:
+            del rows[logged:]
+        self.seen[record.id] = f"{place.path}, " + (f"line {unit.line}" if unit.line is not None
+                                                    else unit.match.where)
+        yield record
+
+    def written(self, records: Iterator[KIERecord]) -> Iterator[KIERecord]:
+        """``records`` as they are written: their log rows kept, their fields counted; the notes and the log when
+        they end."""
+        counts: Counter[str] = Counter()
+        for record in records:
+            if self.log is not None:
+                self.log.rows += self.pending_rows.pop(record.id)
+            entities = record.prediction.entities if record.prediction is not None else []
+            counts["confidence"] += sum(entity.confidence is not None for entity in entities)
+            counts["no_confidence"] += sum(entity.confidence is None for entity in entities)
+            counts["box"] += sum(entity.evidence is not None for entity in entities)
+            counts["no_box"] += sum(entity.evidence is None for entity in entities)
+            for name in self.settings.signals:
+                found = sum(entity.signals is not None and entity.signals.get(name) is not None for entity in entities)
+                counts[f"signals.{name}"] += found
+                counts[f"no signals.{name}"] += len(entities) - found
+            yield record
+        self._notes(counts)
         if self.log is not None and self.log_path is not None:
             written = self.log.write(self.log_path)
             self.report.notes.append(f"review log {self.log_path}: {written:,} rows, one per imported predicted "
@@ -305,6 +391,8 @@ class _Importer:
 
     def record(self, match: Match, place: _Place) -> KIERecord:
         place.record_id = None  # not known until the id is read
+        if self.first:  # a first record skipped by --skip-invalid leaves nothing to the next one's check
+            self.matched = set()
         record_id = place.record_id = self._id(match, place)
         prediction = self._side(match, place, self.settings, predicted=True)
         ground_truth = None
@@ -337,7 +425,7 @@ class _Importer:
         if not found:
             if self.first:
                 raise self._nothing(place, f"{side}fields", fields_path, record.value, record.where)
-            self.stats[f"{side}no_fields"] += 1
+            self.report.unmapped[_NO_FIELDS[predicted]] += 1
         entities = []
         for field in found:
             entity = self._entity(record, field, place, settings, side=side, predicted=predicted)
@@ -365,27 +453,26 @@ class _Importer:
                 predicted: bool) -> Entity | PredictedEntity | None:
         key = self._key(record, field, place, settings, side)
         found = self._read(f"{side}value", settings, record, field)
+        value_match = self._one(found, place, f"{side}value") if found else None
+        if value_match is None or value_match.value is None:  # counted once, whatever --fields says of the key
+            self.report.unmapped[_NO_VALUE[predicted] if value_match is None else _NULL_VALUE[predicted]] += 1
+            if predicted:
+                self.field_map.seen(key)
+            return None
         if predicted:
             renamed = self.field_map.key(key)
-            if renamed is None:
+            if renamed is None:  # dropped by --fields: not read further
                 return None
             key = renamed
-        if not found:
-            self.stats[f"{side}no_value"] += 1
-            return None
-        value_match = self._one(found, place, f"{side}value")
-        value = value_match.value
-        if value is None:
-            self.stats[f"{side}null_value"] += 1
-            return None
-        text = self._text(value, value_match.where, place, setting=f"{side}value", path=settings.value)
+        text = self._text(value_match.value, value_match.where, place, setting=f"{side}value", path=settings.value)
         if not predicted:
             return Entity(key=key, value=text)
         entity = PredictedEntity(key=key, value=text, confidence=self._confidence(record, field, place),
                                  evidence=self._evidence(record, field, place),
                                  signals=self._signals(record, field, place))
-        if self.log is not None:
-            self.log.add(record, field, {"id": place.record_id, "key": key, "value": text,
+        if self.log is not None:  # the value as --join-lines writes it, which the checked value is compared with
+            logged = join_lines(text) if self.log.join_lines else text
+            self.log.add(record, field, {"id": place.record_id, "key": key, "value": logged,
                                          "confidence": entity.confidence}, place.error)
         return entity
 
@@ -407,12 +494,10 @@ class _Importer:
 
     def _confidence(self, record: Match, field: Match, place: _Place) -> float | None:
         if self.settings.confidence is None:
-            self.stats["no_confidence"] += 1
             return None
         found = self._read("confidence", self.settings, record, field)
         raw = self._one(found, place, "confidence").value if found else None
         if raw is None:
-            self.stats["no_confidence"] += 1
             return None
         where = found[0].where
         number = _number(raw)
@@ -424,7 +509,6 @@ class _Importer:
             shown_scale = "" if scale == 1 else f" / confidence_scale {scale:g} = {confidence:g}"
             raise place.error(where, f"{shown(raw)}{shown_scale} is not in [0, 1] (set confidence_scale: 100 for "
                                      f"percentages)")
-        self.stats["confidence"] += 1
         return confidence
 
     def _signals(self, record: Match, field: Match, place: _Place) -> dict[str, float | None] | None:
@@ -437,7 +521,6 @@ class _Importer:
             found = self._read(setting, self.settings, record, field, text=spec.path)
             raw = self._one(found, place, setting).value if found else None
             if raw is None:
-                self.stats[f"no {setting}"] += 1
                 found_signals[name] = None
                 continue
             number = _number(raw)
@@ -448,7 +531,6 @@ class _Importer:
                 scaled = "" if spec.scale == 1 else f" / scale {spec.scale:g} = {value:g}"
                 raise place.error(found[0].where, f"{shown(raw)}{scaled} is not in [0, 1] (signal {name!r}; "
                                                   f"give it a scale: {{path: ..., scale: 100}} for percentages)")
-            self.stats[setting] += 1
             found_signals[name] = value
         return found_signals
 
@@ -457,7 +539,6 @@ class _Importer:
             return None
         found = self._read("box", self.settings, record, field)
         if not found or found[0].value is None:
-            self.stats["no_box"] += 1
             return None
         box_match = self._one(found, place, "box")
         raw = box_match.value
@@ -474,7 +555,6 @@ class _Importer:
         if box[2] < box[0] or box[3] < box[1]:
             raise place.error(box_match.where, f"{shown(raw)} is not a box ({self.settings.box_format}): it ends "
                                                f"before it starts")
-        self.stats["box"] += 1
         return [Evidence(page=self._page(record, field, place), bbox=box)]
 
     def _page(self, record: Match, field: Match, place: _Place) -> int:
@@ -525,7 +605,7 @@ class _Importer:
                 node = parse_path(fields).matches(record.value)[0].value if path.root == "@" else record.value
                 raise self._nothing(place, name, path, node, record.where)
 
-    def _nothing(self, place: _Place, setting: str, path: JsonPath, node: Any, record_where: str = "$") -> InputError:
+    def _nothing(self, place: _Place, setting: str, path: JsonPath, node: Any, record_where: str = "$") -> StopImport:
         """The error for a path that matches nothing in the first record: how far it gets, and the mapping's line."""
         reached, found = path.reach(node)
         if reached == path.root:
@@ -535,36 +615,22 @@ class _Importer:
         line = field_line(self.mapping_path, setting.split("."))
         in_mapping = self.mapping_path + ("" if line is None else f", line {line}")
         at = "" if record_where == "$" else f" (at {record_where})"
-        return place.error(None, f"{setting} {path.text!r} matches nothing in the first record{at}: {seen} is "
-                                 f"{_shape(found[0].value)}; fix it in {in_mapping}")
+        return place.stop(f"{setting} {path.text!r} matches nothing in the first record{at}: {seen} is "
+                          f"{_shape(found[0].value)}; fix it in {in_mapping}")
 
-    def _finish(self) -> None:
-        stats, report = self.stats, self.report
-        counts = [
-            ("predicted fields with a confidence", stats["confidence"]),
+    def _notes(self, counts: Counter[str]) -> None:
+        notes = [
+            ("predicted fields with a confidence", counts["confidence"]),
             ("predicted fields without a confidence: null (a policy must set missing_confidence)",
-             stats["no_confidence"]),
-            *((f"predicted fields with the signal {name}", stats[f"signals.{name}"]) for name in self.settings.signals),
-            *((f"predicted fields without the signal {name} (missing)", stats[f"no signals.{name}"])
+             counts["no_confidence"]),
+            *((f"predicted fields with the signal {name}", counts[f"signals.{name}"])
               for name in self.settings.signals),
-            ("predicted fields with a box as evidence", stats["box"]),
-            ("predicted fields without a box", stats["no_box"] if self.settings.box is not None else 0),
+            *((f"predicted fields without the signal {name} (missing)", counts[f"no signals.{name}"])
+              for name in self.settings.signals),
+            ("predicted fields with a box as evidence", counts["box"]),
+            ("predicted fields without a box", counts["no_box"] if self.settings.box is not None else 0),
         ]
-        report.notes += [f"{what}: {count:,}" for what, count in counts if count]
-        unmapped = [
-            ("predicted fields without a value (the value path matches nothing)", stats["no_value"]),
-            ("predicted fields with a null value", stats["null_value"]),
-            ("records without predicted fields (the fields path matches nothing): no prediction entity",
-             stats["no_fields"]),
-            ("ground-truth fields without a value (the value path matches nothing)", stats["ground_truth.no_value"]),
-            ("ground-truth fields with a null value", stats["ground_truth.null_value"]),
-            ("records without ground-truth fields (the ground_truth.fields path matches nothing)",
-             stats["ground_truth.no_fields"]),
-            ("source values in which the records path finds nothing", stats["no_records"]),
-        ]
-        for reason, count in unmapped:
-            if count:
-                report.unmapped[reason] += count
+        self.report.notes += [f"{what}: {count:,}" for what, count in notes if count]
 
 
 def _number(value: Any, *, strings: bool = True) -> float | None:

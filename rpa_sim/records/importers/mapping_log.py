@@ -41,6 +41,7 @@ from rpa_sim.common.files import atomic_output
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.records.importers.jsonpath import Match, parse_path
 from rpa_sim.records.importers.service import value_text
+from rpa_sim.records.importers.sources import join_lines
 
 __all__ = ["LogMapping", "LogRows"]
 
@@ -48,6 +49,8 @@ Route = Literal["auto", "review", "audit"]
 # the columns in the order of docs/monitoring.md (received_at, which the format reads too, after day)
 _COLUMNS = ("day", "received_at", "id", "document_type", "source", "key", "value", "confidence", "route", "stratum",
             "inclusion_probability", "correct", "corrected_value")
+# the columns that hold a field's value, whose line breaks --join-lines writes as spaces
+_VALUES = ("checked_value", "corrected_value")
 _TRUE, _FALSE = frozenset({"true", "yes", "1"}), frozenset({"false", "no", "0"})
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -91,10 +94,13 @@ class LogRows:
     Parameters
     ----------
     settings : LogMapping
+    join_lines : bool, default=False
+        Write each line break of the checked and corrected values as a space, as ``--join-lines`` writes the
+        predicted values that they are compared with.
     """
 
-    def __init__(self, settings: LogMapping) -> None:
-        self.settings = settings
+    def __init__(self, settings: LogMapping, *, join_lines: bool = False) -> None:
+        self.settings, self.join_lines = settings, join_lines
         self.rows: list[dict[str, Any]] = []
 
     def _found(self, name: str, record: Match, field: Match, error: Any) -> Match | None:
@@ -117,9 +123,10 @@ class LogRows:
             raise error(match.where, f"log.{name}: expected a value (a string, number or boolean), got "
                                      f"{shown(match.value)}")
         try:
-            return value_text(match.value)
+            text = value_text(match.value)
         except ValueError as problem:
             raise error(match.where, f"log.{name}: {problem}") from None
+        return join_lines(text) if self.join_lines and name in _VALUES else text
 
     def add(self, record: Match, field: Match, row: dict[str, Any], error: Any) -> None:
         """The log row of one imported field; ``row`` holds its id, key, value and confidence.

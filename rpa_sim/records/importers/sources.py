@@ -27,8 +27,6 @@ __all__ = ["StopImport", "each_source", "join_lines"]
 
 #: What an importer reads one at a time: a file, a folder of shards, a task.
 Source = TypeVar("Source")
-_Side = TypeVar("_Side", Extraction, PredictedExtraction)
-_Entity = TypeVar("_Entity", Entity, PredictedEntity)
 # a line break: \r\n as one, and every other character that str.splitlines breaks at
 _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
@@ -213,13 +211,13 @@ class _LineBreaks:
             return record
         return record.model_copy(update={name: self.side(side) for name, side in sides.items()})
 
-    def side(self, side: _Side) -> _Side:
+    def side(self, side: Extraction | PredictedExtraction) -> Extraction | PredictedExtraction:
         groups = [group.model_copy(update={"entities": [self.entity(entity) for entity in group.entities]})
                   for group in side.groups]
         return side.model_copy(update={"entities": [self.entity(entity) for entity in side.entities],
                                        "groups": groups})
 
-    def entity(self, entity: _Entity) -> _Entity:
+    def entity(self, entity: Entity | PredictedEntity) -> Entity | PredictedEntity:
         if _LINE_BREAK.search(entity.value) is None:
             return entity
         self.values += 1
