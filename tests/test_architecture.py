@@ -121,11 +121,6 @@ FRONT_ENDS = STAGES[-1]
 #: The one composition root: the command line builds the report and the dashboard; no other front end imports
 #: another.
 COMPOSITION_ROOT = "cli"
-#: Imports against the flow that stay, each with the reason and who lifts it.
-EXCEPTIONS = {
-    ("rpa_sim.records.importers.label_studio", "rpa_sim.evaluate.metrics.kieval"):
-        "an import's review log grades each predicted value with KIEval (issue 30, the importers, moves it)",
-}
 
 
 def _stage(module: str) -> tuple[int, str]:
@@ -147,7 +142,7 @@ def stage_violations(graph: dict[str, set[str]]) -> list[str]:
                 found.append(f"{module} imports the package root rpa_sim: import the name from its module")
                 continue
             later, other = _stage(target)
-            if (module, target) in EXCEPTIONS or other == top:
+            if other == top:
                 continue
             if later > stage:
                 found.append(f"{module} imports {target}, a later stage ({other} after {top})")
@@ -174,11 +169,6 @@ def test_nothing_imports_up_the_flow() -> None:
     for module, roots in _root_imports().items():
         graph[module] |= roots
     assert stage_violations(graph) == []
-
-
-def test_the_exceptions_are_still_needed() -> None:
-    graph = _graph()
-    assert [pair for pair in EXCEPTIONS if pair[1] not in graph.get(pair[0], set())] == []
 
 
 def test_the_stage_rule_catches_each_kind_of_violation() -> None:

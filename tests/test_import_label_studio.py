@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rpa_sim.common.errors import InputError, UsageError
-from rpa_sim.records.importers.label_studio import import_label_studio, page_box
+from rpa_sim.records.importers.label_studio import import_label_studio
+from rpa_sim.records.importers.label_studio_results import page_box
 from rpa_sim.records.models import KIERecord
 from rpa_sim.records.readers import write_records
 from tests.conftest import run_cli
@@ -90,7 +91,7 @@ def test_tasks_with_one_side_and_the_report():
     # task 105: its only annotation was cancelled, so it has the prediction only; its blank total is left out
     assert cancelled_only.ground_truth is None
     assert [e.value for e in cancelled_only.prediction.entities] == ["PIZZA PLACE"]
-    assert report.unmapped == Counter({"taxonomy results (type not supported)": 1,
+    assert report.unmapped == Counter({"annotated taxonomy results (type not supported)": 1,
                                        "predicted values that are blank (nothing to compare)": 1})
     notes = report.notes
     for line in ("tasks with a prediction and an annotation: 2",
@@ -182,8 +183,8 @@ def test_a_form_of_text_areas_keyed_by_name_without_scores():
     assert _truth(records[0]) == [("invoice_number", "INV-0042"), ("total", "1,250.00"), ("due_date", "2024-05-01")]
     assert records[0].received_at == datetime(2024, 4, 2, 14, tzinfo=timezone(timedelta(hours=2)))
     assert records[1].review_seconds is None  # lead_time null
-    assert report.unmapped == Counter({"number results (type not supported)": 1,
-                                       "relation results (type not supported)": 1})
+    assert report.unmapped == Counter({"predicted number results (type not supported)": 1,
+                                       "predicted relation results (type not supported)": 1})
     assert "tasks with several predictions (one chosen): 1" in report.notes
     assert ("predicted entities without a score: confidence null (a policy must set missing_confidence): 3"
             in report.notes)
@@ -203,7 +204,8 @@ def test_text_spans_are_keyed_by_their_label():
     assert _predicted(record) == [("invoice_number", "INV-7", 0.81, None), ("supplier", "Acme Ltd", 0.5, None)]
     assert _truth(record) == [("invoice_number", "INV-7"), ("supplier", "Acme Ltd"), ("total", "99.00")]
     assert record.review_seconds == 9.75
-    assert report.unmapped == Counter({"regions with several labels (which field they are is ambiguous)": 1})
+    assert report.unmapped == Counter({"predicted regions with several labels (which field they are is "
+                                       "ambiguous)": 1})
 
 
 # --------------------------------------------------------------------------- edge cases
@@ -245,20 +247,56 @@ def test_an_empty_result_list_is_a_prediction_of_nothing(tmp_path):
     assert record.prediction.entities == [] and _truth(record) == [("name", "9.99")]
 
 
-def test_unknown_and_unmappable_results_are_counted(tmp_path):
-    result = [{"id": "p", "from_name": "shape", "to_name": "image", "type": "polygonlabels",
-               "value": {"points": [[1, 2], [3, 4], [5, 1]], "polygonlabels": ["total"]}},
-              {"id": "k", "from_name": "label", "to_name": "image", "type": "rectanglelabels",
+def test_results_without_a_value_are_counted(tmp_path):
+    """A labelled region without a text, a box alone, choices with nothing chosen: places without a value, not
+    values lost; a prediction made of them alone is what the model gave, an empty prediction."""
+    result = [{"id": "k", "from_name": "label", "to_name": "image", "type": "rectanglelabels",
                "value": {"x": 1, "y": 1, "width": 1, "height": 1, "rectanglelabels": ["total"]}},
               {"id": "b", "from_name": "bbox", "to_name": "image", "type": "rectangle",
                "value": {"x": 1, "y": 1, "width": 1, "height": 1}},
               {"id": "c", "from_name": "doc", "to_name": "image", "type": "choices", "value": {"choices": []}}]
     (record,), report = _import(_export(tmp_path, _one_task(result)))
     assert record.prediction.entities == []
-    assert report.unmapped == Counter({"polygonlabels results (type not supported)": 1,
-                                       "labelled regions without a text": 1,
-                                       "regions with a box alone (no label, no text)": 1,
-                                       "choices results with nothing chosen": 1})
+    assert report.unmapped == Counter({"predicted labelled regions without a text": 1,
+                                       "predicted regions with a box alone (no label, no text)": 1,
+                                       "predicted choices results with nothing chosen": 1})
+
+
+POLYGON = {"id": "p", "from_name": "shape", "to_name": "image", "type": "polygonlabels",
+           "value": {"points": [[1, 2], [3, 4], [5, 1]], "polygonlabels": ["total"]}}
+NUMBER = {"id": "n", "from_name": "total", "to_name": "image", "type": "number", "value": {"number": 12}}
+
+
+def test_a_side_none_of_whose_results_could_be_mapped_is_an_error(tmp_path, capsys):
+    """A prediction (or an annotation) whose results are all of types not read would be written empty: as if the
+    model had found nothing, or the reviewer had left nothing. An error naming why, or skipped with
+    --skip-invalid; a side with one value read besides is written, the rest counted."""
+    text = {"id": "t", "from_name": "total", "to_name": "image", "type": "textarea", "value": {"text": ["9.50"]}}
+    tasks = [*_one_task([POLYGON, NUMBER]),
+             {"id": 2, "data": {}, "predictions": [{"id": 1, "result": [text]}],
+              "annotations": [{"id": 1, "result": [NUMBER]}]},
+             {"id": 3, "data": {}, "predictions": [{"id": 1, "result": [text, NUMBER]}],
+              "annotations": [{"id": 1, "result": [text]}]}]
+    export = _export(tmp_path, tasks)
+    with pytest.raises(InputError) as caught:
+        _import(export)
+    assert str(caught.value) == (
+        f"{export}: id 1: none of its values could be mapped (1 predicted number results (type not supported); "
+        "1 predicted polygonlabels results (type not supported)): an empty record would read as a document where "
+        "the service found nothing")
+    records, report = _import(export, skip_invalid=True)
+    assert [r.id for r in records] == ["3"]
+    assert [str(error).replace(f"{tmp_path}/", "") for error in report.skipped] == [
+        "export.json: id 1: none of its values could be mapped (1 predicted number results (type not supported); "
+        "1 predicted polygonlabels results (type not supported)): an empty record would read as a document where "
+        "the service found nothing",
+        "export.json: id 2: none of its ground-truth values could be mapped (1 annotated number results (type not "
+        "supported)): an empty ground truth would score every predicted value as an addition"]
+    assert report.unmapped == Counter({"predicted number results (type not supported)": 1})
+    assert "tasks with a prediction and an annotation: 1" in report.notes and report.records == 1
+    out = tmp_path / "out.jsonl"
+    status, _, err = run_cli(capsys, "import", "label-studio", export, "--out", out, "--skip-invalid")
+    assert status == 0 and "wrote 1 records" in err and "skipped (--skip-invalid): 2, each with its problem:" in err
 
 
 def test_a_task_with_neither_side_gives_no_record(tmp_path):

@@ -124,3 +124,35 @@ def test_values_no_reader_or_simulation_could_use_are_one_line(tmp_path, capsys,
     status, _, err = run_cli(capsys, "import", "label-studio", path, "--out", tmp_path / "out.jsonl")
     assert (status, err) == (1, f"rpa-sim: error: {path}: {message}\n")
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def _ocr_task_with_an_address() -> dict:
+    """The docs' OCR task (../shared) with a two-line transcription, and an annotation that keeps it as the
+    reviewer's text area left it, line break included."""
+    task = json.loads(_vendor("docs_ocr_prediction_task.json").read_text())
+    result = task["predictions"][0]["result"]
+    text = next(item for item in result if item["type"] == "textarea")
+    text["value"]["text"] = ["222 Main Street\nAnytown, USA"]
+    task["annotations"] = [{"id": 1, "created_at": "2024-03-05T10:00:00Z",
+                            "result": [{**item, "value": dict(item["value"])} for item in result]}]
+    return task
+
+
+def test_join_lines_writes_the_line_breaks_of_both_sides_as_spaces(tmp_path, capsys):
+    """A textarea keeps a value's line breaks on both sides; --join-lines joins the prediction's and the
+    annotation's alike (the reviewer typed it in the same tool), so that a value left as it was stays right."""
+    export = _write(tmp_path, _ocr_task_with_an_address())
+    [kept], report = _import(export, id_from="data.ocr")
+    assert kept.prediction.entities[0].value == kept.ground_truth.entities[0].value == "222 Main Street\nAnytown, USA"
+    assert ("values with line breaks, kept as the service wrote them (--join-lines writes each break as a space, as "
+            "a ground truth typed on one line has it): 2") in report.notes
+    [joined], report = _import(export, id_from="data.ocr", join_lines=True)
+    address = "222 Main Street Anytown, USA"
+    assert joined.prediction.entities[0].value == joined.ground_truth.entities[0].value == address
+    assert "values with line breaks, each break written as a space (--join-lines): 2" in report.notes
+    log, out = tmp_path / "log.jsonl", tmp_path / "out.jsonl"
+    status, _, err = run_cli(capsys, "import", "label-studio", export, "--id-from", "data.ocr", "--join-lines",
+                             "--review-log", log, "--out", out)
+    assert status == 0, err
+    [row] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (row["value"], row["correct"], row["day"]) == ("222 Main Street Anytown, USA", True, "2024-03-05")

@@ -89,6 +89,7 @@ def add_parsers(commands: Any) -> None:
                               help="also write the reviews as a production log for rpa-sim estimate (JSON Lines, "
                                    "gzip when it ends in .gz, atomically): a review row per predicted entity "
                                    "(default: none)")
+    _lenient_arguments(label_studio)
     mapping = _import_format(formats, "mapping", "any other JSON or JSON Lines output (an in-house service, an LLM "
                              "extractor), read as a mapping file says", "a .json, .jsonl or .jsonl.gz file, or a "
                              "folder of them", predictions=None)
@@ -205,7 +206,15 @@ def import_records(args: argparse.Namespace) -> int:
 
         if args.review_log is not None and args.review_log.resolve() == args.out.resolve():
             raise UsageError(f"--review-log {args.review_log} is --out {args.out}: give them different files")
-        records, report = import_label_studio(args.source, id_from=args.id_from, review_log=args.review_log)
+        options = {"id_from": args.id_from, "skip_invalid": args.skip_invalid, "join_lines": args.join_lines}
+        if args.review_log is None:
+            records, report = import_label_studio(args.source, **options)
+        else:  # the reviews graded with KIEval, a later stage than the records: composed here
+            from rpa_sim.operate.monitoring.reviews import logged_reviews  # noqa: PLC0415
+            from rpa_sim.records.importers.label_studio import read_label_studio  # noqa: PLC0415
+
+            reviewed, report = read_label_studio(args.source, **options)
+            records = logged_reviews(reviewed, args.review_log, report=report)
     elif args.format == "mapping":
         from rpa_sim.records.importers.mapping import import_mapping  # noqa: PLC0415
 

@@ -13,6 +13,7 @@ One concept per module:
   unit) and its JSON Lines file, written by rpa-sim or exported by a team;
 - :mod:`~rpa_sim.operate.monitoring.audit_plan`: the audit plan file (per-stratum audit rates);
 - :mod:`~rpa_sim.operate.monitoring.replay`: one concrete production day of a policy;
+- :mod:`~rpa_sim.operate.monitoring.reviews`: the review log of records reviewed on a labelling platform;
 - :mod:`~rpa_sim.operate.monitoring.estimators`: the error rate of auto-accepted items
   (classical, stratified, PPI++) and the post-correction quality;
 - :mod:`~rpa_sim.operate.monitoring.planning`: how many items to audit, and where (Neyman allocation);

@@ -21,52 +21,52 @@ Mapping (one KIE record per task; ``docs/importers/label-studio.md``):
   non-cancelled one marked ``ground_truth``, else the latest non-cancelled
   one); prediction: the chosen prediction (:func:`chosen_prediction`: the one
   the annotation started from, ``parent_prediction``, else the latest).
-- entities of a result list (:func:`_result_units`): a ``textarea`` gives the
-  value (its texts joined by a space), keyed by the label of its region
-  (``labels`` / ``rectanglelabels`` with the same region ``id``: the OCR
-  template) or, without one, by its ``from_name``; a ``labels`` result with
-  a ``text`` (a span of a text task) and no ``textarea`` gives its text under
-  its label; ``choices`` give the chosen values (sorted, joined by ``, ``)
-  keyed by ``from_name``. Other result types (``taxonomy``, ``polygon``,
-  ``number``, ``relation``, ...) are not supported and counted.
-- confidence: the region's ``score`` (of its text result, else its label's,
-  else its box's), else the prediction's ``score``, else null (unknown); a
-  score outside [0, 1] is an error, never rescaled.
+- entities: the units of a result list
+  (:func:`~rpa_sim.records.importers.label_studio_results.result_units`:
+  texts keyed by their region's label, spans, choices); other result types
+  are not supported and counted.
+- confidence: the unit's score (its region's), else the prediction's
+  ``score``, else null (unknown); a score outside [0, 1] is an error, never
+  rescaled.
 - ``review_seconds``: the chosen annotation's ``lead_time``, at most
   :data:`~rpa_sim.common.limits.MOST_REVIEW_SECONDS`; ``received_at``: the
   task's ``created_at`` (when it entered the review queue), in the years
   :data:`~rpa_sim.common.limits.RECEIVED_YEARS`.
-- evidence of a predicted entity: its region's box (:func:`page_box`) in
+- evidence of a predicted entity: its region's box
+  (:func:`~rpa_sim.records.importers.label_studio_results.page_box`) in
   pixels of the image when the result gives its size (``original_width``,
   ``original_height``), else in percent of the page, on page ``item_index``
   (0 without one).
-- review log (``review_log``): one row per predicted entity of a task with both
-  sides, route ``review``, ``correct`` as KIEval labels it against the
-  annotation (exact values), the reviewer's value as ``corrected_value``, and
-  the ``day`` of the review (:func:`review_day`), for ``rpa-sim watch``.
+- the day of the review (:func:`review_day`) comes with each record from
+  :func:`read_label_studio`, for the review log that
+  :mod:`rpa_sim.operate.monitoring.reviews` grades and writes (``--review-log``).
+
+Tasks are read by the rules every importer shares
+(:func:`~rpa_sim.records.importers.sources.each_source`): a task whose
+prediction (or annotation) holds results none of which could be mapped is an
+error, never an empty side; ``skip_invalid`` leaves out a task with a problem;
+``join_lines`` writes each line break of a value, on both sides, as a space.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import math
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rpa_sim.common.dates import day_of
 from rpa_sim.common.errors import InputError, UsageError
-from rpa_sim.common.files import atomic_output, check_output
 from rpa_sim.common.inputs import check_input
 from rpa_sim.common.limits import MOST_REVIEW_SECONDS, RECEIVED_YEARS
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import FieldChecks, load_json, show
+from rpa_sim.records.importers._json import load_json, show
+from rpa_sim.records.importers.label_studio_results import TaskChecks, Unit, result_units
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.models import (
-    Box,
     Entity,
     Evidence,
     Extraction,
@@ -76,18 +76,10 @@ from rpa_sim.records.models import (
     instant,
 )
 
-__all__ = ["FORMAT", "LABEL_TYPES", "TEXT_SEPARATOR", "CHOICE_SEPARATOR", "EXPORT_META", "RESULTS_EXPORT", "Unit",
-           "page_box", "document_stem", "chosen_annotation", "chosen_prediction", "import_label_studio"]
+__all__ = ["FORMAT", "EXPORT_META", "RESULTS_EXPORT", "Reviewed", "document_stem", "chosen_annotation",
+           "chosen_prediction", "import_label_studio", "read_label_studio", "review_day"]
 
 FORMAT = "label-studio"
-#: Result types whose labels name a region's field.
-LABEL_TYPES = ("labels", "rectanglelabels")
-_BOX_TYPES = ("rectangle", "rectanglelabels", "labels", "textarea")
-_SUPPORTED = frozenset({"textarea", "choices", "rectangle", *LABEL_TYPES})
-#: Joins the texts of one ``textarea`` result (Label Studio keeps each submitted line apart).
-TEXT_SEPARATOR = " "
-#: Joins the sorted choices of one ``choices`` result.
-CHOICE_SEPARATOR = ", "
 #: Where a task written by ``rpa-sim export-policy label-studio`` keeps its record id.
 EXPORT_META = "rpa_sim"
 #: What to do when an export holds prediction ids instead of predictions (Label Studio's issues #5654, #9709).
@@ -95,54 +87,12 @@ RESULTS_EXPORT = ("export the tasks with their predictions' results: a snapshot 
                   "/api/projects/ID/exports/ with {\"serialization_options\": {\"predictions\": {\"only_id\": "
                   "false}}}, then GET /api/projects/ID/exports/EXPORT_ID/download; or read the predictions from GET "
                   "/api/predictions/?project=ID (docs/importers/label-studio.md)")
-# Two decimals of a pixel (or of a percent of the page) is finer than any annotation tool draws.
-_BOX_DECIMALS = 2
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One ``(key, value)`` read from a result list, with its score and its place on the page.
-
-    ``box`` is ``[x0, y0, x1, y1]`` in pixels when the result gives the page
-    size (``original_width``, ``original_height``), else in percent of the
-    page; ``pixels`` says which.
-    """
-
-    key: str
-    value: str
-    score: float | None
-    page: int
-    box: Box | None
-    pixels: bool
-
-
-def page_box(value: Mapping[str, float], width: float | None, height: float | None) -> Box:
-    """A region's ``x, y, width, height`` (percent of the page, ``rotation`` in degrees) as ``[x0, y0, x1, y1]``.
-
-    In pixels when the page's ``width`` and ``height`` are given, else in
-    percent of the page. A rotated rectangle (turned clockwise about its top
-    left corner, as Label Studio turns it) gives the axis-aligned box around it.
-
-    Examples
-    --------
-    >>> page_box({"x": 10, "y": 20, "width": 50, "height": 5}, 800, 1200)
-    (80.0, 240.0, 480.0, 300.0)
-    >>> page_box({"x": 10, "y": 20, "width": 50, "height": 5}, None, None)
-    (10.0, 20.0, 60.0, 25.0)
-    >>> page_box({"x": 10, "y": 10, "width": 20, "height": 10, "rotation": 90}, 100, 100)
-    (0.0, 10.0, 10.0, 30.0)
-    """
-    scale_x = 1.0 if width is None else width / 100.0
-    scale_y = 1.0 if height is None else height / 100.0
-    x, y = value["x"] * scale_x, value["y"] * scale_y
-    w, h = value["width"] * scale_x, value["height"] * scale_y
-    angle = math.radians(value.get("rotation") or 0.0)
-    cos, sin = math.cos(angle), math.sin(angle)
-    xs = [x + dx * cos - dy * sin for dx, dy in ((0, 0), (w, 0), (w, h), (0, h))]
-    ys = [y + dx * sin + dy * cos for dx, dy in ((0, 0), (w, 0), (w, h), (0, h))]
-    return (round(min(xs), _BOX_DECIMALS) + 0.0, round(min(ys), _BOX_DECIMALS) + 0.0,
-            round(max(xs), _BOX_DECIMALS) + 0.0, round(max(ys), _BOX_DECIMALS) + 0.0)
+# the sides' words in the report's reasons, and the reasons that lose no value (nothing was given, or its place
+# was given without it)
+_SIDES = ("predicted", "annotated")
+_NO_VALUE = ("values that are blank (nothing to compare)", "choices results with nothing chosen",
+             "labelled regions without a text", "regions with a box alone (no label, no text)")
+_NOT_LOST = frozenset(f"{side} {reason}" for side in _SIDES for reason in _NO_VALUE)
 
 
 def document_stem(reference: str) -> str:
@@ -240,159 +190,17 @@ def chosen_prediction(predictions: list[dict[str, Any]],
     return _latest(list(enumerate(predictions)))
 
 
-class _Checks(FieldChecks):
-    """Typed reads whose errors name the export, the task and the field path."""
+class Reviewed(NamedTuple):
+    """A record of the export and the day of its review (:func:`review_day` of the chosen annotation; None
+    without one)."""
 
-    def __init__(self, path: str, record_id: str | None = None) -> None:
-        self.path, self.record_id = path, record_id
-
-    def error(self, field: str, problem: str) -> InputError:
-        return InputError(problem, path=self.path, record_id=self.record_id, field=field or None)
-
-    def score(self, container: Mapping[str, Any], where: str) -> float | None:
-        raw = container.get("score")
-        if raw is None:
-            return None
-        score = self.as_number(raw, f"{where}.score")
-        if not 0.0 <= score <= 1.0:
-            raise self.error(f"{where}.score", f"{show(raw)} is not in [0, 1] (a confidence; a score on another "
-                                               f"scale must be converted before import)")
-        return score
-
-    def size(self, result: Mapping[str, Any], name: str, where: str) -> float | None:
-        raw = result.get(name)
-        if raw is None:
-            return None
-        size = self.as_number(raw, f"{where}.{name}")
-        if size <= 0:
-            raise self.error(f"{where}.{name}", f"{show(raw)} is not a page size (above 0)")
-        return size
-
-    def texts(self, raw: Any, where: str) -> list[str]:
-        """A ``text`` or ``labels`` value: a list of strings (a lone string is taken as a list of one)."""
-        if isinstance(raw, str):
-            return [raw]
-        return [self.as_text(item, f"{where}[{i}]") for i, item in enumerate(self.as_list(raw, where))]
+    record: KIERecord
+    day: str | None
 
 
-@dataclass
-class _Region:
-    """The results of one region id: its labels, its texts, its box."""
-
-    first: int
-    page: int = 0
-    labels: tuple[str, ...] = ()
-    label_score: float | None = None
-    span: str | None = None
-    box: Box | None = None
-    pixels: bool = False
-    box_score: float | None = None
-    #: (result index, from_name, text, score) of each text result
-    texts: list[tuple[int, str, str, float | None]] = field(default_factory=list)
-
-
-def _result_units(results: Any, *, checks: _Checks, where: str, unmapped: Counter) -> list[Unit]:
-    """The ``(key, value)`` units of one ``result`` list, in the order of the results that give them.
-
-    Parameters
-    ----------
-    results : list
-        A prediction's or an annotation's ``result``.
-    checks : object
-        Reads values and names the place of a problem.
-    where : str
-        The field path of ``results``, for messages.
-    unmapped : Counter
-        Counts what is not mapped, by reason.
-
-    Raises
-    ------
-    InputError
-        For a result that is not an object, a missing ``type`` or ``value``, a
-        score outside [0, 1], a box that is not four numbers, ...
-    """
-    regions: dict[str, _Region] = {}
-    choices: list[tuple[int, Unit]] = []
-    for index, raw in enumerate(checks.as_list(results, where)):
-        at = f"{where}[{index}]"
-        result = checks.as_object(raw, at)
-        kind = checks.as_text(checks.required(result, "type", at), f"{at}.type")
-        if kind not in _SUPPORTED:
-            unmapped[f"{kind} results (type not supported)"] += 1
-            continue
-        value = checks.as_object(checks.required(result, "value", at), f"{at}.value")
-        score = checks.score(result, at)
-        page = result.get("item_index", 0)
-        if isinstance(page, bool) or not isinstance(page, int) or page < 0:
-            raise checks.error(f"{at}.item_index", f"expected a page index from 0, got {show(page)}")
-        if kind == "choices":
-            chosen = checks.texts(checks.required(value, "choices", f"{at}.value"), f"{at}.value.choices")
-            if chosen:
-                key = checks.as_text(checks.required(result, "from_name", at), f"{at}.from_name")
-                choices.append((index, Unit(key, CHOICE_SEPARATOR.join(sorted(chosen)), score, page, None, False)))
-            else:
-                unmapped["choices results with nothing chosen"] += 1
-            continue
-        region_id = result.get("id")
-        if not isinstance(region_id, (str, int)) or isinstance(region_id, bool):
-            region_id = f"#{index}"  # a result without a region id is a region of its own
-        region = regions.setdefault(str(region_id), _Region(first=index, page=page))
-        if kind == "textarea":
-            from_name = checks.as_text(checks.required(result, "from_name", at), f"{at}.from_name")
-            text = TEXT_SEPARATOR.join(checks.texts(value.get("text", []), f"{at}.value.text"))
-            region.texts.append((index, from_name, text, score))
-        elif kind in LABEL_TYPES:
-            labels = checks.texts(value.get(kind, []), f"{at}.value.{kind}")
-            region.labels = tuple(dict.fromkeys((*region.labels, *labels)))
-            region.label_score = score if region.label_score is None else region.label_score
-            if "text" in value:
-                region.span = checks.as_text(value["text"], f"{at}.value.text")
-        else:
-            region.box_score = score if region.box_score is None else region.box_score
-        if region.box is None and kind in _BOX_TYPES and all(name in value for name in ("x", "y", "width", "height")):
-            region.box, region.pixels = _box(result, value, checks, at)
-    units = choices + [unit for region in regions.values() for unit in _region_units(region, unmapped)]
-    return [unit for _, unit in sorted(units, key=lambda pair: pair[0])]
-
-
-def _box(result: Mapping[str, Any], value: Mapping[str, Any], checks: _Checks, at: str) -> tuple[Box, bool]:
-    for name in ("x", "y", "width", "height", "rotation"):
-        if name in value and (name != "rotation" or value[name] is not None):
-            number = checks.as_number(value[name], f"{at}.value.{name}")
-            if name in ("width", "height") and number < 0:
-                raise checks.error(f"{at}.value.{name}", f"{show(value[name])} is negative")
-    width, height = checks.size(result, "original_width", at), checks.size(result, "original_height", at)
-    if width is None or height is None:
-        width = height = None
-    box = page_box(value, width, height)
-    if not all(math.isfinite(coordinate) for coordinate in box):
-        raise checks.error(f"{at}.value", "coordinates too large: the box is beyond any page")
-    return box, width is not None
-
-
-def _region_units(region: _Region, unmapped: Counter) -> list[tuple[int, Unit]]:
-    if len(region.labels) > 1:
-        unmapped["regions with several labels (which field they are is ambiguous)"] += 1
-        return []
-    label = region.labels[0] if region.labels else None
-    units = []
-    if region.texts:
-        for index, from_name, text, text_score in region.texts:
-            score = next((s for s in (text_score, region.label_score, region.box_score) if s is not None), None)
-            units.append((index, Unit(label or from_name, text, score, region.page, region.box, region.pixels)))
-    elif label is not None and region.span is not None:
-        units.append((region.first, Unit(label, region.span, region.label_score, region.page, region.box,
-                                         region.pixels)))
-    elif label is not None:
-        unmapped["labelled regions without a text"] += 1
-    else:
-        unmapped["regions with a box alone (no label, no text)"] += 1
-    return units
-
-
-def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: str | Path | None = None,
-                        ) -> tuple[Iterator[KIERecord], ImportReport]:
-    """Read a Label Studio JSON export into KIE records, and optionally the review log of its annotations.
+def import_label_studio(source: str | Path, *, id_from: str = "id", skip_invalid: bool = False,
+                        join_lines: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
+    """Read a Label Studio JSON export into KIE records.
 
     Parameters
     ----------
@@ -404,11 +212,13 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
         exported) or ``"data.KEY"``: the document reference ``data[KEY]``, a
         URL or path giving its file name without extension
         (:func:`document_stem`).
-    review_log : path-like, optional
-        Where to write the review log (JSON Lines, gzip when the name ends in
-        ``.gz``; ``docs/monitoring.md``), atomically, once the records are
-        exhausted: a row per predicted entity of each task with both a
-        prediction and an annotation.
+    skip_invalid : bool, default=False
+        Leave out (and list) a task with a problem rather than stop
+        (:func:`~rpa_sim.records.importers.sources.each_source`).
+    join_lines : bool, default=False
+        Write each line break of a value (a ``textarea`` of several lines, a
+        span over lines) as a space, on both sides: the prediction and the
+        annotation the reviewer typed in the same tool.
 
     Returns
     -------
@@ -424,11 +234,16 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
     UsageError
         At the call, for an ``id_from`` that is neither ``id`` nor ``data.KEY``.
     InputError
-        At the call for a missing source or an unusable ``review_log`` path;
-        while iterating for an export that does not fit (not a task or a list
-        of them, prediction ids without their results, a score outside
-        [0, 1], a negative ``lead_time``, a missing, empty or duplicate id,
-        ...), naming the file, the task id and the field.
+        At the call for a missing source; while iterating for an export that
+        does not fit (not a task or a list of them, prediction ids without
+        their results, a score outside [0, 1], a negative ``lead_time``, a
+        missing, empty or duplicate id, a prediction or annotation none of
+        whose results could be mapped, ...), naming the file, the task id and
+        the field.
+
+    See Also
+    --------
+    read_label_studio : the records with the day of their review, for the review log.
 
     Examples
     --------
@@ -448,58 +263,96 @@ def import_label_studio(source: str | Path, *, id_from: str = "id", review_log: 
     >>> record.id, record.ground_truth.entities, (predicted.value, predicted.confidence), record.review_seconds
     ('receipt-7', [Entity(key='total', value='9.80')], ('9.50', 0.93), 12.5)
     """
+    reviewed, report = read_label_studio(source, id_from=id_from, skip_invalid=skip_invalid, join_lines=join_lines)
+    return (item.record for item in reviewed), report
+
+
+def read_label_studio(source: str | Path, *, id_from: str = "id", skip_invalid: bool = False,
+                      join_lines: bool = False) -> tuple[Iterator[Reviewed], ImportReport]:
+    """The records of :func:`import_label_studio`, each with the day of its review (:class:`Reviewed`).
+
+    The day is the date of the chosen annotation's ``created_at`` (:func:`review_day`): what the review log of
+    ``rpa-sim import label-studio --review-log`` (:mod:`rpa_sim.operate.monitoring.reviews`) writes as each
+    row's ``day``. Parameters, errors and the report are :func:`import_label_studio`'s.
+    """
     if id_from != "id" and not (id_from.startswith("data.") and len(id_from) > len("data.")):
         raise UsageError(f"--id-from: expected id or data.KEY (a field of the tasks' data), got {show(id_from)}")
     source = Path(source)
     if not source.exists():
         raise InputError("no such file", path=str(source))
     check_input(source)
-    log_path = None if review_log is None else check_output(review_log)
     report = ImportReport(FORMAT)
     report.notes.append("ground truth = the chosen annotation (the latest non-cancelled one marked ground_truth, "
                         "else the latest non-cancelled one); prediction = the prediction it was made from "
                         "(parent_prediction), else the latest")
-    return _records(source, id_from, log_path, report), report
+    export = _Export(source, id_from, report)
+    records = each_source(export.tasks(), export.read, report=report, skip_invalid=skip_invalid,
+                          join_lines=join_lines, not_lost=_NOT_LOST, truth_lost=_is_annotated)
+    return export.reviewed(records), report
 
 
-def _records(path: Path, id_from: str, log_path: Path | None, report: ImportReport) -> Iterator[KIERecord]:
-    checks = _Checks(str(path))
-    tasks = load_json(path)
-    if isinstance(tasks, dict) and tasks.keys() & {"data", "predictions", "annotations"}:
-        tasks = [tasks]  # one task, as Label Studio's documentation writes an example
-    if not isinstance(tasks, list):
-        raise checks.error("", f"expected a list of tasks or one task (with data, predictions or annotations), "
-                               f"got {show(tasks)}")
-    if not tasks:
-        raise checks.error("", "no tasks: the export is an empty list")
-    stats: Counter = Counter()
-    rows: list[dict[str, Any]] | None = None if log_path is None else []
-    first_index: dict[str, int] = {}
-    for index, raw in enumerate(tasks):
-        task = _Task(str(path), index, raw, id_from, report.unmapped, stats)
-        if task.record_id in first_index:
-            raise InputError(f"a second task with this id (the first is task [{first_index[task.record_id]}] of the "
-                             f"export); choose another --id-from", path=str(path), record_id=task.record_id,
-                             field=f"[{index}].{'id' if id_from == 'id' else id_from}")
-        first_index[task.record_id] = index
+def _is_annotated(reason: str) -> bool:
+    return reason.startswith(f"{_SIDES[1]} ")
+
+
+@dataclass(frozen=True)
+class _TaskUnit:
+    """One task of the export, as the import reads it; named by the export in messages."""
+
+    path: str
+    index: int
+    raw: Any
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class _Export:
+    """The tasks of one export, read one at a time; what a task counted joins the report once its record is
+    written (a task skipped counts nothing)."""
+
+    def __init__(self, path: Path, id_from: str, report: ImportReport) -> None:
+        self.path, self.id_from, self.report = path, id_from, report
+        self.stats: Counter = Counter()
+        self.first_index: dict[str, int] = {}
+        # the review day and the counts of each record read, until it is written
+        self.pending: dict[str, tuple[str | None, Counter]] = {}
+
+    def tasks(self) -> Iterator[_TaskUnit]:
+        checks = TaskChecks(str(self.path))
+        tasks = load_json(self.path)
+        if isinstance(tasks, dict) and tasks.keys() & {"data", "predictions", "annotations"}:
+            tasks = [tasks]  # one task, as Label Studio's documentation writes an example
+        if not isinstance(tasks, list):
+            raise checks.error("", f"expected a list of tasks or one task (with data, predictions or annotations), "
+                                   f"got {show(tasks)}")
+        if not tasks:
+            raise checks.error("", "no tasks: the export is an empty list")
+        return (_TaskUnit(str(self.path), index, raw) for index, raw in enumerate(tasks))
+
+    def read(self, unit: _TaskUnit) -> Iterator[KIERecord]:
+        stats: Counter = Counter()
+        task = _Task(unit.path, unit.index, unit.raw, self.id_from, self.report.unmapped, stats)
+        first = self.first_index.get(task.record_id)
+        if first is not None:
+            raise InputError(f"a second task with this id (the first is task [{first}] of the export); choose "
+                             f"another --id-from", path=unit.path, record_id=task.record_id,
+                             field=f"[{unit.index}].{'id' if self.id_from == 'id' else self.id_from}")
         record = task.record()
-        if record is None:
-            continue
-        if rows is not None and record.ground_truth is not None and record.prediction is not None:
-            rows += task.review_rows(record)
-            stats["undated"] += task.day is None
-        report.records += 1
+        self.first_index[task.record_id] = unit.index
+        if record is None:  # a task with neither side: nothing to write, nothing to skip
+            self.stats.update(stats)
+            return
+        self.pending[record.id] = (task.day, stats)
         yield record
-    if log_path is not None:
-        _write_rows(rows or [], log_path)
-        reviewed_errors = sum(1 for row in rows or [] if not row["correct"])
-        report.notes.append(f"review log {log_path}: {len(rows or []):,} rows (one per predicted entity of the "
-                            f"{stats['both']:,} tasks with a prediction and an annotation), all route review; "
-                            f"{reviewed_errors:,} found wrong by the reviewers")
-        if stats["undated"]:
-            report.notes.append(f"review log: {stats['undated']:,} tasks whose annotation has no readable created_at "
-                                f"or updated_at: their rows have no day (rpa-sim watch needs one)")
-    _add_notes(report, stats)
+
+    def reviewed(self, records: Iterator[KIERecord]) -> Iterator[Reviewed]:
+        for record in records:
+            day, stats = self.pending.pop(record.id)
+            self.stats.update(stats)
+            self.report.records += 1
+            yield Reviewed(record, day)
+        _add_notes(self.report, self.stats)
 
 
 def _add_notes(report: ImportReport, stats: Counter) -> None:
@@ -528,17 +381,11 @@ def _add_notes(report: ImportReport, stats: Counter) -> None:
                             "and counts them")
 
 
-def _write_rows(rows: list[dict[str, Any]], path: Path) -> None:
-    with atomic_output(path) as out:
-        for row in rows:
-            out.write((_ENCODE(row) + "\n").encode("utf-8"))
-
-
 class _Task:
     """One task of the export, read with checks that name its id and the field of any problem."""
 
     def __init__(self, path: str, index: int, raw: Any, id_from: str, unmapped: Counter, stats: Counter) -> None:
-        self.checks = _Checks(path)
+        self.checks = TaskChecks(path)
         self.unmapped, self.stats = unmapped, stats
         self.task = self.checks.as_object(raw, f"[{index}]")
         # a task without data, predictions or annotations is all data, as Label Studio imports it ({"text": ...}):
@@ -631,16 +478,17 @@ class _Task:
 
     def _truth(self, index: int, annotation: dict[str, Any]) -> Extraction:
         where = f"annotations[{index}]"
-        units = _result_units(annotation.get("result") or [], checks=self.checks, where=f"{where}.result",
-                             unmapped=self.unmapped)
+        units = result_units(annotation.get("result") or [], checks=self.checks, where=f"{where}.result",
+                              unmapped=self.unmapped, side=_SIDES[1])
         return Extraction(entities=[Entity(key=unit.key, value=unit.value)
-                                    for unit in self._kept(units, "annotated")])
+                                    for unit in self._kept(units, _SIDES[1])])
 
     def _prediction(self, index: int, prediction: dict[str, Any]) -> PredictedExtraction:
         where = f"predictions[{index}]"
         overall = self.checks.score(prediction, where)
-        units = self._kept(_result_units(prediction.get("result") or [], checks=self.checks,
-                                         where=f"{where}.result", unmapped=self.unmapped), "predicted")
+        units = self._kept(result_units(prediction.get("result") or [], checks=self.checks,
+                                         where=f"{where}.result", unmapped=self.unmapped, side=_SIDES[0]),
+                           _SIDES[0])
         entities = []
         for unit in units:
             confidence = unit.score if unit.score is not None else overall
@@ -678,19 +526,3 @@ class _Task:
         if received is not None and not first <= received.year <= last:
             raise self.checks.error("created_at", f"{show(raw)} is not in the years {first} to {last}")
         return received
-
-    def review_rows(self, record: KIERecord) -> list[dict[str, Any]]:
-        """The review log's rows of this task: one per predicted entity, what the reviewer left in its place."""
-        from rpa_sim.evaluate.metrics.kieval import CORRECT, evaluate_document  # noqa: PLC0415
-
-        assert record.ground_truth is not None and record.prediction is not None, "a task with truth and prediction"
-        outcome = evaluate_document(record.ground_truth, record.prediction)
-        rows = []
-        for entity, label, correction in zip(record.prediction.entities, outcome.labels.tolist(),
-                                             outcome.corrections, strict=True):
-            correct = label == CORRECT
-            row = {} if self.day is None else {"day": self.day}
-            rows.append({**row, "id": record.id, "key": entity.key, "value": entity.value,
-                         "confidence": entity.confidence, "route": "review", "inclusion_probability": 1.0,
-                         "correct": correct, "corrected_value": None if correct else correction or ""})
-        return rows
