@@ -453,7 +453,7 @@ def test_a_ground_truth_section_none_of_whose_values_could_be_read_is_an_error(t
     with pytest.raises(InputError) as caught:
         _import(source, mapping)
     assert str(caught.value) == (
-        f"{source}: id a: none of its ground-truth values could be mapped (1 ground-truth fields without a "
+        f"{source}: line 2 (id a): none of its ground-truth values could be mapped (1 ground-truth fields without a "
         "value (the value path matches nothing)): an empty ground truth would score every predicted value as an "
         "addition")
 
@@ -476,7 +476,7 @@ def test_skip_invalid_leaves_out_a_bad_line_or_record_and_lists_it(tmp_path, cap
         "s.jsonl: line 3 (id r-3): $.fields.total.score: 1.5 is not in [0, 1] (set confidence_scale: 100 for "
         "percentages)",
         "s.jsonl: line 4 (id r-1): $: a second record with this id (the first: s.jsonl, line 1)",
-        "s.jsonl: id r-5: none of its values could be mapped (1 predicted fields without a value (the value path "
+        "s.jsonl: line 5 (id r-5): none of its values could be mapped (1 predicted fields without a value (the value path "
         "matches nothing)): an empty record would read as a document where the service found nothing"]
     # the skipped records' counts are taken back out; the notes count what was written
     assert report.unmapped == Counter()

@@ -21,12 +21,14 @@ from typing import TypeVar
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.models import Entity, Extraction, KIERecord, PredictedEntity, PredictedExtraction
+from rpa_sim.records.models import Entity, Extraction, KIERecord, PredictedEntity, PredictedExtraction, VQARecord
 
 __all__ = ["StopImport", "each_source", "join_lines"]
 
 #: What an importer reads one at a time: a file, a folder of shards, a task.
 Source = TypeVar("Source")
+#: What it makes of them.
+Record = TypeVar("Record", KIERecord, VQARecord)
 # a line break: \r\n as one, and every other character that str.splitlines breaks at
 _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
@@ -36,9 +38,10 @@ class StopImport(InputError):
     path that matches nothing in the first record would have every record read wrong)."""
 
 
-def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIERecord]], *, report: ImportReport,
-                skip_invalid: bool = False, join_lines: bool = False, not_lost: Collection[str] = (),
-                truth_lost: Callable[[str], bool] | None = None) -> Iterator[KIERecord]:
+def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[Record]], *, report: ImportReport,
+                skip_invalid: bool = False, join_lines: bool = False,
+                not_lost: Collection[str] | Callable[[str], bool] = (),
+                truth_lost: Callable[[str], bool] | None = None) -> Iterator[Record]:
     """The records ``read`` makes of each source (a file, a folder of shards, a task) in turn, by the rules every
     importer of outputs shares.
 
@@ -51,7 +54,8 @@ def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIE
       service found, and is written. The same holds for a ground truth that
       ``read`` takes from the same output (Label Studio's annotations, a
       mapping's ``ground_truth`` section): the reasons ``truth_lost`` tells
-      lose its values, and leave it empty only with an error.
+      lose its values, and leave it empty only with an error. (A VQA record
+      has one answer a side: nothing of it can be lost so.)
     - With ``skip_invalid``, a source with a problem is left out whole (none
       of its records are written), and such an empty record alone; each is in
       ``report.skipped``, and its counts are taken back out of
@@ -65,7 +69,8 @@ def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIE
     Parameters
     ----------
     sources : iterable
-        What ``read`` reads, in order; ``str(source)`` names it in messages.
+        What ``read`` reads, in order; ``str(source)`` names it in messages,
+        and its ``line`` attribute, when it has one, the line.
     read : callable
         The records of one source, lazily; raises :class:`InputError` for a bad one.
     report : ImportReport
@@ -74,8 +79,8 @@ def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIE
         Leave out bad sources and records rather than stop.
     join_lines : bool, default=False
         Write the line breaks in values as spaces.
-    not_lost : collection of str, default=()
-        Reasons of ``report.unmapped`` that lose no value.
+    not_lost : collection of str, or callable, default=()
+        Reasons of ``report.unmapped`` that lose no value, or whether a reason loses none.
     truth_lost : callable, optional
         Whether a reason (not in ``not_lost``) loses a ground-truth value rather than a predicted one; by
         default every reason is the prediction's.
@@ -100,11 +105,11 @@ def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIE
       would read as a document where the service found nothing
     """
     lines = _LineBreaks(join=join_lines)
-    rule = _NothingLost(not_lost, truth_lost)
+    rule = _NothingLost(not_lost if callable(not_lost) else not_lost.__contains__, truth_lost)
     written = 0
     for source in sources:
         before = report.unmapped.copy()
-        kept: list[KIERecord] = []
+        kept: list[Record] = []
         try:
             for record in _mapped(source, read, report, rule, skip_invalid):
                 record = lines.read(record)
@@ -132,12 +137,14 @@ def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[KIE
 class _NothingLost:
     """The rule: a side of a record left empty by reasons that lose values is an error, never an empty side."""
 
-    def __init__(self, not_lost: Collection[str], truth_lost: Callable[[str], bool] | None) -> None:
+    def __init__(self, not_lost: Callable[[str], bool], truth_lost: Callable[[str], bool] | None) -> None:
         self.not_lost, self.truth_lost = not_lost, truth_lost
 
-    def problem(self, record: KIERecord, counted: Counter[str]) -> str | None:
+    def problem(self, record: KIERecord | VQARecord, counted: Counter[str]) -> str | None:
         """What is wrong with ``record``, made while ``counted`` was counted; None when nothing is."""
-        lost = {reason: count for reason, count in counted.items() if reason not in self.not_lost}
+        if isinstance(record, VQARecord):
+            return None
+        lost = {reason: count for reason, count in counted.items() if not self.not_lost(reason)}
         truth = {reason: count for reason, count in lost.items()
                  if self.truth_lost is not None and self.truth_lost(reason)}
         predicted = {reason: count for reason, count in lost.items() if reason not in truth}
@@ -158,8 +165,8 @@ def _reasons(counts: dict[str, int]) -> str:
     return "; ".join(f"{count} {reason}" for reason, count in sorted(counts.items()))
 
 
-def _mapped(source: Source, read: Callable[[Source], Iterable[KIERecord]], report: ImportReport,
-            rule: _NothingLost, skip_invalid: bool) -> Iterator[KIERecord]:
+def _mapped(source: Source, read: Callable[[Source], Iterable[Record]], report: ImportReport,
+            rule: _NothingLost, skip_invalid: bool) -> Iterator[Record]:
     """The records of ``source`` as they come, but a record left empty by values that could not be mapped is an
     error (what ``read`` counted while it made the record tells)."""
     before = report.unmapped.copy()
@@ -169,7 +176,7 @@ def _mapped(source: Source, read: Callable[[Source], Iterable[KIERecord]], repor
         if problem is None:
             yield record
         else:
-            error = InputError(problem, path=str(source), record_id=record.id)
+            error = InputError(problem, path=str(source), line=getattr(source, "line", None), record_id=record.id)
             if not skip_invalid:
                 raise error
             _restore(report.unmapped, before)
@@ -201,12 +208,17 @@ class _LineBreaks:
     def __init__(self, *, join: bool) -> None:
         self.join, self.values = join, 0
 
-    def read(self, record: KIERecord) -> KIERecord:
-        sides = {name: side for name, side in (("prediction", record.prediction), ("ground_truth", record.ground_truth))
-                 if side is not None}
+    def read(self, record: Record) -> Record:
+        # answers: no importer of them offers --join-lines
+        return record if isinstance(record, VQARecord) else self.kie(record)
+
+    def kie(self, record: KIERecord) -> KIERecord:
+        sides: dict[str, Extraction | PredictedExtraction] = {
+            name: side for name, side in (("prediction", record.prediction), ("ground_truth", record.ground_truth))
+            if side is not None}
         if not self.join:
-            for side in sides.values():
-                entities = [*side.entities, *(entity for group in side.groups for entity in group.entities)]
+            for extraction in sides.values():
+                entities = [*extraction.entities, *(e for group in extraction.groups for e in group.entities)]
                 self.values += sum(_LINE_BREAK.search(entity.value) is not None for entity in entities)
             return record
         return record.model_copy(update={name: self.side(side) for name, side in sides.items()})
