@@ -476,8 +476,8 @@ def test_skip_invalid_leaves_out_a_bad_line_or_record_and_lists_it(tmp_path, cap
         "s.jsonl: line 3 (id r-3): $.fields.total.score: 1.5 is not in [0, 1] (set confidence_scale: 100 for "
         "percentages)",
         "s.jsonl: line 4 (id r-1): $: a second record with this id (the first: s.jsonl, line 1)",
-        "s.jsonl: line 5 (id r-5): none of its values could be mapped (1 predicted fields without a value (the value path "
-        "matches nothing)): an empty record would read as a document where the service found nothing"]
+        "s.jsonl: line 5 (id r-5): none of its values could be mapped (1 predicted fields without a value (the value "
+        "path matches nothing)): an empty record would read as a document where the service found nothing"]
     # the skipped records' counts are taken back out; the notes count what was written
     assert report.unmapped == Counter()
     assert "predicted fields with a confidence: 2" in report.notes

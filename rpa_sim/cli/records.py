@@ -52,19 +52,23 @@ def add_parsers(commands: Any) -> None:
                                 "folder with gt/ and pred/ CSV files", predictions=None)
     kieval_csv.add_argument("--shortlist", metavar="KEYS",
                             help="comma-separated keys to keep (the official shortlist) (default: all keys)")
-    _import_format(formats, "cord", "CORD v1/v2 receipts: ground truth and OCR (gt_parse, valid_line)",
-                   "a folder of CORD .json files, one .json file, or a .jsonl of v2 rows",
-                   predictions="a folder of model outputs (Qwen/KIEval JSON), matched by file name")
+    _skip_invalid_argument(kieval_csv)
+    _skip_invalid_argument(_import_format(formats, "cord", "CORD v1/v2 receipts: ground truth and OCR (gt_parse, "
+                                          "valid_line)", "a folder of CORD .json files, one .json file, or a .jsonl "
+                                          "of v2 rows", predictions="a folder of model outputs (Qwen/KIEval JSON), "
+                                          "matched by file name"))
     docile = _import_format(formats, "docile", "a DocILE dataset folder: key fields, line items and OCR",
                             "the dataset folder (annotations/, ocr/) or one of its split files",
                             predictions="canonical prediction records (.jsonl), joined on id")
     docile.add_argument("--segment", choices=("block", "line"), default="block",
                         help="which docTR unit bounds the spans used for grounding (default: block)")
+    _skip_invalid_argument(docile)
     _lenient_arguments(_import_format(formats, "textract-expense", "AWS Textract AnalyzeExpense responses: "
                                       "predictions only", "a response .json file or a folder of them",
                                       predictions=None))
-    _import_format(formats, "dude", "DUDE questions: ground truth, and a submission's answers",
-                   "the DUDE ground-truth JSON", predictions="a DUDE submission (answers, answers_confidence)")
+    _skip_invalid_argument(_import_format(formats, "dude", "DUDE questions: ground truth, and a submission's answers",
+                                          "the DUDE ground-truth JSON",
+                                          predictions="a DUDE submission (answers, answers_confidence)"))
     _service_arguments(_import_format(formats, "azure-di", "Azure Document Intelligence / Form Recognizer analyze "
                                       "results (v2.1, v3 and later)", "a result .json file or a folder of them",
                                       predictions=None), values=("text", "typed"))
@@ -104,7 +108,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def _skip_invalid_argument(parser: argparse.ArgumentParser) -> None:
-    """``--skip-invalid`` of every importer that reads many documents (docs/importers/service.md)."""
+    """``--skip-invalid`` of every importer (each reads many documents; docs/importers/service.md)."""
     parser.add_argument("--skip-invalid", action="store_true",
                         help="leave out and count a file or document with a problem, listing each, rather than "
                              "stop at the first (default: stop)")
@@ -187,15 +191,16 @@ def import_records(args: argparse.Namespace) -> int:
         from rpa_sim.records.importers.kieval_csv import import_kieval_csv  # noqa: PLC0415
 
         shortlist = None if args.shortlist is None else {k.strip() for k in args.shortlist.split(",") if k.strip()}
-        records, report = import_kieval_csv(args.source, shortlist=shortlist)
+        records, report = import_kieval_csv(args.source, shortlist=shortlist, skip_invalid=args.skip_invalid)
     elif args.format == "cord":
         from rpa_sim.records.importers.cord import import_cord  # noqa: PLC0415
 
-        records, report = import_cord(args.source, predictions=args.predictions)
+        records, report = import_cord(args.source, predictions=args.predictions, skip_invalid=args.skip_invalid)
     elif args.format == "docile":
         from rpa_sim.records.importers.docile import import_docile  # noqa: PLC0415
 
-        records, report = import_docile(args.source, predictions=args.predictions, segment=args.segment)
+        records, report = import_docile(args.source, predictions=args.predictions, segment=args.segment,
+                                        skip_invalid=args.skip_invalid)
     elif args.format == "textract-expense":
         from rpa_sim.records.importers.textract import import_textract_expense  # noqa: PLC0415
 
@@ -226,7 +231,7 @@ def import_records(args: argparse.Namespace) -> int:
     elif args.format == "dude":
         from rpa_sim.records.importers.dude import import_dude  # noqa: PLC0415
 
-        records, report = import_dude(args.source, predictions=args.predictions)
+        records, report = import_dude(args.source, predictions=args.predictions, skip_invalid=args.skip_invalid)
     elif args.format == "azure-di":
         from rpa_sim.records.importers.azure_di import import_azure_di  # noqa: PLC0415
 

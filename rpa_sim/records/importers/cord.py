@@ -33,6 +33,7 @@ from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, parse_line
+from rpa_sim.records.importers.sources import each_source, loses_nothing
 from rpa_sim.records.models import (
     Document,
     Entity,
@@ -279,17 +280,28 @@ def _cross_check(groups: list[tuple[str, Pairs]], lines: list[_Line], report: Im
 
 @dataclass(frozen=True)
 class _Receipt:
+    """A receipt to read: a file (``data`` None until read), or a row of a ``.jsonl`` and its data, or why that
+    row cannot be read."""
+
     id: str
     data: Any
     where: _Where
+    error: InputError | None = None
+
+    def __str__(self) -> str:
+        return self.where.path
 
 
 def _rows(path: Path) -> Iterator[_Receipt]:
-    """The receipts of a ``.jsonl`` file (:func:`rpa_sim.common.inputs.input_lines`: plain or gzip, bounded lines)."""
+    """The receipts of a ``.jsonl`` file (:func:`rpa_sim.common.inputs.input_lines`: plain or gzip, bounded lines);
+    a row that is not JSON is a receipt with its error, a file that cannot be read raises."""
     for index, (number, raw) in enumerate(input_lines(path)):
         record_id = str(index)
-        data = parse_line(raw, path=path, line=number, record_id=record_id)
-        yield _Receipt(record_id, data, _Where(str(path), number, record_id))
+        where = _Where(str(path), number, record_id)
+        try:
+            yield _Receipt(record_id, parse_line(raw, path=path, line=number, record_id=record_id), where)
+        except InputError as error:
+            yield _Receipt(record_id, None, where, error)
 
 
 def _receipts(source: Path) -> Iterator[_Receipt]:
@@ -414,21 +426,28 @@ class _ModelOutputs:
 # --------------------------------------------------------------------------- entry point
 
 
-def _records(receipts: Iterator[_Receipt], outputs: _ModelOutputs | None,
-             report: ImportReport) -> Iterator[KIERecord]:
-    for receipt in receipts:
+def _records(receipts: Iterator[_Receipt], outputs: _ModelOutputs | None, report: ImportReport, *,
+             skip_invalid: bool) -> Iterator[KIERecord]:
+    def read(receipt: _Receipt) -> Iterator[KIERecord]:
+        if receipt.error is not None:
+            raise receipt.error
         record = _ground_truth(receipt, report)
         if outputs is not None:
             path = outputs.find(record.id)
             prediction = PredictedExtraction() if path is None else outputs.prediction(path, report)
             record = record.model_copy(update={"prediction": prediction})
+        yield record
+
+    # what the report counts loses no value: nulls are values not given, and a group that gt_parse and valid_line
+    # disagree on is the ground truth's as gt_parse writes it
+    for record in each_source(receipts, read, report=report, skip_invalid=skip_invalid, not_lost=loses_nothing):
         report.records += 1
         yield record
     if outputs is not None:
         outputs.finish(report)
 
 
-def import_cord(source: str | Path, *, predictions: str | Path | None = None,
+def import_cord(source: str | Path, *, predictions: str | Path | None = None, skip_invalid: bool = False,
                 ) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read CORD receipts into KIE records with ground truth and OCR words.
 
@@ -444,6 +463,10 @@ def import_cord(source: str | Path, *, predictions: str | Path | None = None,
         is the same number (``007.json`` is row 7). A receipt without a file
         gets an empty prediction; files without a receipt are counted in
         the report. Predicted entities get confidence 1.0.
+    skip_invalid : bool, default=False
+        Leave out (and list) a receipt with a problem, in its file, its row or
+        its model output, rather than stop
+        (:func:`~rpa_sim.records.importers.sources.each_source`).
 
     Returns
     -------
@@ -469,4 +492,4 @@ def import_cord(source: str | Path, *, predictions: str | Path | None = None,
                             "with `rpa-sim score GT --predictions PRED`, or import model outputs with --predictions")
     else:
         report.notes.append("the model outputs have no confidences; every prediction has confidence 1.0")
-    return _records(receipts, outputs, report), report
+    return _records(receipts, outputs, report, skip_invalid=skip_invalid), report

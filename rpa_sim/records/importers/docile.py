@@ -29,6 +29,7 @@ from rpa_sim.common.formatting import counted
 from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import load_json, read_record_side
+from rpa_sim.records.importers.sources import each_source, loses_nothing
 from rpa_sim.records.models import (
     Document,
     Entity,
@@ -255,14 +256,19 @@ def _record(docid: str, options: _Options, report: ImportReport) -> KIERecord:
 
 
 def _records(ids: list[str], options: _Options, predictions: dict[str, PredictedExtraction] | None,
-             report: ImportReport) -> Iterator[KIERecord]:
+             report: ImportReport, *, skip_invalid: bool) -> Iterator[KIERecord]:
     missing = []
-    for docid in ids:
+
+    def read(docid: str) -> Iterator[KIERecord]:
         record = _record(docid, options, report)
         if predictions is not None:
             if docid not in predictions:
                 missing.append(docid)
             record = record.model_copy(update={"prediction": predictions.get(docid, PredictedExtraction())})
+        yield record
+
+    # what the report counts loses no value: fields without text give none, headers and missing OCR are no values
+    for record in each_source(ids, read, report=report, skip_invalid=skip_invalid, not_lost=loses_nothing):
         report.records += 1
         yield record
     if predictions is not None:
@@ -276,7 +282,8 @@ def _records(ids: list[str], options: _Options, predictions: dict[str, Predicted
 
 
 def import_docile(source: str | Path, *, predictions: str | Path | None = None,
-                  segment: Literal["block", "line"] = "block") -> tuple[Iterator[KIERecord], ImportReport]:
+                  segment: Literal["block", "line"] = "block",
+                  skip_invalid: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read the documents of a DocILE split into KIE records with ground truth and OCR words.
 
     Parameters
@@ -293,6 +300,10 @@ def import_docile(source: str | Path, *, predictions: str | Path | None = None,
         What a word's ``segment`` is: its docTR block index on the page
         (values that span lines, as addresses do, can be located), or its
         line index on the page.
+    skip_invalid : bool, default=False
+        Leave out (and list) a document whose annotation or OCR has a problem
+        rather than stop (:func:`~rpa_sim.records.importers.sources.each_source`);
+        a bad split or predictions file still stops the import.
 
     Returns
     -------
@@ -319,4 +330,4 @@ def import_docile(source: str | Path, *, predictions: str | Path | None = None,
                             "predictions with `rpa-sim score GT --predictions PRED` or --predictions")
     report.notes.append("the boxes and pages of the annotated fields are not kept (canonical entities have no "
                         "location); DocILE's own metrics match fields by location, rpa-sim by text")
-    return _records(ids, _Options(folder, segment), joined, report), report
+    return _records(ids, _Options(folder, segment), joined, report, skip_invalid=skip_invalid), report

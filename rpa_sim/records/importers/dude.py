@@ -37,6 +37,7 @@ from typing import Any
 from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.importers._json import FieldChecks, load_json, show
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.models import Evidence, VQAPrediction, VQARecord
 
 __all__ = ["FORMAT", "LIST_SEPARATOR", "MISSING_CONFIDENCE", "NOT_ANSWERABLE", "evidence_box", "join_list",
@@ -94,7 +95,7 @@ def evidence_box(box: Mapping[str, float]) -> tuple[float, float, float, float]:
 
 
 def import_dude(source: str | Path, *, predictions: str | Path | None = None, variants: bool = True,
-                ) -> tuple[Iterator[VQARecord], ImportReport]:
+                skip_invalid: bool = False) -> tuple[Iterator[VQARecord], ImportReport]:
     """Read a DUDE ground-truth file, and optionally a submission, into VQA records.
 
     Parameters
@@ -107,6 +108,11 @@ def import_dude(source: str | Path, *, predictions: str | Path | None = None, va
     variants : bool, default=True
         Accept ``answers_variants`` besides ``answers``. The official evaluator
         ignores them; ``False`` scores exactly as it does.
+    skip_invalid : bool, default=False
+        Leave out (and list) a question or a submission's answer with a
+        problem rather than stop
+        (:func:`~rpa_sim.records.importers.sources.each_source`); a question
+        whose answer is left out has no prediction, counted.
 
     Returns
     -------
@@ -121,8 +127,8 @@ def import_dude(source: str | Path, *, predictions: str | Path | None = None, va
     InputError
         At the call for a file that is not JSON or not of DUDE's shape, a
         submission answer whose ``questionId`` is not in the ground truth or
-        repeats; while iterating for a bad question or answer, with the file
-        and the field path.
+        repeats (without ``skip_invalid``); while iterating for a bad question
+        or answer, with the file and the field path.
 
     Examples
     --------
@@ -146,12 +152,14 @@ def import_dude(source: str | Path, *, predictions: str | Path | None = None, va
         report.notes.append("ground truth only: give a DUDE submission with --predictions to add the predicted "
                             "answers and their confidences")
     else:
-        submission = _submission(str(predictions), load_json(Path(predictions)), questions, truth_path)
+        submission = _submission(str(predictions), load_json(Path(predictions)), questions, truth_path,
+                                 skipped=report.skipped if skip_invalid else None)
         report.notes.append("confidence = answers_confidence[0]; a question's prediction is the submission's "
                             "first answer, or all its items for a list question")
     report.notes.append("DUDE's ground truth has no OCR: no document is written, so SMuDGE grounding stays "
                         "unknown; docId is not kept (the question id begins with it)")
-    return _records(truth_path, questions, submission, str(predictions), variants, report), report
+    records = _Questions(truth_path, submission, str(predictions), variants, report)
+    return records.read_all(questions, skip_invalid=skip_invalid), report
 
 
 def _questions(path: str, data: Any) -> list[Any]:
@@ -161,37 +169,60 @@ def _questions(path: str, data: Any) -> list[Any]:
     return data["data"]
 
 
-def _submission(path: str, data: Any, questions: list[Any], truth_path: str) -> dict[str, tuple[int, dict[str, Any]]]:
-    """The submission's answers by question id, with their index; unknown and repeated ids are errors."""
+def _submission(path: str, data: Any, questions: list[Any], truth_path: str,
+                skipped: list[InputError] | None = None) -> dict[str, tuple[int, dict[str, Any]]]:
+    """The submission's answers by question id, with their index; unknown and repeated ids are errors, or, given
+    ``skipped``, answers left out and listed there (the first of a repeated id kept)."""
     if not isinstance(data, list):
         raise InputError(f"expected a DUDE submission, a list of answers; got {show(data)}", path=path)
     known = {str(q["questionId"]) for q in questions if isinstance(q, dict) and "questionId" in q}
     answers: dict[str, tuple[int, dict[str, Any]]] = {}
     for index, answer in enumerate(data):
         check = _Checker(path, f"[{index}]")
-        answer = check.as_object(answer, "")
-        qid = check.question_id(answer)
-        if qid in answers:
-            raise check.error("questionId", f"{qid!r} repeats [{answers[qid][0]}]")
-        if qid not in known:
-            # Most likely a submission for another ground-truth file: joining
-            # would silently drop answers, so stop (the evaluator refuses too).
-            raise check.error("questionId", f"{qid!r} is not a question of {truth_path}")
+        try:
+            answer = check.as_object(answer, "")
+            qid = check.question_id(answer)
+            if qid in answers:
+                raise check.error("questionId", f"{qid!r} repeats [{answers[qid][0]}]")
+            if qid not in known:
+                # Most likely a submission for another ground-truth file: joining
+                # would silently drop answers, so stop (the evaluator refuses too).
+                raise check.error("questionId", f"{qid!r} is not a question of {truth_path}")
+        except InputError as error:
+            if skipped is None:
+                raise
+            skipped.append(error)
+            continue
         answers[qid] = (index, answer)
     return answers
 
 
-def _records(path: str, questions: list[Any], submission: dict[str, tuple[int, dict[str, Any]]] | None,
-             submission_path: str, variants: bool, report: ImportReport) -> Iterator[VQARecord]:
-    stats: Counter = Counter()
-    seen: dict[str, int] = {}
-    for index, raw in enumerate(questions):
-        check = _Checker(path, f"data[{index}]")
+class _Questions:
+    """The questions of the ground truth, read one at a time, each joined to its answer in the submission."""
+
+    def __init__(self, path: str, submission: dict[str, tuple[int, dict[str, Any]]] | None, submission_path: str,
+                 variants: bool, report: ImportReport) -> None:
+        self.path, self.submission, self.submission_path = path, submission, submission_path
+        self.variants, self.report = variants, report
+        self.stats: Counter = Counter()
+        self.seen: dict[str, int] = {}
+
+    def read_all(self, questions: list[Any], *, skip_invalid: bool) -> Iterator[VQARecord]:
+        records = each_source(enumerate(questions), self.read, report=self.report, skip_invalid=skip_invalid)
+        for record in records:
+            self.report.records += 1
+            yield record
+        self.notes()
+
+    def read(self, item: tuple[int, Any]) -> Iterator[VQARecord]:
+        """The record of one question; its counts join the others' once it is read whole."""
+        index, raw = item
+        stats: Counter = Counter()
+        check = _Checker(self.path, f"data[{index}]")
         question = check.as_object(raw, "")
         qid = check.question_id(question)
-        if qid in seen:
-            raise check.error("questionId", f"{qid!r} repeats data[{seen[qid]}]")
-        seen[qid] = index
+        if qid in self.seen:
+            raise check.error("questionId", f"{qid!r} repeats data[{self.seen[qid]}]")
         text = check.as_text(check.required(question, "question"), "question")
         answer_type = check.as_text(check.required(question, "answer_type"), "answer_type")
         kind = question_type(answer_type)
@@ -209,35 +240,40 @@ def _records(path: str, questions: list[Any], submission: dict[str, tuple[int, d
         if is_list:
             answers = [join_list(answers)]
             if extra:
-                report.unmapped["answer variants of list questions (not used)"] += len(extra)
-        elif variants and extra:
+                self.report.unmapped["answer variants of list questions (not used)"] += len(extra)
+        elif self.variants and extra:
             answers += extra
             stats["variants"] += 1
         prediction = None
-        if submission is not None:
-            if qid in submission:
-                answer_index, answer = submission[qid]
-                prediction = _prediction(_Checker(submission_path, f"[{answer_index}]"), answer, is_list, report)
+        if self.submission is not None:
+            if qid in self.submission:
+                answer_index, answer = self.submission[qid]
+                prediction = _prediction(_Checker(self.submission_path, f"[{answer_index}]"), answer, is_list,
+                                         self.report)
             else:
-                report.unmapped["questions without an answer in the submission (no prediction)"] += 1
+                self.report.unmapped["questions without an answer in the submission (no prediction)"] += 1
         evidence = _evidence(check, question)
         stats["evidence"] += bool(evidence)
-        report.records += 1
+        self.seen[qid] = index
+        self.stats.update(stats)
         yield VQARecord(id=qid, question=text, answers=answers, prediction=prediction,
                         evidence=evidence or None, question_type=kind)
-    if stats["respelled"]:
-        report.notes.append("questions whose answer_type 'not answerable' (with a space) is written as "
-                            f"'{NOT_ANSWERABLE}', the evaluator's spelling: {stats['respelled']}")
-    if stats["variants"]:
-        report.notes.append("questions with answers_variants, accepted besides answers (the official evaluator "
-                            f"reads answers only; variants=False does the same): {stats['variants']}")
-    if stats["list"]:
-        report.notes.append(f"list questions, their items sorted and joined with {LIST_SEPARATOR!r} on both sides "
-                            "and scored by ANLS on the joined strings, not by DUDE's Hungarian NLSL: "
-                            f"{stats['list']}")
-    if submission is not None and stats["evidence"]:
-        report.notes.append("questions with ground-truth evidence boxes, whose evidence_iou is 0 since DUDE "
-                            f"submissions have no boxes: {stats['evidence']}")
+
+    def notes(self) -> None:
+        stats, report = self.stats, self.report
+        if stats["respelled"]:
+            report.notes.append("questions whose answer_type 'not answerable' (with a space) is written as "
+                                f"'{NOT_ANSWERABLE}', the evaluator's spelling: {stats['respelled']}")
+        if stats["variants"]:
+            report.notes.append("questions with answers_variants, accepted besides answers (the official evaluator "
+                                f"reads answers only; variants=False does the same): {stats['variants']}")
+        if stats["list"]:
+            report.notes.append(f"list questions, their items sorted and joined with {LIST_SEPARATOR!r} on both "
+                                "sides and scored by ANLS on the joined strings, not by DUDE's Hungarian NLSL: "
+                                f"{stats['list']}")
+        if self.submission is not None and stats["evidence"]:
+            report.notes.append("questions with ground-truth evidence boxes, whose evidence_iou is 0 since DUDE "
+                                f"submissions have no boxes: {stats['evidence']}")
 
 
 def _prediction(check: _Checker, answer: dict[str, Any], is_list: bool, report: ImportReport) -> VQAPrediction:

@@ -10,6 +10,12 @@ several values of one key.
 Each group block index becomes the category (group ``name``) of its groups, so
 that groups are paired within a block, as the official code does. The format
 carries no confidences: predictions get confidence 1.0.
+
+A non-group block's first line is discarded as the official reader discards
+it; when it holds a TAB it reads as ``key<TAB>value`` (a file written without
+the header line), and is counted: a side all of whose values were such lines
+is an error rather than an empty side
+(:func:`~rpa_sim.records.importers.sources.each_source`).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.common.formatting import counted
 from rpa_sim.common.inputs import read_input
 from rpa_sim.records.importers import ImportReport
+from rpa_sim.records.importers.sources import each_source
 from rpa_sim.records.models import (
     Entity,
     Extraction,
@@ -38,6 +45,11 @@ __all__ = ["EMPTY_TOKEN", "VALUE_DELIMITER", "ParsedBlocks", "parse_kieval_csv",
 EMPTY_TOKEN = "<empty>"
 VALUE_DELIMITER = "||"
 PREDICTION_CONFIDENCE = 1.0
+# what the report counts: keys left out by the shortlist (asked for), and first lines of data (lost), by side
+_SHORTLIST = "values whose keys are not in the shortlist"
+_TAB_HEADERS = {side: f"{'predicted' if side else 'ground-truth'} non-group blocks whose first line, discarded as the "
+                      f"official reader discards it, holds a key<TAB>value (a file written without the header line?)"
+                for side in (True, False)}
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,8 @@ class ParsedBlocks:
     entities: list[tuple[str, str]]
     groups: list[tuple[str, list[tuple[str, str]]]]
     dropped_keys: int
+    #: the header lines of non-group blocks that hold a TAB, discarded as every header is
+    tab_headers: int = 0
 
 
 def _values(cell: str, split: bool) -> list[str]:
@@ -79,7 +93,7 @@ def parse_kieval_csv(text: str, *, shortlist: Collection[str] | None = None, spl
     """
     entities: list[tuple[str, str]] = []
     groups: list[tuple[str, list[tuple[str, str]]]] = []
-    dropped = 0
+    dropped = tab_headers = 0
     line_number = 1
     for block in text.split("\n\n"):
         lines = block.split("\n")
@@ -102,6 +116,7 @@ def parse_kieval_csv(text: str, *, shortlist: Collection[str] | None = None, spl
                 if kept:
                     groups.append((index, [(k, v) for k, c in kept for v in _values(c, split_values)]))
         elif block:
+            tab_headers += "\t" in lines[0]
             for offset, row in enumerate(lines[1:], start=1):
                 if row == "":
                     continue
@@ -113,7 +128,7 @@ def parse_kieval_csv(text: str, *, shortlist: Collection[str] | None = None, spl
                     continue
                 entities.extend((key, v) for v in _values(cell, split_values))
         line_number += len(lines) + 1
-    return ParsedBlocks(entities, groups, dropped)
+    return ParsedBlocks(entities, groups, dropped, tab_headers)
 
 
 def _read(path: Path, shortlist: Collection[str] | None) -> ParsedBlocks:
@@ -127,14 +142,18 @@ def _read(path: Path, shortlist: Collection[str] | None) -> ParsedBlocks:
 
 
 def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None = None,
-                      ) -> tuple[Iterator[KIERecord], ImportReport]:
+                      skip_invalid: bool = False) -> tuple[Iterator[KIERecord], ImportReport]:
     """Read ``SRC/gt/*.csv`` and ``SRC/pred/*.csv`` into KIE records, joined on the file stem.
 
     Predictions get confidence 1.0 (the format has none). A ground-truth file
     without a prediction file is a document with an empty prediction, as the
-    official code treats it; a prediction file without ground truth is an error.
+    official code treats it; a prediction file without ground truth is an
+    error (at the call), and so is a file that does not parse (as the records
+    are read). With ``skip_invalid``, either leaves its document out, listed
+    (:func:`~rpa_sim.records.importers.sources.each_source`).
 
-    Returns the records (sorted by id, numerically where ids are numbers) and a report.
+    Returns the records (sorted by id, numerically where ids are numbers), lazily, and a report complete once they
+    are consumed.
     """
     source = Path(source)
     if source.exists() and not source.is_dir():  # a file, a pipe or a device: never opened
@@ -149,24 +168,55 @@ def import_kieval_csv(source: str | Path, *, shortlist: Collection[str] | None =
     if not gt_files:
         raise InputError("no .csv files", path=str(gt_dir))
     orphans = sorted(set(pred_files) - set(gt_files))
-    if orphans:
+    if orphans and not skip_invalid:
         raise InputError(f"prediction without ground truth: {orphans[0]}.csv"
                          + (f" (and {len(orphans) - 1} more)" if len(orphans) > 1 else ""), path=str(pred_dir))
-    ids = sorted(gt_files, key=_file_order)
-    parsed = {stem: (_read(gt_files[stem], shortlist),
-                     _read(pred_files[stem], shortlist) if stem in pred_files else ParsedBlocks([], [], 0))
-              for stem in ids}
-    report = ImportReport("kieval-csv", records=len(ids))
+    report = ImportReport("kieval-csv")
     report.notes.append("the KIEval CSV format has no confidences; every prediction has confidence 1.0")
-    missing = [stem for stem in ids if stem not in pred_files]
-    if missing:
-        missed = counted(len(missing), "document has", "documents have")
+
+    def read(document: _Document) -> Iterator[KIERecord]:
+        if document.gt is None:
+            raise InputError("a prediction without ground truth (no file of this name in gt/)", path=str(document))
+        gt = _read(document.gt, shortlist)
+        pred = _read(document.pred, shortlist) if document.pred is not None else ParsedBlocks([], [], 0)
+        for reason, count in ((_SHORTLIST, gt.dropped_keys + pred.dropped_keys),
+                              (_TAB_HEADERS[False], gt.tab_headers), (_TAB_HEADERS[True], pred.tab_headers)):
+            if count:
+                report.unmapped[reason] += count
+        yield record_from_blocks(document.stem, gt, pred)
+
+    stems = sorted(set(gt_files) | set(pred_files), key=_file_order)
+    documents = [_Document(stem, gt_files.get(stem), pred_files.get(stem)) for stem in stems]
+    records = each_source(documents, read, report=report, skip_invalid=skip_invalid, not_lost={_SHORTLIST},
+                          truth_lost=_TAB_HEADERS[False].__eq__)
+    return _counted(records, report, missing=set(gt_files) - set(pred_files)), report
+
+
+@dataclass(frozen=True)
+class _Document:
+    """A document's files: its ground truth and its prediction, each None when missing; named by the prediction's
+    file in messages (the ground truth's when it has none)."""
+
+    stem: str
+    gt: Path | None
+    pred: Path | None
+
+    def __str__(self) -> str:
+        return str(self.pred or self.gt)
+
+
+def _counted(records: Iterator[KIERecord], report: ImportReport, *, missing: set[str]) -> Iterator[KIERecord]:
+    """``records`` counted in ``report`` as they are written; the documents without a prediction file in a note."""
+    without: list[str] = []
+    for record in records:
+        report.records += 1
+        if record.id in missing:
+            without.append(record.id)
+        yield record
+    if without:
+        missed = counted(len(without), "document has", "documents have")
         report.notes.append(f"{missed} no prediction file (scored as predicting nothing): "
-                            + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
-    dropped = sum(g.dropped_keys + p.dropped_keys for g, p in parsed.values())
-    if dropped:
-        report.unmapped["values whose keys are not in the shortlist"] = dropped
-    return (record_from_blocks(stem, *parsed[stem]) for stem in ids), report
+                            + ", ".join(without[:10]) + (" ..." if len(without) > 10 else ""))
 
 
 def _file_order(stem: str) -> tuple[bool, int, str, str]:

@@ -23,7 +23,7 @@ from rpa_sim.common.errors import InputError
 from rpa_sim.records.importers import ImportReport
 from rpa_sim.records.models import Entity, Extraction, KIERecord, PredictedEntity, PredictedExtraction, VQARecord
 
-__all__ = ["StopImport", "each_source", "join_lines"]
+__all__ = ["StopImport", "each_source", "join_lines", "loses_nothing"]
 
 #: What an importer reads one at a time: a file, a folder of shards, a task.
 Source = TypeVar("Source")
@@ -36,6 +36,12 @@ _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 class StopImport(InputError):
     """A problem of the whole import, not of one source or record: ``--skip-invalid`` does not skip it (a mapping
     path that matches nothing in the first record would have every record read wrong)."""
+
+
+def loses_nothing(reason: str) -> bool:
+    """``not_lost`` of an importer none of whose reasons loses a value: a dataset's, whose nulls give none and
+    whose other counts are of its ground truth, or of what is not a value."""
+    return True
 
 
 def each_source(sources: Iterable[Source], read: Callable[[Source], Iterable[Record]], *, report: ImportReport,
