@@ -9,7 +9,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import msgspec
 from pydantic import BaseModel, ValidationError
@@ -18,7 +18,7 @@ from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.inputs import input_lines, read_input
 
 __all__ = ["JSONParts", "LazyList", "load_json", "load_json_parts", "parse_line", "show", "FieldChecks",
-           "read_record_side"]
+           "is_finite_number", "read_record_side"]
 
 Side = TypeVar("Side", bound=BaseModel)
 
@@ -187,6 +187,20 @@ def parse_line(raw: bytes, *, path: Path, line: int, record_id: str | None = Non
         raise InputError(f"invalid JSON: {error}", path=str(path), line=line, record_id=record_id) from None
 
 
+def is_finite_number(value: Any) -> TypeGuard[float]:
+    """Whether a JSON value is a number a double holds: not a bool, finite, and an integer no larger than the
+    largest double (``math.isfinite`` raises on a larger one, as ``10**400`` in a file is).
+
+    Examples
+    --------
+    >>> [is_finite_number(v) for v in (3, 0.5, True, "1", float("inf"), 10**400)]
+    [True, True, False, False, False, False]
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return abs(value) <= _LARGEST_FLOAT if isinstance(value, int) else math.isfinite(value)
+
+
 def show(value: Any) -> str:
     """A bad value quoted as JSON, cut short so that a whole sub-tree is not printed."""
     try:
@@ -223,9 +237,7 @@ class FieldChecks:
         return value
 
     def as_number(self, value: Any, field: str) -> float:
-        # an integer past a double's range is not finite either (math.isfinite would raise on it)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, int) and (
-                abs(value) > _LARGEST_FLOAT)) or not math.isfinite(value):
+        if not is_finite_number(value):
             raise self.error(field, f"expected a finite number, got {show(value)}")
         return float(value)
 

@@ -21,18 +21,17 @@ See ``docs/importers/cord.md``.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import load_json, parse_line
+from rpa_sim.records.importers._json import is_finite_number, load_json, parse_line
 from rpa_sim.records.importers.sources import each_source, loses_nothing
 from rpa_sim.records.models import (
     Document,
@@ -188,10 +187,6 @@ class _Line:
     values: list[str]  # the texts of the words that are not keys (is_key = 0)
 
 
-def _number(value: Any) -> TypeGuard[float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 # The members every valid_line entry needs: what each must be, and its JSON types.
 _LINE_MEMBERS = {"category": ("a string", (str,)), "group_id": ("an integer or a string", (int, str)),
                  "words": ("a list", (list,))}
@@ -219,7 +214,7 @@ def _lines(raw: Any, where: _Where) -> list[_Line]:
             if not isinstance(text, str):
                 raise where.error("missing" if text is None else f"expected a string, got {shown(text)}",
                                   f"{wfield}.text")
-            if not isinstance(quad, dict) or not all(_number(quad.get(k)) for k in _QUAD_KEYS):
+            if not isinstance(quad, dict) or not all(is_finite_number(quad.get(k)) for k in _QUAD_KEYS):
                 raise where.error(f"expected numbers x1..x4 and y1..y4, got {shown(quad)}", f"{wfield}.quad")
             words.append(Word(text=text, bbox=quad_to_bbox(quad), segment=line["group_id"]))
             # Key words are printed labels ("TOTAL"), not part of the value gt_parse holds.
@@ -237,7 +232,7 @@ def _page_size(meta: Any, where: _Where) -> tuple[float, float]:
         raise where.error(f"expected an object with width and height, got {shown(size)}", "meta.image_size")
     for name in ("width", "height"):
         value = size.get(name)
-        if not _number(value) or value <= 0:
+        if not is_finite_number(value) or value <= 0:
             problem = "missing" if value is None else f"expected a positive number, got {shown(value)}"
             raise where.error(problem, f"meta.image_size.{name}")
     return size["width"], size["height"]

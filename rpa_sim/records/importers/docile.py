@@ -18,7 +18,6 @@ See ``docs/importers/docile.md``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from rpa_sim.common.errors import InputError, shown
 from rpa_sim.common.formatting import counted
 from rpa_sim.common.inputs import check_input
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import load_json, read_record_side
+from rpa_sim.records.importers._json import is_finite_number, load_json, read_record_side
 from rpa_sim.records.importers.sources import each_source, loses_nothing
 from rpa_sim.records.models import (
     Document,
@@ -44,10 +43,6 @@ from rpa_sim.records.models import (
 __all__ = ["LINE_ITEM_GROUP", "import_docile", "relative_to_pixels"]
 
 LINE_ITEM_GROUP = "line_item"
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 # --------------------------------------------------------------------------- documents of a split
@@ -110,7 +105,7 @@ def _page_sizes(data: dict[str, Any], where: str) -> list[tuple[float, float]]:
     if not isinstance(sizes, list) or not sizes:
         raise InputError(f"expected a list of [width, height], got {shown(sizes)}", path=where, field=field)
     for i, size in enumerate(sizes):
-        if not (isinstance(size, list) and len(size) == 2 and all(_number(v) and v > 0 for v in size)):
+        if not (isinstance(size, list) and len(size) == 2 and all(is_finite_number(v) and v > 0 for v in size)):
             raise InputError(f"expected [width, height] in pixels, got {shown(size)}", path=where,
                              field=f"{field}[{i}]")
     return [(float(width), float(height)) for width, height in sizes]
@@ -175,7 +170,7 @@ def relative_to_pixels(geometry: Any, width: float, height: float) -> tuple[floa
     True
     """
     if not (isinstance(geometry, list) and len(geometry) == 2
-            and all(isinstance(point, list) and len(point) == 2 and all(_number(v) for v in point)
+            and all(isinstance(point, list) and len(point) == 2 and all(is_finite_number(v) for v in point)
                     for point in geometry)):
         return None
     (x0, y0), (x1, y1) = geometry

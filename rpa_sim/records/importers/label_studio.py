@@ -425,7 +425,7 @@ class _Task:
         """The task's ``data``; a task without one is its own data, as Label Studio imports it."""
         if self.flat:
             return self.task
-        return self.checks.as_object(self.task["data"], f"[{index}].data")
+        return self.checks.as_object(self.checks.required(self.task, "data", f"[{index}]"), f"[{index}].data")
 
     def _exported_id(self) -> Any:
         """The record id of a task that ``rpa-sim export-policy label-studio`` wrote, or None."""

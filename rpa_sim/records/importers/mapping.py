@@ -58,7 +58,7 @@ from rpa_sim.common.inputs import check_input, input_lines
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.common.yamlfile import field_line, read_yaml, validated
 from rpa_sim.records.importers import ImportReport
-from rpa_sim.records.importers._json import load_json, parse_line
+from rpa_sim.records.importers._json import is_finite_number, load_json, parse_line
 from rpa_sim.records.importers.jsonpath import JsonPath, Match, parse_path
 from rpa_sim.records.importers.mapping_log import LogMapping, LogRows
 from rpa_sim.records.importers.service import FieldMap, joined_records, read_joins, value_text
@@ -507,8 +507,9 @@ class _Importer:
         if not 0.0 <= confidence <= 1.0:
             scale = self.settings.confidence_scale
             shown_scale = "" if scale == 1 else f" / confidence_scale {scale:g} = {confidence:g}"
-            raise place.error(where, f"{shown(raw)}{shown_scale} is not in [0, 1] (set confidence_scale: 100 for "
-                                     f"percentages)")
+            # the hint only where it fixes the value
+            hint = " (set confidence_scale: 100 for percentages)" if scale != 100 and 0 <= number <= 100 else ""
+            raise place.error(where, f"{shown(raw)}{shown_scale} is not in [0, 1]{hint}")
         return confidence
 
     def _signals(self, record: Match, field: Match, place: _Place) -> dict[str, float | None] | None:
@@ -642,9 +643,7 @@ def _number(value: Any, *, strings: bool = True) -> float | None:
             value = float(value)
         except ValueError:
             return None
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return float(value)
-    return None
+    return float(value) if is_finite_number(value) else None
 
 
 def _shape(value: Any) -> str:

@@ -361,7 +361,7 @@ class _Response(FieldChecks):
         level = field.get("confidence")
         if level is None:
             return None
-        if level not in CONFIDENCE_LEVELS:
+        if not isinstance(level, str) or level not in CONFIDENCE_LEVELS:
             raise self.error(f"{where}.confidence", f"{show(level)} is not one of Mindee's levels "
                                                     f"{', '.join(CONFIDENCE_LEVELS)}")
         return CONFIDENCE_LEVELS[level]
