@@ -103,17 +103,6 @@ _AZURE_FILES = ("receipt_v2.1_analyze_result.json", "receipt_v3.1_analyze_result
                 "invoice_v3preview_2022-01-30.json")
 
 
-@pytest.mark.parametrize("drop_group", [True, False], ids=["group dropped", "group kept"])
-@pytest.mark.parametrize("name", _AZURE_FILES)
-def test_azure_counts_each_value_once(tmp_path, name, drop_group):
-    path = shared_path("data", "vendors", "azure", name)
-    data = json.loads(path.read_text())
-    fields = _map(tmp_path, _azure_map(data, drop_group=drop_group))
-    records, report = import_azure_di(path, fields=fields)
-    counts = _check(list(records), report, fields, _azure_values(data))
-    assert counts["dropped"] > 1  # a field, and the group's values or one of its fields
-
-
 def test_azure_counts_a_value_missing_once_whatever_the_map_says(tmp_path):
     """The v3.1 receipt with values the service did not find (v3 writes such a field as {"type": ...}): a field
     mapped to null, a field the map does not name and a field of a kept group, each counted as without a value
@@ -173,15 +162,22 @@ _GOOGLE_FILES = ("invoice_parser_output.json", "invoice_process_response.json",
                  "energy_invoice_snake.json")
 
 
+# each service's folder of real outputs: its importer, the values of an output and a map that drops some
+_SERVICES = {"azure": (import_azure_di, _azure_values, _azure_map),
+             "google-docai": (import_google_docai, _google_values, _google_map)}
+
+
 @pytest.mark.parametrize("drop_group", [True, False], ids=["group dropped", "group kept"])
-@pytest.mark.parametrize("name", _GOOGLE_FILES)
-def test_google_counts_each_value_once(tmp_path, name, drop_group):
-    path = shared_path("data", "vendors", "google-docai", name)
+@pytest.mark.parametrize(("service", "name"), [("azure", name) for name in _AZURE_FILES]
+                         + [("google-docai", name) for name in _GOOGLE_FILES])
+def test_each_value_is_counted_once(tmp_path, service, name, drop_group):
+    importer, values, names = _SERVICES[service]
+    path = shared_path("data", "vendors", service, name)
     data = json.loads(path.read_text())
-    fields = _map(tmp_path, _google_map(data, drop_group=drop_group))
-    records, report = import_google_docai(path, fields=fields)
-    counts = _check(list(records), report, fields, _google_values(data))
-    assert counts["dropped"] >= 2
+    fields = _map(tmp_path, names(data, drop_group=drop_group))
+    records, report = importer(path, fields=fields)
+    counts = _check(list(records), report, fields, values(data))
+    assert counts["dropped"] >= 2  # a field, and the group's values or one of its fields
 
 
 def test_google_counts_a_value_missing_once_whatever_the_map_says(tmp_path):
