@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from rpa_sim.route.sweep import Curve, Sweeper
     from rpa_sim.study.scenario import Scenario
 
-__all__ = ["Decision", "Constraint", "Alternative", "AlternativeKind", "Point", "decide", "CONSTRAINTS"]
+__all__ = ["Decision", "Constraint", "Alternative", "AlternativeKind", "Offer", "OfferKind", "Point", "decide",
+           "CONSTRAINTS"]
 
 #: Every constraint a decision may report, in the order it reports them.
 CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certified_error")
@@ -49,6 +50,10 @@ CONSTRAINTS = ("quality", "service_level", "reviewers", "cost_per_day", "certifi
 _MORE_TEAMS = 100
 #: How an alternative point was found (docs/decision.md).
 AlternativeKind = Literal["team_for_threshold", "threshold_for_team", "best_within_budget"]
+#: Which point a page offers (docs/decision.md, "Every point offered"): a policy's best point meeting every
+#: constraint (the dashboard's ``o``), its least cost under no constraint, the most automation reaching a target
+#: (``g``).
+OfferKind = Literal["best_feasible", "least_cost", "target"]
 _Setting = TypeVar("_Setting")
 #: Simulations a decision runs point by point before it takes the service level to fall as τ rises, and finds
 #: where it fails by bisection (docs/decision.md, "The search").
@@ -96,6 +101,33 @@ class Alternative:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """A point a page offers besides the decision, with every constraint there (``docs/decision.md``).
+
+    ``kind`` says which: ``best_feasible``, the policy's best point meeting
+    every constraint (cheapest with costs, else the most automation) on the
+    scenario's grid; ``least_cost``, its cheapest τ under no constraint (the
+    policy's ``cost_optimum``); ``target``, the most automation reaching
+    ``target`` (its operating point). ``reviewers`` is the smallest team the
+    scenario allows that meets the constraints there, else the team as planned;
+    ``cost`` is priced as the decision's (per day when the scenario gives a volume).
+    """
+
+    kind: OfferKind
+    policy: str
+    threshold: float
+    target: float | None
+    reviewers: Team | None
+    constraints: tuple[Constraint, ...]
+    cost: CostSplit | None
+
+    @property
+    def feasible(self) -> bool:
+        """Whether the point meets every constraint."""
+        return all(constraint.met for constraint in self.constraints)
+
+
+@dataclass(frozen=True)
 class Decision:
     """The study's decision: the ``decision`` of ``summary.json`` (``docs/decision.md``).
 
@@ -108,6 +140,8 @@ class Decision:
     per day (the scenario gives a volume) or for the scenario's data.
     ``rules`` are the decided policy's (what ``export-policy --from`` writes);
     None in a summary written before they were kept (schema version 2).
+    ``offers`` are the other points the pages offer, each with its constraints
+    (None before schema version 4).
     """
 
     policy: str | None
@@ -123,6 +157,7 @@ class Decision:
     reason: str
     point: Point | None = None
     rules: Policy | None = left_out()
+    offers: tuple[Offer, ...] | None = left_out()
 
 
 @dataclass(frozen=True)
@@ -136,7 +171,8 @@ class _Point:
 
 
 def decide(scenario: Scenario, sweepers: Sequence[Sweeper], curves: Sequence[Curve],
-           certified: Sequence[float | None], model: OperationModel | None) -> Decision:
+           certified: Sequence[float | None], model: OperationModel | None, *,
+           offered: Sequence[Sequence[tuple[OfferKind, float | None, float]]] | None = None) -> Decision:
     """The scenario's decision over its policies' curves (:mod:`rpa_sim.study.decision`).
 
     Parameters
@@ -150,6 +186,10 @@ def decide(scenario: Scenario, sweepers: Sequence[Sweeper], curves: Sequence[Cur
         Each policy's certified threshold (None: not certified); read only with a ``certify`` section.
     model : OperationModel or None
         The scenario's operation (its ``operations`` section).
+    offered : sequence of sequences of (kind, target, threshold), optional
+        Per policy, the points its pages offer off the grid (its ``least_cost`` and each ``target``'s
+        operating point): the decision's ``offers`` gives each with its constraints, and each policy's
+        ``best_feasible`` point. Without it, ``offers`` is None.
     """
     basis: Literal["cost", "target"] = "cost" if scenario.costs is not None else "target"
     if not sweepers or not len(sweepers[0].table):
@@ -157,7 +197,11 @@ def decide(scenario: Scenario, sweepers: Sequence[Sweeper], curves: Sequence[Cur
     if scenario.costs is None and not scenario.targets:
         return _nothing(basis, "the scenario sets neither costs nor a target: add costs or targets to get a "
                                "recommendation")
-    return _Search(scenario, sweepers, curves, certified, model).decision()
+    search = _Search(scenario, sweepers, curves, certified, model)
+    decision = search.decision()
+    if offered is None:
+        return decision
+    return replace(decision, offers=search.offers(offered))
 
 
 def _nothing(basis: Literal["cost", "target"], reason: str) -> Decision:
@@ -204,6 +248,7 @@ class _Search:
         # the same documents, more reviewers: under FCFS with late documents still reviewed, none finishes later
         self.monotone = model is not None and model.spec.discipline == "fcfs" and not self.releases
         self._simulated: dict[tuple[float, float, int], Simulation] = {}
+        self.exact_simulations: float = EXACT_SIMULATIONS
         self._boundary: dict[tuple[int, int], int] = {}
         self._totals: dict[tuple[int, int], np.ndarray] = {}
         self._floor: dict[int, list[int]] = {}
@@ -347,7 +392,7 @@ class _Search:
         policy's last threshold at which the team keeps it (:meth:`_last_kept`)."""
         opened = float(self.opened[policy][index])
         reviewed = float(self.curves[policy].columns["reviewed"][index])
-        if len(self._simulated) < EXACT_SIMULATIONS or (opened, reviewed, extra) in self._simulated:
+        if len(self._simulated) < self.exact_simulations or (opened, reviewed, extra) in self._simulated:
             return self.service_level(policy, index, extra) >= _known(self.model).spec.service_level.share
         return index <= self._last_kept(policy, extra)
 
@@ -399,13 +444,15 @@ class _Search:
                 return position
         return len(teams) - 1
 
-    def search(self, active: frozenset[str], objective: str, extras: Sequence[int] | None = None) -> _Point | None:
-        """The best point meeting the ``active`` constraints, best first: points in the order of the best key
-        any allowed team could give them, simulated only until no later point can beat the best found."""
+    def search(self, active: frozenset[str], objective: str, extras: Sequence[int] | None = None,
+               policies: Sequence[int] | None = None) -> _Point | None:
+        """The best point meeting the ``active`` constraints (of ``policies``, default all), best first: points
+        in the order of the best key any allowed team could give them, simulated only until no later point can
+        beat the best found."""
         extras = self.extras if extras is None else extras
         candidates = []
-        for policy, curve in enumerate(self.curves):
-            for index in range(len(curve)):
+        for policy in range(len(self.curves)) if policies is None else policies:
+            for index in range(len(self.curves[policy])):
                 if not self._static(policy, index, active):
                     continue
                 teams = self._teams(policy, index, active, extras)
@@ -536,6 +583,40 @@ class _Search:
             add("best_within_budget", self.search(self.active - {"quality"}, "quality"),
                 "the best quality within the budget: {policy} at τ {threshold:.4f} with {team}")
         return tuple(found)
+
+    # -- the points offered -----------------------------------------------------------------------
+
+    def offers(self, offered: Sequence[Sequence[tuple[OfferKind, float | None, float]]]) -> tuple[Offer, ...]:
+        """Per policy, its best feasible point on the grid, then the ``offered`` points, each with its
+        constraints at the smallest team meeting them (else the team as planned)."""
+        from rpa_sim.operate.queue.summary import priced  # noqa: PLC0415
+
+        found: list[Offer] = []
+        off_grid = [sorted({threshold for _, _, threshold in points}) for points in offered]
+        curves = priced(self.model, self.scenario, [sweeper.curve(np.asarray(thresholds or [1.0]))
+                                                    for sweeper, thresholds in zip(self.sweepers, off_grid)])
+        there = _Search(self.scenario, self.sweepers, curves, self.certified or [], self.model)
+        there._simulated = self._simulated  # the same workloads, the same simulations
+        there.exact_simulations = math.inf  # a few points, each simulated where it is
+        for policy, points in enumerate(offered):
+            best = self.search(self.active, self.objective, policies=(policy,))
+            if best is not None:
+                found.append(self._offer("best_feasible", None, best))
+            for kind, target, threshold in points:
+                index = off_grid[policy].index(threshold)
+                teams = there._teams(policy, index, there.active, there.extras)
+                extra = there._smallest_team(policy, index, teams, there.active) if teams else None
+                found.append(there._offer(kind, target, _Point(policy, index, self._planned() if extra is None
+                                                               else extra, ())))
+        return tuple(found)
+
+    def _planned(self) -> int:
+        """The team as planned (no reviewer added), or the allowed team nearest it."""
+        return min(self.extras, key=abs)
+
+    def _offer(self, kind: OfferKind, target: float | None, point: _Point) -> Offer:
+        return Offer(kind, self.sweepers[point.policy].policy.name, float(self.curves[point.policy].threshold[
+            point.index]), target, self.team(point.extra), self.constraints(point), self._cost(point))
 
     def _team_words(self, extra: int) -> str:
         team = self.team(extra)

@@ -46,7 +46,7 @@ from rpa_sim.route.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.route.signals.analysis import Certification
 from rpa_sim.route.signals.results import SignalsResult, signals_result
 from rpa_sim.route.sweep import Curve, Sweeper, curves_to_csv, parse_thresholds
-from rpa_sim.study.decision import Decision, decide
+from rpa_sim.study.decision import Decision, OfferKind, decide
 from rpa_sim.study.result import (
     SCHEMA_VERSION,
     Baseline,
@@ -202,7 +202,8 @@ def run_study(scenario: Scenario, table: OutcomeTable, policies: list[Policy], *
     results = tuple(_policy_result(scenario, sweeper, curve, full, dominated_by[curve.policy], baselines,
                                    review_all_parts) for sweeper, curve, full in zip(sweepers, curves, exact))
     certified = [None if result.certified is None else result.certified.threshold for result in results]
-    decision = decide(scenario, sweepers, curves, certified, operation)
+    decision = decide(scenario, sweepers, curves, certified, operation,
+                      offered=[_offered(result) for result in results])
     summary = StudySummary(
         schema_version=SCHEMA_VERSION,
         scenario=scenario.name,
@@ -238,6 +239,16 @@ def _stream(scenario: Scenario, table: OutcomeTable, policies: Sequence[Policy],
     stream = scenario_stream(scenario, table, policies, decided=(decision.policy, decision.threshold))
     with stage(f"watching {len(stream):,} days of the stream", total=len(stream)) as advance:
         return watched_stream(scenario, stream, advance=advance)
+
+
+def _offered(result: PolicyResult) -> list[tuple[OfferKind, float | None, float]]:
+    """The points the pages offer for a policy off the grid: its least cost, each target's operating point."""
+    offered: list[tuple[OfferKind, float | None, float]] = []
+    if result.cost_optimum is not None:
+        offered.append(("least_cost", None, result.cost_optimum.threshold))
+    offered += [("target", float(target), point.threshold) for target, point in result.operating_points.items()
+                if point is not None]
+    return offered
 
 
 def _operations(operation: OperationModel, sweepers: Sequence[Sweeper],

@@ -23,7 +23,8 @@ __all__ = ["SCHEMA_VERSION", "StudySummary"]
 
 #: The version of ``summary.json`` this rpa-sim writes; it reads this one and every earlier one (a summary
 #: without the key is version 1; version 3 adds the decided policy's rules, ``decision.rules``; version 4 the
-#: named signals' figures, ``signals``; the scenario's stream watched, ``stream``).
+#: named signals' figures, ``signals``; the scenario's stream watched, ``stream``; the points the pages offer,
+#: ``decision.offers``; a monitored policy's ``narrower`` audit).
 SCHEMA_VERSION = 4
 
 
