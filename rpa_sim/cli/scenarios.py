@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.format or "table") == "table" and summary.decision is not None:  # a study run here always decides
         from rpa_sim.study.decision_text import decision_text  # noqa: PLC0415
 
-        text += "\n\n" + decision_text(summary.decision)
+        text = decision_text(summary) + "\n\n" + text  # the decision first, infeasible or not
     if (args.format or "table") == "table" and summary.stream is not None:  # the scenario's stream: section
         from rpa_sim.cli.live import stream_text  # noqa: PLC0415
 

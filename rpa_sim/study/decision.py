@@ -79,12 +79,14 @@ class Constraint:
 @dataclass(frozen=True)
 class Point:
     """The chosen point's figures on its policy's curve, for the scenario's data (as ``cost_optimum`` gives
-    them): auto-rate, quality after review (releases aside), items reviewed and cost (None without costs)."""
+    them): auto-rate, quality after review (releases aside), items reviewed and cost (None without costs), and
+    the documents that go straight through, none of their items reviewed (None before schema version 4)."""
 
     auto_rate: float | None
     metric: float | None
     reviewed: float
     cost: float | None
+    documents_straight_through: float | None = left_out()
 
 
 @dataclass(frozen=True)
@@ -493,7 +495,8 @@ class _Search:
         cost = curve.columns.get("cost")
         figures = Point(_number(float(curve.auto_rate[point.index])), _number(float(curve.metric[point.index])),
                         float(curve.columns["reviewed"][point.index]),
-                        None if cost is None else float(cost[point.index]))
+                        None if cost is None else float(cost[point.index]),
+                        float(curve.columns["documents_straight_through"][point.index]))
         policy = self.sweepers[point.policy].policy
         return Decision(policy.name, float(curve.threshold[point.index]), self.team(point.extra), feasible,
                         self.constraints(point), binding, self._cost(point), alternatives, self.objective,
@@ -504,7 +507,7 @@ class _Search:
 
     def _edge(self, point: _Point) -> bool:
         grid = self.curves[point.policy].threshold
-        return point.index in (0, len(grid) - 1)
+        return self.sweepers[point.policy].at_edge(float(grid[point.index]), grid)
 
     def _binding(self, chosen: _Point) -> str | None:
         """The constraint whose relaxation alone gives the best better point; None when none gives any."""

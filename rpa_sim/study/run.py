@@ -377,7 +377,7 @@ def _policy_result(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Cu
     points = FrozenMap({f"{target:g}": operating_point(exact, target) for target in scenario.targets})
     best = None
     if scenario.costs is not None:
-        best = _cost_optimum(curve, baselines, review_all)
+        best = _cost_optimum(sweeper, curve, baselines, review_all)
     certify = scenario.certify
     result = PolicyResult(
         policy=curve.policy, description=sweeper.policy.description, knob=sweeper.policy.knob,
@@ -404,7 +404,7 @@ def _policy_result(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Cu
     return result
 
 
-def _cost_optimum(curve: Curve, baselines: Baselines, review_all: CostBreakdown | None) -> CostOptimum:
+def _cost_optimum(sweeper: Sweeper, curve: Curve, baselines: Baselines, review_all: CostBreakdown | None) -> CostOptimum:
     """The curve's cheapest threshold, and what it saves against the baselines: in all, in reviews, by kind."""
     best = cost_optimum(curve)
     assert curve.breakdown is not None and review_all is not None, "curves swept with costs have breakdowns"
@@ -421,8 +421,8 @@ def _cost_optimum(curve: Curve, baselines: Baselines, review_all: CostBreakdown 
         savings_by_kind=CostSplit(review=float(saved.review), staffing=float(saved.staffing),
                                   errors=float(saved.errors), rejected=float(saved.rejected),
                                   signals=float(saved.signals) if np.any(saved.signals) else None),
-        # the cheapest point at the lowest or highest τ swept: a wider range might hold a cheaper one
-        edge_of_range=bool(best.threshold in (curve.threshold.min(), curve.threshold.max())))
+        # the cheapest point at the lowest or highest τ swept, where a wider range would route differently
+        edge_of_range=sweeper.at_edge(best.threshold, curve.threshold))
 
 
 def _less(cost: float | None, by: float | None) -> float | None:
@@ -454,7 +454,7 @@ def comparison_table(result: ScenarioResult) -> str:
     monitoring method that is unreliable.
 
     The least cost is each policy's cheapest τ over the swept grid, for the whole data and under no
-    constraint; the decision (:func:`rpa_sim.study.decision.decision_text`) keeps to the scenario's constraints
+    constraint; the decision (:func:`rpa_sim.study.decision_text.decision_text`, printed first) keeps to the scenario's constraints
     and may be priced per day: a note says which is which, so that two costs of one point never disagree
     unexplained.
     """
@@ -494,7 +494,7 @@ def comparison_table(result: ScenarioResult) -> str:
         least, decided = cost_bases(summary)
         notes.append(f"least cost = {least}; saves vs all = against reviewing everything")
         if decided is not None:
-            notes.append(f"the decision below {decided}")
+            notes.append(f"the decision above {decided}")
     for target, optimized in summary.optimized_per_field.items():
         single = optimized.best_single_threshold
         if optimized.feasible:
