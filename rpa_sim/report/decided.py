@@ -25,8 +25,9 @@ def decided_point(decision: Decision) -> Point | None:
 
 
 def chosen_point(decision: Decision) -> tuple[float, float] | None:
-    """The decided point's (auto-rate, quality); None when there is none or its quality is undefined."""
-    point = decided_point(decision)
+    """The decided point's (auto-rate, quality), which the figures star; None when there is none, its quality is
+    undefined, or it misses a constraint (no figure stars a point that no plan can run: a ★ is the decision)."""
+    point = decided_point(decision) if decision.feasible else None
     if point is None or point.auto_rate is None or point.metric is None:
         return None
     return point.auto_rate, point.metric

@@ -22,7 +22,8 @@ color:#222;line-height:1.5;overflow-wrap:break-word}
 h1{margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ccc}
 p.explain{color:#444}p.note{color:#444;font-size:.9rem;margin-top:0}
 section.decision{border:2px solid #0072b2;border-radius:.4rem;padding:.2rem 1rem .6rem;background:#f5f9fc}
-section.decision h2{margin-top:.8rem}p.lead{font-size:1.1rem}
+section.decision h2{margin-top:.8rem}p.lead{font-size:1.1rem}section.infeasible h2,p.warning{color:#a4161a}
+li.unmet{color:#5c1a1b}dl.glossary dt{font-weight:700}dl.glossary dd{margin:0 0 .4rem 1rem}
 details{border-bottom:1px solid #ccc}details>summary{cursor:pointer;padding:.1rem 0}
 details>summary h2{display:inline;border:0;margin:0;font-size:1.25rem}details[open]>summary{margin-bottom:.6rem}
 .scroll{overflow-x:auto;max-width:100%}
@@ -31,7 +32,7 @@ th,td{border:solid #ccc;border-width:0 1px 1px 0;padding:.25rem .5rem;vertical-a
 tr>:first-child{border-left-width:1px}thead tr>*,table:not(:has(thead)) tr:first-child>*{border-top-width:1px}
 .scroll tr>:first-child{position:sticky;left:0;z-index:1;box-shadow:2px 0 2px -1px rgba(0,0,0,.15)}
 th{background:#f3f3f3;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.best{font-weight:700;background:#fff1c2}td.best::after{content:"\\00a0\\2605"}
+td.best{font-weight:700;background:#fff1c2}td.best::after{content:"\\00a0\\25c6"}
 td.loss{color:#a4161a;font-weight:700}td.loss::after{content:"\\00a0\\25bc"}
 td.met{color:#006442;font-weight:700;white-space:nowrap}td.nowrap{white-space:nowrap}td.unmet{color:#a4161a;font-weight:700;white-space:nowrap}
 dl.legend{font-size:.9rem;color:#444}dl.legend dt{font-weight:600;margin-top:.3rem}dl.legend dd{margin-left:1.2rem}

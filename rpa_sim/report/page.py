@@ -1,9 +1,10 @@
 """A presentable report of a scenario run: one self-contained HTML file.
 
 The report is written for someone who never ran rpa-sim: it opens with the
-decision (:mod:`rpa_sim.report.sections.decision`, at most 250 words and one figure),
+decision (:mod:`rpa_sim.report.sections.decision`, at most 120 words and one figure),
 every other section follows as a closed ``<details>`` element that starts with
-a short plain-language explanation (:mod:`rpa_sim.report.sections`), and it ends with where its figures come
+a short plain-language explanation (:mod:`rpa_sim.report.sections`), then the glossary its jargon links to, and
+it ends with where its figures come
 from (version, scenario, data hash, the command that reproduces it). Every number in
 it comes from the run's typed summary (``ScenarioResult.summary``, the
 figures of ``summary.json``), formatted by :mod:`rpa_sim.common.formatting`: counts
@@ -27,7 +28,7 @@ from rpa_sim.report.html import collapsible, document, escape
 from rpa_sim.report.sections.calibration import calibration_section
 from rpa_sim.report.sections.comparison import comparison_section
 from rpa_sim.report.sections.costs import cost_section
-from rpa_sim.report.sections.decision import decision_section
+from rpa_sim.report.sections.decision import decision_section, glossary_section
 from rpa_sim.report.sections.monitoring import monitoring_section
 from rpa_sim.report.sections.operations import operations_section
 from rpa_sim.report.sections.optimized import optimized_section
@@ -143,6 +144,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
     if summary.stream is not None:  # only with the scenario's stream section
         details.append(over_time_section(summary.stream, figures))
     details.append(provenance_section(result, scenario_source))
-    for section in details:
+    for section in details[:-1]:
         body += collapsible(section)
+    body += ['<section id="glossary-section">', *glossary_section(), "</section>", *collapsible(details[-1])]
     return document(f"rpa-sim report: {summary.scenario}", body)

@@ -24,18 +24,20 @@ def decision_text(summary: StudySummary) -> str:
     lines = [f"Decision: {said.lead[0].lower()}{said.lead[1:]}" if said.feasible else said.lead]
     if said.sample is not None:
         lines.append(f"  ⚠ {said.sample}")
-    lines += [f"  {line}" for line in (said.does, said.through) if line]
+    if said.options:  # nothing feasible: the ways out first, then the nearest point that misses
+        lines.append("  alternatives, cheapest feasible first:")
+        for number, option in enumerate(said.options, 1):
+            cost = "" if option.cost is None else f", {option.cost}"
+            marks = ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in option.rows)
+            lines.append(f"    {number}. {option.words}{cost}: {marks}; {option.change}")
+    if not said.feasible:
+        lines.append("  the nearest point, which misses:")
+    lines += [f"  {line}" for line in (said.does, said.through) if line and said.feasible]
     if said.team is not None:
         lines.append(f"  team: {said.team}")
     if said.cost is not None:
         split = " + ".join(f"{label} {money(value)}" for label, value in said.parts)
         lines.append(f"  cost: {said.cost}" + (f" ({split})" if len(said.parts) > 1 else ""))
     lines += [f"  {row.label} {row.reached} {row.needed} {row.mark}" for row in said.rows]
-    if said.options:
-        lines.append("  alternatives, cheapest feasible first:")
-        for number, option in enumerate(said.options, 1):
-            cost = "" if option.cost is None else f", {option.cost}"
-            marks = ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in option.rows)
-            lines.append(f"    {number}. {option.words}{cost}: {marks}; {option.change}")
     lines += [f"  main risk: {said.risk}", f"  next step: {said.next_step}"]
     return "\n".join(lines)

@@ -175,8 +175,8 @@ def _clock(hour: float) -> str:
     return f"{whole:02d}" if not minutes else f"{whole:02d}:{minutes:02d}"
 
 
-def team_words(team: Team | None) -> str | None:
-    """A team as people per shift.
+def team_words(team: Team | None, *, hours: bool = True) -> str | None:
+    """A team as people per shift (``hours``: with each shift's hours).
 
     >>> from rpa_sim.operate.queue.results import Team
     >>> team_words(Team(extra_per_shift=0, shifts=((7, 13, 4), (13, 19, 4)), count=None))
@@ -185,6 +185,8 @@ def team_words(team: Team | None) -> str | None:
     '4 people 07–15 h, 1 person 15–23 h'
     >>> team_words(Team(extra_per_shift=0, shifts=None, count=3))
     '3 people round the clock'
+    >>> team_words(Team(extra_per_shift=0, shifts=((7, 13, 4), (13, 19, 4)), count=None), hours=False)
+    '4 people a shift'
     """
     if team is None:
         return None
@@ -195,12 +197,14 @@ def team_words(team: Team | None) -> str | None:
     if not team.shifts:
         return f"{people(team.reviewers)} round the clock"
     counts = {shift[2] for shift in team.shifts}
-    hours = [f"{_clock(start)}–{_clock(end)} h" for start, end, _ in team.shifts]
+    spans = [f"{_clock(start)}–{_clock(end)} h" for start, end, _ in team.shifts]
     if len(counts) == 1:
-        if len(hours) == 1:
-            return f"{people(team.shifts[0][2])}, {hours[0]}"
-        return f"{people(team.shifts[0][2])} a shift, {len(hours)} shifts ({', '.join(hours)})"
-    return ", ".join(f"{people(shift[2])} {hour}" for shift, hour in zip(team.shifts, hours))
+        if not hours:
+            return f"{people(team.shifts[0][2])} a shift"
+        if len(spans) == 1:
+            return f"{people(team.shifts[0][2])}, {spans[0]}"
+        return f"{people(team.shifts[0][2])} a shift, {len(spans)} shifts ({', '.join(spans)})"
+    return ", ".join(f"{people(shift[2])} {span}" for shift, span in zip(team.shifts, spans))
 
 
 def cost_words(cost: CostSplit | None) -> str | None:
@@ -237,9 +241,7 @@ def told(summary: StudySummary) -> Told:
         options: tuple[Option, ...] = ()
     else:
         heading = "No plan meets the constraints"
-        lead = (f"No plan meets the constraints: {_binding_words(decision, rows)}. The nearest, "
-                f"{decision.policy} at τ = {number(decision.threshold)}, misses "
-                + ", ".join(row.label for row in rows if not row.met) + ".")
+        lead = f"No plan meets the constraints: {_binding_words(decision, rows)}."
         options = _options(decision, metric, currency)
     return Told(decision.feasible, heading, sample, lead, does, through, team_words(decision.reviewers),
                 cost_words(decision.cost), _parts(summary, decision.cost), rows, binding, _risk(summary, decision, rows, sample),
@@ -291,20 +293,22 @@ def _through(summary: StudySummary, decision: Decision) -> str | None:
 
 
 def _binding_words(decision: Decision, rows: tuple[Row, ...]) -> str:
+    """The binding constraint in words, and, when no point meets it even alone, that it is out of reach."""
     row = next((row for row in rows if row.name == decision.binding), None)
     if row is None:
         return decision.reason
-    reason = decision.reason.split(";")[0] if decision.reason else ""
-    return f"{reason}; the {row.label} ({row.needed}) binds" if reason else f"the {row.label} ({row.needed}) binds"
+    label = row.label.split(" (")[0]
+    alone = "no point meets it even alone" if "on its own" in decision.reason else "the others can be met without it"
+    return f"the {label} target ({row.needed}) binds: {alone}"
 
 
 def _options(decision: Decision, metric: str, currency: str | None) -> tuple[Option, ...]:
     """The alternatives, cheapest feasible first, then the others by cost."""
 
     def option(point: Alternative | Offer) -> Option:
-        rows = constraint_rows(point.constraints, metric=metric, currency=currency)
+        rows = constraint_rows(point.constraints, currency=currency)
         missed = [row.label for row in rows if not row.met]
-        team = team_words(point.reviewers)
+        team = team_words(point.reviewers, hours=False)
         change = (f"relax {' and '.join(missed)}" if missed
                   else "needs " + (team if team is not None else "no other change"))
         return Option(f"{point.policy} at τ = {number(point.threshold)}", team, cost_words(point.cost), rows,
@@ -349,8 +353,8 @@ def _risk(summary: StudySummary, decision: Decision, rows: tuple[Row, ...], samp
     missed = [c for c in decision.constraints if not c.met]
     if missed:
         worst = next((c for c in missed if c.name == decision.binding), missed[0])
-        return (f"{constraint_label(worst.name)} reaches {constraint_value(worst.name, worst.value, currency)} "
-                f"against {constraint_value(worst.name, worst.target, currency)}: not met.")
+        return (f"{constraint_label(worst.name)} {constraint_value(worst.name, worst.value, currency)} against "
+                f"{constraint_value(worst.name, worst.target, currency)}, not met.")
     if decision.edge_of_range:
         return "τ is at an edge of the thresholds swept, and a better point may lie beyond: widen them."
     marginal = [c for c in decision.constraints if c.name != "certified_error" and c.value is not None]
@@ -374,7 +378,7 @@ def _next_step(summary: StudySummary, decision: Decision, sample: str | None, op
     if not decision.feasible:
         binding = None if decision.binding is None else constraint_label(decision.binding)
         relax = "" if binding is None else f", or relax the {binding} target"
-        return ("take the first alternative below" if options else "let the scenario vary more (team, thresholds, "
+        return ("take the first alternative" if options else "let the scenario vary more (team, thresholds, "
                 "policies)") + relax + "."
     team = "" if decision.reviewers is None else " with this team"
     point = decision.point

@@ -83,7 +83,7 @@ class CostDisplay(CurvesDisplay):
             raise ValueError("the scenario sets no costs, so there is no cost to draw")
         decision = decision_of(summary)
         point = decided_point(decision)
-        star = (None if decision.basis != "cost" or point is None or decision.threshold is None or point.cost is None
+        star = (None if decision.basis != "cost" or not decision.feasible or point is None or decision.threshold is None or point.cost is None
                 else (decision.threshold, point.cost))
         lines = []
         for policy, curve in policies_curves(summary, curves):
@@ -126,7 +126,7 @@ class CostDisplay(CurvesDisplay):
             self._draw(axes, window, zoomed=panel_index == 1)
         if ax is None:
             figure_legend(self.figure_, self.lines_, points="cheapest τ (policy's marker)", targets=False,
-                          baselines=False, starred=None if self.star is None else "recommended")
+                          baselines=False, starred=None if self.star is None else "the decision")
         return self
 
     def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:

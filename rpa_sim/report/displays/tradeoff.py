@@ -140,7 +140,7 @@ class TradeoffDisplay(CurvesDisplay):
         if ax is None:
             figure_legend(self.figure_, self.lines_, points="operating point (policy's marker)",
                           targets=bool(self.targets), baselines=True,
-                          starred=None if self.star is None else "recommended")
+                          starred=None if self.star is None else "the decision")
         return self
 
     def _draw(self, axes: Axes, window: Window | None, *, zoomed: bool) -> None:

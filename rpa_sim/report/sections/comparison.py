@@ -138,7 +138,7 @@ def _comparison_legend(summary: StudySummary, metric: str, targets: list[str]) -
                         "(see Certified thresholds; \"-\": none)."),
         ("dominated by", "the policies at least as good at every auto-rate and better at some (\"-\": none, the "
                          "policy is on the Pareto front)."),
-        ("★", "the best value of its column (highest AUC among full curves, highest auto-rate, lowest cost, "
+        ("◆", "the best value of its column (highest AUC among full curves, highest auto-rate, lowest cost, "
               "largest saving)."),
     ]
     return ('<dl class="legend" id="comparison-legend">'

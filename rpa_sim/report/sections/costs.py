@@ -29,7 +29,8 @@ def cost_section(summary: StudySummary, figures: dict[str, Figure]) -> list[str]
         '<p class="explain">The total cost (reviews plus the errors left in the output) at each threshold, '
         + ("" if currency is None else f"in {escape(currency)}, ") + f"{escape(basis_text(summary))}. A low "
         "threshold reviews little and pays for errors; a high one pays reviewers. Each policy's cheapest "
-        "threshold is marked with the policy's marker, the recommendation with a star. The lower panel zooms on "
+        "threshold is marked with the policy's marker (under no constraint: it may miss one), and the decision "
+        "with a star (★) when it meets every constraint. The lower panel zooms on "
         "the thresholds around the cheapest points (the grey box of the upper panel).</p>",
         figure_html(figures["cost"], "cost", "Total cost against threshold, per policy; below, the zoom on the "
                                               "cheapest thresholds."),

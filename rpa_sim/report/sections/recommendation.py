@@ -8,13 +8,13 @@ for a feasible decision, or when nothing is decided (it then says why), so that 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rpa_sim.common.formatting import money, number, setting_share, share, signed
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.wording import (
     basis_text,
-    cost_basis,
     currency_of,
     shown_above,
     unit_suffix,
@@ -25,12 +25,11 @@ from rpa_sim.study.recommend import (
     certified_alternative,
     decision_of,
     main_risk,
-    per_day_factor,
     versus,
 )
 
 if TYPE_CHECKING:
-    from rpa_sim.study.decision import Point
+    from rpa_sim.study.decision import Decision, Point
     from rpa_sim.study.recommend import CertifiedAlternative, Risk, Versus
     from rpa_sim.study.result import StudySummary
     from rpa_sim.study.run import ScenarioResult
@@ -62,16 +61,21 @@ def recommendation_section(result: ScenarioResult, metric: str) -> list[str]:
     nothing = versus(point, summary.baselines.review_none, auto_rate=1.0 if predictions else None)
     policy = next(p for p in summary.policies if p.policy == decision.policy)
     currency = currency_of(summary)
-    where = (f"We recommend <strong>{escape(decision.policy)}</strong> at threshold <strong>τ = "
-             f"{number(decision.threshold)}</strong> (on {escape(policy.knob)}), ")
+    where = (f"The decision, <strong>{escape(decision.policy)}</strong> at threshold <strong>τ = "
+             f"{number(decision.threshold)}</strong> (on {escape(policy.knob)}), is ")
+    priced = _same_basis(decision)
     if decision.basis == "cost":
-        why = (f"the lowest total cost over every policy and threshold compared: {escape(money(point.cost, currency))} "
-               f"{escape(basis_text(summary))}.")
+        why = ("the cheapest point that meets every constraint" + (
+            f": {escape(money(point.cost, currency))} {escape(basis_text(summary))}." if priced else
+            " (its cost a day is in the Decision; the figures below are for the data, without costs, since "
+            "they are priced with the team each point needs, not the decided team)."))
     else:
         why = (f"the policy that leaves the most predictions unreviewed while the {escape(metric)} after review "
                f"reaches the first target, {summary.targets[0]:g}.")
     parts.append(f'<p class="lead" id="recommendation-text">{where}{why}</p>')
-    parts.append(_recommendation_table(point, everything, nothing, summary, metric))
+    parts.append(_recommendation_table(point, everything, nothing, summary, metric, priced=priced))
+    if not priced:
+        everything, nothing = replace(everything, savings=None), replace(nothing, savings=None)
     points = [_versus_text("reviewing everything", everything, point, metric, currency),
               _versus_text("reviewing nothing", nothing, point, metric, currency)]
     if summary.targets:
@@ -92,32 +96,37 @@ def recommendation_section(result: ScenarioResult, metric: str) -> list[str]:
     return parts
 
 
+def _same_basis(decision: Decision) -> bool:
+    """Whether the decided point's cost on its curve (for the data) is the decision's headline cost: priced
+    for the data with the same parts. Otherwise (a cost a day, or staffing by the decided team) the curve's
+    cost is not shown beside it, since a reader could not reconcile the two."""
+    cost, point = decision.cost, decision.point
+    if cost is None or point is None or point.cost is None or cost.total is None:
+        return False
+    return cost.per != "day" and abs(cost.total - point.cost) <= 1e-9 * max(1.0, abs(cost.total))
+
+
 def _recommendation_table(found: Point, everything: Versus, nothing: Versus, summary: StudySummary,
-                          metric: str) -> str:
+                          metric: str, *, priced: bool) -> str:
     """The decided point against reviewing everything and nothing: quality, automation, reviews and, with
-    costs, the cost (per day too when the daily volume is known) and the savings, a loss marked."""
+    costs on the decision's basis (``priced``), the cost and the savings, a loss marked."""
     currency = currency_of(summary)
     rows = [[f"{metric} after review", number(found.metric), number(everything.metric), number(nothing.metric)],
             ["auto-rate (share not reviewed)", number(found.auto_rate), number(everything.auto_rate),
              number(nothing.auto_rate)],
             ["items reviewed", number(found.reviewed, 0), number(everything.reviewed, 0), number(nothing.reviewed, 0)]]
     marks = {}
-    if summary.costs is not None:
-        rows.append([f"cost{unit_suffix(currency)}", money(found.cost), money(everything.cost), money(nothing.cost)])
-        per_day = per_day_factor(summary)
-        if per_day is not None:
-            unit, _, volume = cost_basis(summary)
-            rows.append([f"cost per day{unit_suffix(currency)}, {volume:,.0f} {unit} a day",
-                         *(money(None if cost is None else cost * per_day)
-                           for cost in (found.cost, everything.cost, nothing.cost))])
-        rows.append([f"saved by the recommendation{unit_suffix(currency)}", "-", money(everything.savings),
+    if summary.costs is not None and priced:
+        rows.append([f"cost for the data{unit_suffix(currency)}", money(found.cost), money(everything.cost),
+                     money(nothing.cost)])
+        rows.append([f"saved by the decision{unit_suffix(currency)}", "-", money(everything.savings),
                      money(nothing.savings)])
-        rows.append(["saved by the recommendation, %", "-", number(everything.savings_percent, 1),
+        rows.append(["saved by the decision, %", "-", number(everything.savings_percent, 1),
                      number(nothing.savings_percent, 1)])
         for column, against in ((2, everything), (3, nothing)):
             if against.savings is not None and against.savings < 0:
                 marks[(len(rows) - 2, column)] = marks[(len(rows) - 1, column)] = "loss"
-    return table(["", "recommended", "review everything", "review nothing"], rows, table_id="recommendation",
+    return table(["", "decided", "review everything", "review nothing"], rows, table_id="recommendation",
                   marks=marks)
 
 
@@ -163,12 +172,12 @@ def _certified_text(certified: CertifiedAlternative, recommended: str | None, me
 def _risk_text(risk: Risk) -> str:
     """One sentence on the larger exposure (rule: :mod:`rpa_sim.study.recommend`)."""
     if risk.kind == "calibration":
-        return (f"Main risk, calibration: the model's confidence is off by {number(risk.ece)} on average (ECE) and "
+        return (f"Calibration: the model's confidence is off by {number(risk.ece)} on average (ECE) and "
                 f"{share(risk.auto_rate)} of predictions go through on confidence alone, so if the confidences "
                 "drift, more errors pass than these figures say: re-check calibration on fresh labelled data "
                 f"(exposure {number(risk.calibration_exposure)} against {number(risk.reviewer_exposure)} for the "
                 "reviewer).")
-    return (f"Main risk, the reviewer: {share(1.0 - risk.auto_rate)} of predictions are reviewed and every figure "
+    return (f"The reviewer: {share(1.0 - risk.auto_rate)} of predictions are reviewed and every figure "
             f"assumes the reviewer misses {share(risk.miss_rate)} of errors and breaks "
             f"{share(risk.false_correction_rate)} of right values, so measure these rates on an audited sample "
             f"before relying on the figures (exposure {number(risk.reviewer_exposure)} against "
