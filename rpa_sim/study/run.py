@@ -404,7 +404,8 @@ def _policy_result(scenario: Scenario, sweeper: Sweeper, curve: Curve, exact: Cu
     return result
 
 
-def _cost_optimum(sweeper: Sweeper, curve: Curve, baselines: Baselines, review_all: CostBreakdown | None) -> CostOptimum:
+def _cost_optimum(sweeper: Sweeper, curve: Curve, baselines: Baselines,
+                  review_all: CostBreakdown | None) -> CostOptimum:
     """The curve's cheapest threshold, and what it saves against the baselines: in all, in reviews, by kind."""
     best = cost_optimum(curve)
     assert curve.breakdown is not None and review_all is not None, "curves swept with costs have breakdowns"
@@ -454,9 +455,9 @@ def comparison_table(result: ScenarioResult) -> str:
     monitoring method that is unreliable.
 
     The least cost is each policy's cheapest τ over the swept grid, for the whole data and under no
-    constraint; the decision (:func:`rpa_sim.study.decision_text.decision_text`, printed first) keeps to the scenario's constraints
-    and may be priced per day: a note says which is which, so that two costs of one point never disagree
-    unexplained.
+    constraint; the decision (:func:`rpa_sim.study.decision_text.decision_text`, printed first) keeps to the
+    scenario's constraints and may be priced per day: a note says which is which, so that two costs of one point
+    never disagree unexplained.
     """
     from rpa_sim.common.formatting import count, money, number  # noqa: PLC0415
     from rpa_sim.route.compare import edge_of_range_text  # noqa: PLC0415

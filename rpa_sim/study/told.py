@@ -244,8 +244,8 @@ def told(summary: StudySummary) -> Told:
         lead = f"No plan meets the constraints: {_binding_words(decision, rows)}."
         options = _options(decision, metric, currency)
     return Told(decision.feasible, heading, sample, lead, does, through, team_words(decision.reviewers),
-                cost_words(decision.cost), _parts(summary, decision.cost), rows, binding, _risk(summary, decision, rows, sample),
-                _next_step(summary, decision, sample, options), options)
+                cost_words(decision.cost), _parts(summary, decision.cost), rows, binding,
+                _risk(summary, decision, rows, sample), _next_step(summary, decision, sample, options), options)
 
 
 def _parts(summary: StudySummary, cost: CostSplit | None) -> tuple[tuple[str, float], ...]:

@@ -20,6 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
 
 from rpa_sim.common.errors import InputError, escaped
+from rpa_sim.study.told import constraints_words, cost_words, told
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
 from rpa_sim.tui.loading import open_source
@@ -42,7 +43,7 @@ from rpa_sim.tui.widgets.readout import Readout
 from rpa_sim.tui.widgets.slider import Slider
 
 if TYPE_CHECKING:
-    from rpa_sim.study.decision import Decision
+    from rpa_sim.study.decision import Offer
     from rpa_sim.study.result import StudySummary
 
 VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c", CompareView),
@@ -78,28 +79,34 @@ class Jump(NamedTuple):
     note: str
 
 
-def decision_words(decision: Decision, model: DashboardModel) -> str:
-    """The decision in a sentence: policy, τ, team and cost (the decided point's, for the data, as the figures
-    panel shows it; and the decision's own, per day or for the data, with its team); when no point meets every
-    constraint, that, and the constraint that binds."""
-    words = f"{decision.policy} at τ = {decision.threshold:.4f}"
-    team = decision.reviewers
-    if team is not None:
-        if team.shifts is None:
-            words += f" with {team.count} reviewers"
-        else:
-            shifts = ", ".join(f"{count} {start:02g}-{end:02g} h" for start, end, count in team.shifts)
-            words += f" with {team.reviewers} reviewers ({shifts})"
-    point, cost = decision.point, decision.cost
-    if point is not None and point.cost is not None:
-        words += f" · cost {model.money(point.cost)} for the data"
-    if cost is not None and (cost.per == "day" or team is not None):
-        words += f" · {model.money(cost.total)} per {cost.per} with this team"
-    if not decision.feasible:
-        words = f"no point meets every constraint ({decision.binding} binds): {decision.reason}. Nearest: {words}"
-    elif decision.binding is not None:
-        words += f" · binding: {decision.binding}"
-    return words
+def decision_words(model: DashboardModel) -> str:
+    """The decision as every page tells it (:func:`rpa_sim.study.told.told`): feasible or not, policy, τ, the
+    team per shift, the cost a day, each constraint met or not; when nothing is feasible, the binding
+    constraint and the alternatives, cheapest feasible first."""
+    said = told(model._summary_in())
+    lines = [said.lead]
+    if said.sample is not None:
+        lines.insert(0, f"⚠ {said.sample}")
+    for number, option in enumerate(said.options, 1):
+        cost = "" if option.cost is None else f", {option.cost}"
+        marks = ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in option.rows)
+        lines.append(f"{number}. {option.words}{cost}: {marks}; {option.change}")
+    if not said.feasible and said.options:
+        lines.append("The nearest point, which misses:")
+    point = " · ".join(part for part in (said.team, said.cost) if part)
+    if point:
+        lines.append(point)
+    if said.rows:
+        lines.append(", ".join(f"{row.label.split(' (')[0]} {row.reached} {'✓' if row.met else '✗'}"
+                               for row in said.rows))
+    lines += [f"Main risk: {said.risk}", f"Next step: {said.next_step}"]
+    return "\n".join(lines)
+
+
+def offer_words(offered: Offer) -> str:
+    """An offered point's cost and every constraint there, ✓ or ✗ (``o``, ``g``)."""
+    cost = cost_words(offered.cost)
+    return ", ".join(part for part in (cost, constraints_words(offered.constraints)) if part)
 
 
 class DashboardApp(App[int]):
@@ -415,21 +422,30 @@ class DashboardApp(App[int]):
         self.set_threshold(SCALE.step(self.threshold, steps, coarse=coarse))
 
     def action_optimum(self) -> None:
-        """τ to the selected policy's least cost."""
+        """τ to the selected policy's least-cost point meeting every constraint (without costs: its most
+        automation meeting them); when none does, to its least cost under no constraint, said so."""
         model = self.model
         if model is None:
             return
         name = model.policy_names[self.policy]
-        if model.costs is None:
+        if model.costs is None and model.decision is None:
             self.notify("no cost model: see the Costs view ($) for how to add one", title="Least cost")
         elif not model.summarised:
             self.notify("still comparing the policies: the least cost comes with them", title="Least cost")
-        elif (best := model.cost_optimum(self.policy)) is None:
-            self.notify(f"{name} has no least cost", title="Least cost")
-        else:
-            edge = ", at the edge of the range swept" if best.edge_of_range else ""
-            note = f"least cost {model.money(best.cost)}{edge} (o)"
+        elif (best := model.offer(self.policy, "best_feasible")) is not None:
+            kind = "least cost" if model.costs is not None else "most automation"
+            note = f"{kind} meeting every constraint: {offer_words(best)} (o)"
             self.set_threshold(best.threshold, jump=Jump("optimum", 0, self.policy, best.threshold, note))
+        elif (least := model.offer(self.policy, "least_cost")) is not None:
+            note = f"least cost, no constraint: {offer_words(least)} (o)"
+            self.set_threshold(least.threshold, jump=Jump("optimum", 0, self.policy, least.threshold, note))
+            self.notify(f"no τ of {name} meets every constraint: this is its least cost under none",
+                        title="Least cost", severity="warning")
+        elif (best_any := model.cost_optimum(self.policy)) is not None:  # a summary without offers (older)
+            note = f"least cost, no constraint, {model.money(best_any.cost)} for the data (o)"
+            self.set_threshold(best_any.threshold, jump=Jump("optimum", 0, self.policy, best_any.threshold, note))
+        else:
+            self.notify(f"no τ of {name} meets every constraint", title="Least cost")
 
     def action_target(self) -> None:
         """τ to where the selected policy reaches the first target; pressed again there, the next target."""
@@ -452,7 +468,9 @@ class DashboardApp(App[int]):
             self._status()
             self.notify(f"{name} never reaches {model.metric_label} {target:g}", title="Target")
             return
-        note = f"reaches {model.metric_label} {target:g}" + (" (g: next target)" if len(targets) > 1 else "")
+        offered = model.offer(self.policy, "target", target)
+        note = f"reaches {model.metric_label} {target:g}" + ("" if offered is None else f": {offer_words(offered)}") \
+            + (" (g: next target)" if len(targets) > 1 else "")
         self.set_threshold(threshold, jump=Jump("target", index, self.policy, threshold, note))
 
     def action_decision(self) -> None:
@@ -473,14 +491,13 @@ class DashboardApp(App[int]):
         team = decision.reviewers
         if team is not None:
             self.query_one(OperationsView).extra = team.extra
-        words = decision_words(decision, model)
-        point = decision.point
-        note = "decision" if decision.feasible else f"no point meets every constraint ({decision.binding} binds)"
-        if point is not None and point.cost is not None:
-            note += f", cost {model.money(point.cost)}"
+        words = decision_words(model)
+        cost = cost_words(decision.cost)
+        note = ("decision" if decision.feasible else "no plan meets the constraints: nearest point") + \
+            ("" if cost is None else f", {cost}")
         self.set_policy(policy)
         self.set_threshold(threshold, jump=Jump("decision", 0, policy, threshold, note + " (d)"))
-        self.notify(words, title="Decision" if decision.feasible else "Decision: no point meets every constraint",
+        self.notify(words, title="Decision" if decision.feasible else "No plan meets the constraints",
                     severity="information" if decision.feasible else "warning", timeout=15)
 
     def action_next_signal(self) -> None:

@@ -23,7 +23,7 @@ from rpa_sim.tui.stages import Reporter, ignore_progress, stage
 if TYPE_CHECKING:
     from rpa_sim.operate.queue.summary import OperationModel
     from rpa_sim.route.signals.results import SignalsResult
-    from rpa_sim.study.decision import Decision
+    from rpa_sim.study.decision import Decision, Offer, OfferKind
     from rpa_sim.study.result import Calibration, CostOptimum, GroupCalibration, PolicyResult, StudySummary
 
 __all__ = ["COST_PARTS", "PLOT_GRID", "DashboardModel", "FieldEntries", "operation_of", "padded_limits"]
@@ -250,17 +250,39 @@ class DashboardModel:
         return decision is not None and decision.policy == self.policy_names[policy] and \
             decision.threshold == threshold
 
+    def offer(self, policy: int, kind: OfferKind, target: float | None = None) -> Offer | None:
+        """The point of ``kind`` the study offers for the policy (``summary.decision.offers``: its best point
+        meeting every constraint, its least cost under none, a target's point), with its constraints; None
+        when there is none (a policy with no feasible point) or before the summary."""
+        decision = self.decision
+        offers = () if decision is None or decision.offers is None else decision.offers
+        name = self.policy_names[policy]
+        return next((o for o in offers if o.policy == name and o.kind == kind
+                     and (target is None or o.target == target)), None)
+
+    def offer_at(self, policy: int, threshold: float) -> Offer | None:
+        """The offered point at the policy and τ, if the study offers one there (the feasible one first)."""
+        decision = self.decision
+        offers = () if decision is None or decision.offers is None else decision.offers
+        name = self.policy_names[policy]
+        there = [o for o in offers if o.policy == name and o.threshold == threshold]
+        return min(there, key=lambda o: not o.feasible) if there else None
+
     def constraint_checks(self, policy: int, threshold: float) -> list[dict[str, Any]]:
         """Each constraint of the decision at the policy and τ: ``name``, ``target``, ``value`` and ``met``
         (None when it cannot be told there) and ``source``: ``decision`` at the decided point (its own
-        figures, with its team), ``curve`` (quality after review; the certified τ), ``grid`` (the service
+        figures, with its team), ``offer`` at a point the study offers (``o``, ``g``: its figures, with the
+        smallest team meeting them), ``curve`` (quality after review; the certified τ), ``grid`` (the service
         level of the scenario's team on the Operations section's τ grid), or ``""`` when not evaluable."""
         decision = self.decision
         if decision is None:
             return []
-        if self.at_decision(policy, threshold):
+        offered = self.offer_at(policy, threshold)
+        if self.at_decision(policy, threshold) or offered is not None:
+            source, constraints = (("decision", decision.constraints) if self.at_decision(policy, threshold)
+                                   else ("offer", offered.constraints if offered is not None else ()))
             return [{"name": constraint.name, "target": constraint.target, "value": constraint.value,
-                     "met": constraint.met, "source": "decision"} for constraint in decision.constraints]
+                     "met": constraint.met, "source": source} for constraint in constraints]
         checks = []
         for constraint in decision.constraints:
             name, target = constraint.name, constraint.target

@@ -83,8 +83,8 @@ class CostDisplay(CurvesDisplay):
             raise ValueError("the scenario sets no costs, so there is no cost to draw")
         decision = decision_of(summary)
         point = decided_point(decision)
-        star = (None if decision.basis != "cost" or not decision.feasible or point is None or decision.threshold is None or point.cost is None
-                else (decision.threshold, point.cost))
+        star = (None if decision.basis != "cost" or not decision.feasible or point is None
+                or decision.threshold is None or point.cost is None else (decision.threshold, point.cost))
         lines = []
         for policy, curve in policies_curves(summary, curves):
             finite = np.isfinite(curve.threshold)  # an open-ended grid point has no place on the axis

@@ -24,7 +24,7 @@ __all__ = ["SCHEMA_VERSION", "StudySummary"]
 #: The version of ``summary.json`` this rpa-sim writes; it reads this one and every earlier one (a summary
 #: without the key is version 1; version 3 adds the decided policy's rules, ``decision.rules``; version 4 the
 #: named signals' figures, ``signals``; the scenario's stream watched, ``stream``; the points the pages offer,
-#: ``decision.offers``; a monitored policy's ``narrower`` audit).
+#: ``decision.offers``, the documents straight through at the decided point; a monitored policy's ``narrower``).
 SCHEMA_VERSION = 4
 
 

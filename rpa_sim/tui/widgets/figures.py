@@ -7,11 +7,29 @@ from textual import events
 from textual.content import Content
 
 from rpa_sim.common.formatting import count, money, number
+from rpa_sim.study.told import constraint_value
 from rpa_sim.tui.model import COST_PARTS, DashboardModel
 from rpa_sim.tui.texts import figure_columns
 from rpa_sim.tui.widgets.readout import Readout
 
 __all__ = ["FiguresPanel"]
+
+
+def point_title(model: DashboardModel, policy: int, threshold: float) -> str:
+    """What the point at τ is, when the study decided or offers it: `` ★ decision`` (a feasible decision
+    only: a ★ is the decision), the nearest point when nothing is feasible, ``o``'s and ``g``'s points."""
+    decision = model.decision
+    if decision is not None and model.at_decision(policy, threshold):
+        return " ★ decision" if decision.feasible else " ✗ nearest: no plan meets the constraints"
+    offered = model.offer_at(policy, threshold)
+    if offered is None:
+        return ""
+    if offered.kind == "target":
+        return f" · g: target {offered.target:g}"
+    if offered.kind == "least_cost":
+        return " · least cost, no constraint"
+    best = "least cost" if decision is not None and decision.basis == "cost" else "most automation"
+    return f" · o: {best} meeting every constraint"
 
 
 class FiguresPanel(Readout):
@@ -36,7 +54,7 @@ class FiguresPanel(Readout):
 
     #: a constraint of the decision as the panel names it
     CONSTRAINT_LABELS = {"quality": "quality ≥", "service_level": "service level ≥", "reviewers": "reviewers ≤",
-                         "cost_per_day": "cost/day ≤", "certified_error": "certified error ≤"}
+                         "cost_per_day": "cost a day ≤", "certified_error": "certified error ≤"}
     #: where a constraint's value comes from, when not the decided point itself (there the title says so)
     SOURCES = {"grid": " (grid)"}
 
@@ -61,9 +79,7 @@ class FiguresPanel(Readout):
             lines = figure_columns(entries, columns=columns)
             if max(map(cell_len, lines), default=0) <= self.size.width:
                 break
-        title = f"{model.policy_names[policy]} at τ = {threshold:.4f}"
-        if model.at_decision(policy, threshold):
-            title += " ★ decision"
+        title = f"{model.policy_names[policy]} at τ = {threshold:.4f}{point_title(model, policy, threshold)}"
         self.show_text(Content("\n".join([title, *lines])).stylize("bold", 0, len(title)))
 
     def cost_entries(self, model: DashboardModel, policy: int, threshold: float, *,
@@ -75,7 +91,11 @@ class FiguresPanel(Readout):
         if parts is None:  # no cost model: nothing priced
             return []
         ranges = model.cost_range(policy)
-        shown = [("total", f"cost ({model.currency})" if model.currency else "cost")]
+        decision = model.decision
+        # beside a cost a day, the curve's cost is said to be for the data (staffed as each τ needs)
+        data = " for the data" if decision is not None and decision.cost is not None and decision.cost.per == "day" \
+            else ""
+        shown = [("total", f"cost{data} ({model.currency})" if model.currency else f"cost{data}")]
         shown += [(name, f" {words}") for name, words in COST_PARTS
                   if (name != "staffing" or model.staffed) and (name != "rejected" or rejecting)
                   and ranges.get(name, (0.0, 0.0)) != (0.0, 0.0)]
@@ -90,20 +110,21 @@ class FiguresPanel(Readout):
         the decided point does (the service level off the Operations grid, the cost a day of a team)."""
         entries = []
         decision = model.decision
-        if decision is not None and decision.cost is not None and model.at_decision(policy, threshold):
-            # the decision prices its own team (the curve: the reviewers each τ needs), per day when it can
-            entries.append((f"team's cost/{decision.cost.per}", money(decision.cost.total)))
+        offered = model.offer_at(policy, threshold)
+        point = decision if model.at_decision(policy, threshold) else offered
+        if point is not None and point.cost is not None and point.cost.per == "day":
+            # the decision (an offered point) prices its own team, a day: the curve, the reviewers each τ needs
+            entries.append(("cost a day, this team", money(point.cost.total)))
         for check in model.constraint_checks(policy, threshold):
             name, target, value = check["name"], check["target"], check["value"]
-            bound = money(target) if name == "cost_per_day" else f"{target:g}"
-            label = f"{self.CONSTRAINT_LABELS.get(name, name)} {bound}"
+            label = f"{self.CONSTRAINT_LABELS.get(name, name)} {constraint_value(name, target)}"
             label += self.SOURCES.get(check["source"], "")
             if check["met"] is None:
                 text = "at d"
             else:
                 # the quality from the curve is the metric shown above: its mark is enough
                 shown = "" if value is None or (name == "quality" and check["source"] == "curve") else \
-                    count(value) if name == "reviewers" else money(value) if name == "cost_per_day" else number(value)
+                    constraint_value(name, value)
                 text = f"{shown} {'✓' if check['met'] else '✗'}".strip()
             entries.append((label, text.rjust(6)))
         return entries
