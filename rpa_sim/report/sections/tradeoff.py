@@ -37,8 +37,8 @@ def tradeoff_section(result: ScenarioResult, metric: str, figures: dict[str, Fig
         "style and marker. Dashed grey lines are the targets; the filled markers are each policy's operating "
         "points, the most automation that still meets a target, labelled with their τ; the star "
         "(★) is the decision, shown only when it meets every constraint; the black square and triangle are "
-        "reviewing everything (auto-rate 0) and nothing (auto-rate 1). The lower panel zooms on the range where the operating points lie (the grey box of the "
-        "upper panel).</p>",
+        "reviewing everything (auto-rate 0) and nothing (auto-rate 1). The lower panel zooms on the range where "
+        "the operating points lie (the grey box of the upper panel).</p>",
         figure_html(figures["tradeoff"], "tradeoff", "Auto-rate against quality after review, per policy; "
                                                       "below, the zoom on the operating points."),
     ]
