@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,10 @@ def add_parsers(commands: Any) -> None:
                                  "(default: none; this or --policy is required)")
         parser.add_argument("--threshold", type=SHARE, metavar="T",
                             help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
+        parser.add_argument("--allow-infeasible", action="store_true",
+                            help="with --from a summary whose decision meets not every constraint: export its nearest "
+                                 "point all the same, marked infeasible in the file where the format has room "
+                                 "(default: refused)")
         parser.add_argument("--scenario", metavar="SCENARIO",
                             help="with --from a summary written before rpa-sim kept the policy's rules in it "
                                  "(schema version 2 or 1): the scenario the study ran (file or bundled name), whose "
@@ -87,6 +92,8 @@ def export_policy(args: argparse.Namespace) -> int:
         raise usage_error(command, "--threshold goes with --policy (a decision brings its own threshold)")
     if args.scenario is not None and args.from_summary is None:
         raise usage_error(command, "--scenario goes with --from")
+    if args.allow_infeasible and args.from_summary is None:
+        raise usage_error(command, "--allow-infeasible goes with --from")
     if args.data is None and (args.predictions is not None or args.task is not None or args.skip_invalid):
         raise usage_error(command, "--predictions, --task and --skip-invalid go with --data")
     infeasible: str | None = None  # why the decision exported is not feasible, said once the export is written
@@ -108,9 +115,11 @@ def export_policy(args: argparse.Namespace) -> int:
             raise InputError("holds the decided policy's name but not its rules (it was written before rpa-sim "
                              "kept them, schema version 2 or 1): give --scenario SCENARIO, the scenario the study "
                              "ran", path=where)
-        infeasible = None if decision.feasible else decision.reason
-        source = f"the decision of {where}" + ("" if infeasible is None else f" (not feasible: {infeasible})")
-        at = policy_at(policy, decision.threshold, source=source)
+        infeasible = None if decision.feasible else decision.reason or "no point meets every constraint"
+        if infeasible is not None and not args.allow_infeasible:
+            raise InputError(f"its decision is not feasible, no plan meets the constraints ({infeasible}): give "
+                             "--allow-infeasible to export its nearest point all the same", path=where)
+        at = replace(policy_at(policy, decision.threshold, source=f"the decision of {where}"), infeasible=infeasible)
     else:
         from rpa_sim.route.policies import load_policy  # noqa: PLC0415
 
@@ -153,7 +162,8 @@ def export_policy(args: argparse.Namespace) -> int:
 
                 export = export_thresholds(at, fields, out=args.out, document_type=args.document_type)
     if infeasible is not None:
-        say(f"note: the decision of {args.from_summary} is not feasible: {infeasible}")
+        room = "" if args.format != "a2i" else " (a2i has no room to mark it: keep this note with the file)"
+        say(f"note: the decision of {args.from_summary} is not feasible: {infeasible}{room}")
     for note in export.notes:
         say(f"note: {note}")
     atomic_write_text(args.out, export.text)

@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
 
 from rpa_sim.common.errors import InputError, escaped
-from rpa_sim.study.told import constraints_words, cost_words, told
+from rpa_sim.study.told import cost_words, told
 from rpa_sim.tui.export import write_rows
 from rpa_sim.tui.help import HelpScreen
 from rpa_sim.tui.loading import open_source
@@ -30,7 +30,7 @@ from rpa_sim.tui.stages import Progress
 from rpa_sim.tui.views.base import View
 from rpa_sim.tui.views.calibration import CalibrationView
 from rpa_sim.tui.views.compare import CompareView
-from rpa_sim.tui.views.costs import CostsView
+from rpa_sim.tui.views.costs import CostsView, offer_words
 from rpa_sim.tui.views.fields import FieldsView
 from rpa_sim.tui.views.live import LiveView
 from rpa_sim.tui.views.monitoring import MonitoringView
@@ -43,7 +43,6 @@ from rpa_sim.tui.widgets.readout import Readout
 from rpa_sim.tui.widgets.slider import Slider
 
 if TYPE_CHECKING:
-    from rpa_sim.study.decision import Offer
     from rpa_sim.study.result import StudySummary
 
 VIEWS = [("tradeoff", "Trade-off", "t", TradeoffView), ("compare", "Compare", "c", CompareView),
@@ -84,7 +83,7 @@ def decision_words(model: DashboardModel) -> str:
     team per shift, the cost a day, each constraint met or not; when nothing is feasible, the binding
     constraint and the alternatives, cheapest feasible first."""
     said = told(model._summary_in())
-    lines = [said.lead]
+    lines = [said.lead, *([said.through] if said.feasible and said.through else [])]
     if said.sample is not None:
         lines.insert(0, f"⚠ {said.sample}")
     for number, option in enumerate(said.options, 1):
@@ -101,12 +100,6 @@ def decision_words(model: DashboardModel) -> str:
                                for row in said.rows))
     lines += [f"Main risk: {said.risk}", f"Next step: {said.next_step}"]
     return "\n".join(lines)
-
-
-def offer_words(offered: Offer) -> str:
-    """An offered point's cost and every constraint there, ✓ or ✗ (``o``, ``g``)."""
-    cost = cost_words(offered.cost)
-    return ", ".join(part for part in (cost, constraints_words(offered.constraints)) if part)
 
 
 class DashboardApp(App[int]):

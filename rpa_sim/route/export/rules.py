@@ -107,6 +107,9 @@ class PolicyAt:
         Everything else the policy says.
     score : str
         What the thresholds apply to: ``confidence``, or the named signal the policy sweeps.
+    infeasible : str or None
+        Why the decision exported meets not every constraint, when it does not (``--allow-infeasible``):
+        each format that has room writes it as ``infeasible`` (``docs/export.md``).
     """
 
     policy: Policy
@@ -116,6 +119,7 @@ class PolicyAt:
     reject: Thresholds | None
     rules: tuple[Rule, ...]
     score: str = "confidence"
+    infeasible: str | None = None
 
     def document_types(self) -> list[str]:
         """The document types that have thresholds of their own, in the policy's order."""
@@ -338,8 +342,10 @@ def notes_for(platform: str, at: PolicyAt, *, states: Iterable[str], document_ty
 
 
 def metadata(at: PolicyAt, notes: Sequence[str], **more: Any) -> dict[str, Any]:
-    """What an export says about itself where its format has room: the policy, ``τ``, its source and the notes."""
+    """What an export says about itself where its format has room: the policy, ``τ``, its source, the mark of
+    a decision that meets not every constraint (``infeasible``: why) and the notes."""
     # the score is said when it is a signal: exports of confidence policies stay as they were
     score = {} if at.score == "confidence" else {"score": at.score}
-    return {"policy": at.policy.name, "threshold": at.threshold, "threshold_from": at.source, "knob": at.policy.knob,
-            **score, **more, "notes": list(notes)}
+    mark = {} if at.infeasible is None else {"infeasible": at.infeasible}
+    return {"policy": at.policy.name, "threshold": at.threshold, "threshold_from": at.source, **mark,
+            "knob": at.policy.knob, **score, **more, "notes": list(notes)}

@@ -3,12 +3,13 @@ everything."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual_plotext.plot import Plot
 
 from rpa_sim.route.compare import edge_of_range_text
+from rpa_sim.study.told import constraints_words, cost_words
 from rpa_sim.tui.export import export_stem
 from rpa_sim.tui.model import padded_limits
 from rpa_sim.tui.views.base import View
@@ -17,11 +18,21 @@ from rpa_sim.tui.widgets.legend import Legend
 from rpa_sim.tui.widgets.plot import MarkedPlot, Marker
 from rpa_sim.tui.widgets.readout import Readout
 
-__all__ = ["CostsView"]
+if TYPE_CHECKING:
+    from rpa_sim.study.decision import Offer
 
-COST_OPTIMUM = Marker("★", "green+", "least cost")
+__all__ = ["CostsView", "offer_words"]
+
+COST_OPTIMUM = Marker("◇", "green+", "least cost, no constraint")
+FEASIBLE = Marker("◆", "cyan+", "o: least cost meeting every constraint")
+DECISION = Marker("★", "orange+", "decision")
 CURRENT_THRESHOLD = Marker("●", "red+", "τ now")
 REVIEW_ALL = Marker("─", "gray", "review all")
+
+
+def offer_words(offered: Offer) -> str:
+    """An offered point's cost and every constraint there, ✓ or ✗ (``o``, ``g``)."""
+    return ", ".join(part for part in (cost_words(offered.cost), constraints_words(offered.constraints)) if part)
 
 
 class CostsView(View):
@@ -73,9 +84,15 @@ class CostsView(View):
         now = f"{CURRENT_THRESHOLD.label}{'' if inside else ' (outside: z shows all)'}"
         entries = [(policy_marker(policy), model.policy_names[policy]), (CURRENT_THRESHOLD, now)]
         best, review_all = model.cost_optimum(policy), model.review_all_cost()
+        feasible = model.offer(policy, "best_feasible")
+        if feasible is not None:
+            entries.append((FEASIBLE, f"o: least cost meeting every constraint, τ = {feasible.threshold:.4f}"))
+        if self.decided() is not None:
+            entries.append((DECISION, "★ the decision"))
         if best is not None:
             edge = " (edge of the range swept)" if best.edge_of_range else ""
-            entries.append((COST_OPTIMUM, f"least cost {model.money(best.cost)} at τ = {best.threshold:.4f}{edge}"))
+            entries.append((COST_OPTIMUM, f"least cost, no constraint, {model.money(best.cost)} at "
+                                          f"τ = {best.threshold:.4f}{edge}"))
         if review_all is not None:
             entries.append((REVIEW_ALL, f"review all {model.money(review_all)}"))
         zoom = "all" if self.zoomed else "zoom"
@@ -106,18 +123,41 @@ class CostsView(View):
             self.draw_legend(inside)
         best = model.cost_optimum(state.policy)
         now = parts["total"]
-        staffing = " (staffing included)" if model.staffed else ""
-        text = f"{model.policy_names[state.policy]}: cost {model.money(now)}{staffing} at τ = {state.threshold:.4f}"
+        staffing = ", staffing as τ needs" if model.staffed else ""
+        text = (f"{model.policy_names[state.policy]}: cost for the data {model.money(now)}{staffing} at "
+                f"τ = {state.threshold:.4f}")
+        feasible = model.offer(state.policy, "best_feasible")
+        least = model.offer(state.policy, "least_cost")
+        if feasible is not None:
+            text += f"\no (τ = {feasible.threshold:.4f}): least cost meeting every constraint, {offer_words(feasible)}"
+        elif model.summarised and model.decision is not None and model.decision.offers is not None:
+            text += "\no: no τ of this policy meets every constraint"
         if best is not None:
-            text += (f" · least {model.money(best.cost)} at τ = {best.threshold:.4f} (o goes there), "
-                     f"saving {model.money(best.savings_vs_review_all)} against reviewing everything")
+            there = "" if least is None else f", {constraints_words(least.constraints)}"
+            text += (f"\n◇ least cost, no constraint: {model.money(best.cost)} for the data at "
+                     f"τ = {best.threshold:.4f}{there}")
             if best.edge_of_range and model.summary is not None:
                 text += f"\n⚠ {edge_of_range_text(best, model.summary.thresholds)}"
         elif not model.summarised:
             text += " · finding the least cost…"
         note.show_text(text)
-        optimum = [(best.threshold, best.cost, COST_OPTIMUM)] if best is not None and best.cost is not None else []
-        plot.mark([(state.threshold, now, CURRENT_THRESHOLD), *optimum])  # at the optimum, the star shows
+        marks = [(state.threshold, now, CURRENT_THRESHOLD)]
+        if best is not None and best.cost is not None:
+            marks.append((best.threshold, best.cost, COST_OPTIMUM))
+        if feasible is not None:
+            marks.append((feasible.threshold, model.cost_parts(state.policy, feasible.threshold)["total"], FEASIBLE))
+        decided = self.decided()
+        if decided is not None:
+            marks.append((decided, model.cost_parts(state.policy, decided)["total"], DECISION))
+        plot.mark(marks)  # the later marks show where two meet
+
+    def decided(self) -> float | None:
+        """The decision's τ when it is the selected policy's and meets every constraint (a ★ is the decision)."""
+        decision = self.model.decision
+        if decision is None or not decision.feasible or decision.threshold is None or \
+                decision.policy != self.model.policy_names[self.state.policy]:
+            return None
+        return decision.threshold
 
     def no_costs(self) -> str:
         model = self.model

@@ -100,6 +100,12 @@ class FiguresPanel(Readout):
                   if (name != "staffing" or model.staffed) and (name != "rejected" or rejecting)
                   and ranges.get(name, (0.0, 0.0)) != (0.0, 0.0)]
         entries = []
+        offered = model.offer_at(policy, threshold)
+        point = decision if model.at_decision(policy, threshold) else offered
+        if point is not None and point.cost is not None and point.cost.per == "day":
+            # the headline: the decision (an offered point) priced a day with its own team, first; the curve's
+            # cost below it is for the data, with the reviewers each τ needs
+            entries.append(("cost a day, this team", money(point.cost.total)))
         for name, words in shown:
             width = max(len(money(v)) for v in (*ranges.get(name, (0.0, 0.0)), float("nan")))
             entries.append((words, money(parts[name]).rjust(width)))
@@ -109,12 +115,6 @@ class FiguresPanel(Readout):
         """Each constraint of the decision, met (✓) or not (✗) at τ where the curves tell; ``at d`` where only
         the decided point does (the service level off the Operations grid, the cost a day of a team)."""
         entries = []
-        decision = model.decision
-        offered = model.offer_at(policy, threshold)
-        point = decision if model.at_decision(policy, threshold) else offered
-        if point is not None and point.cost is not None and point.cost.per == "day":
-            # the decision (an offered point) prices its own team, a day: the curve, the reviewers each τ needs
-            entries.append(("cost a day, this team", money(point.cost.total)))
         for check in model.constraint_checks(policy, threshold):
             name, target, value = check["name"], check["target"], check["value"]
             label = f"{self.CONSTRAINT_LABELS.get(name, name)} {constraint_value(name, target)}"
