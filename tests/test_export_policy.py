@@ -462,7 +462,9 @@ def test_from_a_summary_the_rules_it_holds_need_no_scenario(capsys, tmp_path, in
             copy.write_text(json.dumps(old, indent=2) + "\n", encoding="utf-8")
         else:
             copy.write_text(text, encoding="utf-8")
-        status, _, err = _export(capsys, tmp_path, format_name, *data, "--from", copy, *extra, out=out)
+        # the study's decision misses its quality target: exported knowingly
+        status, _, err = _export(capsys, tmp_path, format_name, *data, "--from", copy, *extra, "--allow-infeasible",
+                                 out=out)
         assert status == 0, err
         written.append((tmp_path / out).read_bytes())
     assert written[0] == written[1] == written[2]
