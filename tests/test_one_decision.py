@@ -50,6 +50,9 @@ def _status(app) -> str:
 
 
 def test_o_the_figures_panel_the_status_line_and_the_costs_view_show_the_summarys_staffed_cost(tmp_path):
+    """``o`` goes to the policy's least cost meeting every constraint, else to its least cost under none (said
+    so); the panel leads with that point's cost a day, then the curve's cost for the data, split as the study
+    splits it."""
     async def run() -> None:
         app = DashboardApp(scenario_file(tmp_path, SCENARIO))
         async with app.run_test(size=(120, 40)) as pilot:
@@ -57,25 +60,35 @@ def test_o_the_figures_panel_the_status_line_and_the_costs_view_show_the_summary
             assert app.model.staffed
             for index, entry in enumerate(app.model.summary.policies):
                 await pilot.press(str(index + 1), "t", "o")
-                best = entry.cost_optimum
-                shown = money(best.cost)
-                assert app.threshold == best.threshold
-                assert _panel_value(app, "cost (EUR)") == shown
-                assert f"least cost {shown} EUR" in _status(app)
-                assert _panel_value(app, "staffing cost") == money(best.breakdown.staffing)
-                assert _panel_value(app, "error cost") == money(best.breakdown.errors)
+                feasible = app.model.offer(index, "best_feasible")
+                offered = feasible or app.model.offer(index, "least_cost")
+                assert app.threshold == offered.threshold
+                if feasible is None:  # then o goes to the policy's cost optimum, labelled as under no constraint
+                    assert offered.threshold == entry.cost_optimum.threshold
+                    assert "least cost, no constraint: " in _status(app) and "✗" in _status(app)
+                else:
+                    assert "least cost meeting every constraint: " in _status(app) and "✗" not in _status(app)
+                parts = app.model.cost_parts(index, offered.threshold)
+                assert _panel_value(app, "cost a day, this team") == money(offered.cost.total)
+                assert _panel_value(app, "cost for the data (EUR)") == money(parts["total"])
+                assert f"{money(offered.cost.total)} EUR a day" in _status(app)
+                assert _panel_value(app, "staffing cost") == money(parts["staffing"])
                 # the study prices review time by the roster: that part is nothing at every τ, and is left out
-                assert best.breakdown.review == 0.0 and "review cost" not in _panel(app)
+                assert parts["review"] == 0.0 and "review cost" not in _panel(app)
                 await pilot.press("dollar_sign")
                 note = str(app.query_one("#costs-note").render())
-                assert f"cost {shown} EUR (staffing included) at τ = {best.threshold:.4f}" in note
-                assert f"least {shown} EUR at τ = {best.threshold:.4f}" in note
-            # the export carries the same cost, split by kind
+                assert f"cost for the data {money(parts['total'])} EUR, staffing as τ needs at " \
+                       f"τ = {offered.threshold:.4f}" in note
+                best = entry.cost_optimum
+                assert f"◇ least cost, no constraint: {money(best.cost)} EUR for the data at " \
+                       f"τ = {best.threshold:.4f}" in note
+                assert ("o: no τ of this policy meets every constraint" in note) == (feasible is None)
+            # the export carries the curve's cost, split by kind
             await pilot.press("t")
             row = app.model.figures_rows(app.policy, app.threshold)[0]
-            best = app.model.summary.policies[app.policy].cost_optimum
-            assert row["cost"] == pytest.approx(best.cost, abs=1e-9)
-            assert row["staffing_cost"] == pytest.approx(best.breakdown.staffing, abs=1e-9)
+            parts = app.model.cost_parts(app.policy, app.threshold)
+            assert row["cost"] == pytest.approx(parts["total"], abs=1e-9)
+            assert row["staffing_cost"] == pytest.approx(parts["staffing"], abs=1e-9)
 
     asyncio.run(run())
 
@@ -118,36 +131,38 @@ def test_d_goes_to_the_decisions_policy_threshold_and_team(tmp_path):
             assert app.query_one(OperationsView).extra == decision.reviewers.extra_per_shift
             point = decision.point
             assert _panel(app).startswith(f"{decision.policy} at τ = {decision.threshold:.4f} ★ decision")
-            assert _panel_value(app, "cost (EUR)") == money(point.cost)
-            assert _panel_value(app, "team's cost/day") == money(decision.cost.total)
-            assert f"decision, cost {money(point.cost)} EUR (d)" in _status(app)
-            heads = sum(shift[2] for shift in decision.reviewers.shifts)
+            assert _panel_value(app, "cost for the data (EUR)") == money(point.cost)
+            assert _panel_value(app, "cost a day, this team") == money(decision.cost.total)
+            # one headline cost: the decision's a day, first
+            assert f"decision, {money(decision.cost.total)} EUR a day (d)" in _status(app)
             severity, text = notifications(app)[-1]
             title, message = text.split("\n", 1)
             assert (severity, title) == ("information", "Decision")
-            assert message.startswith(f"{decision.policy} at τ = {decision.threshold:.4f} with {heads} reviewers (")
-            assert f"cost {money(point.cost)} EUR for the data" in message
-            assert f"{money(decision.cost.total)} EUR per day with this team" in message
+            assert message.startswith(f"Run {decision.policy} at τ = {decision.threshold:.4f}.")
+            assert f"{money(decision.cost.total)} EUR a day" in message and "for the data" not in message
+            assert " people a shift" in message
             # each constraint, met or not, at the decided point: the decision's own figures
             for constraint in decision.constraints:
                 label = {"quality": "quality ≥", "service_level": "service level ≥"}[constraint.name]
                 mark = "✓" if constraint.met else "✗"
-                assert _panel_value(app, f"{label} {constraint.target:g}") == f"{number(constraint.value)} {mark}"
+                target = number(constraint.target) if constraint.name == "quality" else f"{100 * constraint.target:.1f}%"
+                value = number(constraint.value) if constraint.name == "quality" else f"{100 * constraint.value:.1f}%"
+                assert _panel_value(app, f"{label} {target}") == f"{value} {mark}"
             # elsewhere the quality comes from the curve; the service level from the Operations grid on its τ
             await pilot.press("1")
             app.set_threshold(0.3)
             await pilot.pause()
             quality = app.model.figures(0, 0.3)["kieval_aligned"]
-            assert _panel_value(app, "quality ≥ 0.9") == ("✓" if quality >= 0.9 else "✗")  # the metric is above it
+            assert _panel_value(app, "quality ≥ 0.9000") == ("✓" if quality >= 0.9 else "✗")  # the metric is above it
             assert _panel_value(app, "KIEval_Aligned^τ") == number(quality)
             grid = next(row for row in app.model.summary.operations.policies[0].grid
                         if row.threshold == pytest.approx(0.3))
             level = grid.simulated.service_level
-            assert _panel_value(app, "service level ≥ 0.9 (grid)") == \
-                f"{number(level)} {'✓' if level >= 0.9 else '✗'}"
+            assert _panel_value(app, "service level ≥ 90.0% (grid)") == \
+                f"{100 * level:.1f}% {'✓' if level >= 0.9 else '✗'}"
             app.set_threshold(0.33)  # off the grid: known at the decision only
             await pilot.pause()
-            assert _panel_value(app, "service level ≥ 0.9") == "at d"
+            assert _panel_value(app, "service level ≥ 90.0%") == "at d"
             assert "★ decision" not in _panel(app)
 
     asyncio.run(run())
@@ -164,10 +179,10 @@ def test_d_says_when_no_point_meets_every_constraint_and_which_binds(tmp_path):
             await pilot.pause()
             severity, text = notifications(app)[-1]
             assert severity == "warning"
-            assert text.startswith(
-                f"Decision: no point meets every constraint\nno point meets every constraint ({decision.binding} "
-                f"binds): {decision.reason}. Nearest: {decision.policy} at τ = {decision.threshold:.4f}")
-            assert f"no point meets every constraint ({decision.binding} binds)" in _status(app)
+            assert text.startswith("No plan meets the constraints\nNo plan meets the constraints: the ")
+            assert " binds" in text and "The nearest point, which misses:" in text
+            assert "no plan meets the constraints: nearest point" in _status(app)
+            assert "★" not in _panel(app) and "✗ nearest: no plan meets the constraints" in _panel(app)
             assert app.threshold == decision.threshold
 
     asyncio.run(run())
@@ -189,10 +204,10 @@ def test_the_report_summary_json_run_json_and_the_dashboard_show_the_same_decisi
     assert json.loads(out)["decision"] == decision
 
     html = render_report(result)
-    lead = re.search(r"<strong>(.*?)</strong> at <strong>τ = (.*?)</strong>", html)
+    lead = re.search(r'id="decision-text">Run (\S+) at <a [^>]*>τ</a> = (\S+)\.', html)
     assert lead.groups() == (decision["policy"], num(decision["threshold"]))
-    cost_table = re.search(r'<table[^>]*id="decision-cost".*?</table>', html, re.DOTALL).group(0)
-    assert re.search(rf"total</t[dh]>\s*<td[^>]*>{re.escape(money(decision['cost']['total']))}", cost_table)
+    cost = re.search(r'<p id="decision-cost">(.*?)</p>', html, re.DOTALL).group(1)
+    assert f"{money(decision['cost']['total'])} EUR a day" in cost
     assert num(quality) in html
 
     async def run() -> None:
@@ -207,9 +222,9 @@ def test_the_report_summary_json_run_json_and_the_dashboard_show_the_same_decisi
             assert "the decision (d) keeps to the scenario's constraints, its cost per day" in explanation
             await pilot.press("d")
             assert _panel(app).startswith(f"{decision['policy']} at τ = {decision['threshold']:.4f} ★ decision")
-            assert _panel_value(app, "team's cost/day") == money(decision["cost"]["total"])
-            assert _panel_value(app, "cost (EUR)") == money(decision["point"]["cost"])
+            assert _panel_value(app, "cost a day, this team") == money(decision["cost"]["total"])
+            assert _panel_value(app, "cost for the data (EUR)") == money(decision["point"]["cost"])
             assert _panel_value(app, "KIEval_Aligned^τ") == number(decision["point"]["metric"])
-            assert _panel_value(app, "quality ≥ 0.9") == f"{number(quality)} ✓"
+            assert _panel_value(app, "quality ≥ 0.9000") == f"{number(quality)} ✓"
 
     asyncio.run(run())
