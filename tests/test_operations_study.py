@@ -314,16 +314,18 @@ def test_run_prints_the_operations_table(capsys):
     assert (escalation[4], escalation[6], escalation[9]) == ("1,260", "2,268.00", "2,226")
     assert "operations: 1,300 arrivals a day" in out and "team costs 1,344.00 EUR a day" in out
     # two costs of one policy, told apart: the least cost for the data under no constraint, the decision's a day
-    comparison = out.splitlines()
+    # the decision first (issue 29), then the comparison
+    assert out.startswith("Decision: run document-escalation at τ = 0.6500.\n")
+    comparison = out[out.index("\n\n") + 2:].splitlines()
     assert comparison[2].split()[:5] == ["policy", "AUC", "auto@0.95", "least", "cost"]
     assert comparison[5].split()[:4] == ["document-escalation", "0.9328", "0.4065", "3,994.91"]
     metric = next(index for index, line in enumerate(comparison) if line.startswith("metric: "))
     assert comparison[metric + 1:metric + 3] == [
         "least cost = each policy's cheapest τ swept, for the whole data (2,000 documents), under no constraint; "
         "saves vs all = against reviewing everything",
-        "the decision below keeps to the scenario's constraints, its cost per day"]
-    assert "Decision (cost): document-escalation at τ 0.6500 with 8 reviewers" in out
-    assert "  cost per day: 4,230.88 EUR = review 0.00 + staffing 1,344.00 + errors 2,886.88 + rejected 0.00" in out
+        "the decision above keeps to the scenario's constraints, its cost per day"]
+    assert "  team: 4 people a shift, 2 shifts (07–13 h, 13–19 h)" in out
+    assert "  cost: 4,230.88 EUR a day (staffing 1,344.00 + errors left 2,886.88)" in out
 
 
 def test_staff_scenario(capsys):

@@ -147,7 +147,7 @@ def test_comparison_marks_the_best_of_each_column_and_flags_losses(kie):
     assert not marked("τ at 0.9", "best") and not marked("dominated by", "best")
     legend = report.read_text(encoding="utf-8").split('id="comparison-legend"')[1].split("</dl>")[0]
     for term in ("AUC", "auto-rate at 0.9 / 0.95", "τ at 0.9 / 0.95", "least cost",
-                 "saves vs review-all / review-none", "certified τ", "dominated by", "★"):
+                 "saves vs review-all / review-none", "certified τ", "dominated by", "◆"):
         assert f"<dt>{term}</dt>" in legend
 
 
@@ -161,7 +161,7 @@ def test_the_least_cost_is_worded_as_the_run_table_words_it(kie):
     assert (f'<dt>least cost</dt><dd>the total of review and error costs at {least}; "τ of least cost" is that τ. '
             f"The decision, at the top of the page, {decided}.</dd>") in legend
     run_table = comparison_table(result)
-    assert f"least cost = {least}; " in run_table and f"the decision below {decided}" in run_table
+    assert f"least cost = {least}; " in run_table and f"the decision above {decided}" in run_table
 
 
 def test_certification_is_a_table_with_its_assumptions_stated_once(kie):
@@ -250,8 +250,8 @@ def test_summary_recommends_a_policy_and_threshold(kie):
     # the certified alternative: the recommended policy's own certified threshold
     assert f"The same policy at τ = {_f(chosen['certified']['threshold'])} (on confidence) comes with a " \
            "guarantee" in summary_html
-    # the risk: a third of the predictions go through on confidence alone, which outweighs the reviewer's misses
-    assert 0.3 < best["auto_rate"] < 0.4 and parsed.texts["risk"].startswith("Main risk, calibration: ")
+    # the exposure: a third of the predictions go through on confidence alone, which outweighs the reviewer's misses
+    assert 0.3 < best["auto_rate"] < 0.4 and parsed.texts["risk"].startswith("Calibration: ")
     assert decision_of(result.summary).policy == chosen["policy"]
 
 
@@ -286,7 +286,7 @@ def test_plots_zoom_on_the_decisions_and_tell_policies_apart(kie):
     for colour in ("#0072b2", "#e69f00", "#009e73"):
         assert colour in tradeoff
     assert "stroke-dasharray" in tradeoff and "audited-budget (partial)" in tradeoff
-    assert "review everything" in tradeoff and "recommended" in tradeoff
+    assert "review everything" in tradeoff and "the decision" in tradeoff
     cost = text.split('id="svg-cost"')[1].split("</svg>")[0]
     assert "total cost (EUR, 80 documents)" in cost and re.search(r"Zoom: τ [\d.]+ to [\d.]+", cost)
 

@@ -129,7 +129,7 @@ def test_the_tradeoff_as_the_report_draws_it_zooms_on_the_operating_points(kie):
     assert low < x0 and x1 < high  # a sliver of margin keeps the edge markers whole
     legend = [text.get_text() for text in display.figure_.legends[0].get_texts()]
     assert legend == ["confidence", "document-escalation", "operating point (policy's marker)", "target",
-                      "review everything", "review nothing", "recommended"]
+                      "review everything", "review nothing", "the decision"]
 
 
 def test_a_zoom_panel_needs_a_window(bare):

@@ -216,19 +216,25 @@ async def test_typed_threshold_then_the_keys_are_the_apps_again(scenario):
 
 @run_async
 async def test_o_goes_to_the_cheapest_threshold(scenario):
+    """o: the policy's least cost meeting every constraint (here the first target), with each constraint there."""
     app = DashboardApp(scenario)
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         for policy in (0, 1):
             await pilot.press(str(policy + 1), "o")
-            best = next(p.cost_optimum for p in app.model.summary.policies
-                        if p.policy == app.model.policy_names[policy])
+            best = app.model.offer(policy, "best_feasible")
             assert app.threshold == best.threshold
-            assert app.model.figures(policy, app.threshold)["cost"] == pytest.approx(best.cost, abs=1e-9)
-            edge = ", at the edge of the range swept" if best.edge_of_range else ""
-            assert f"least cost {best.cost:,.2f} EUR{edge} (o)" in _status(app)
-            costs = [app.model.figures(policy, t)["cost"] for t in np.linspace(0, 1, 201)]
-            assert best.cost <= min(costs) + 1e-9
+            assert app.model.figures(policy, app.threshold)["cost"] == pytest.approx(best.cost.total, abs=1e-9)
+            quality = best.constraints[0]
+            assert (f"least cost meeting every constraint: {best.cost.total:,.2f} EUR for the data, quality "
+                    f"{quality.value:.4f} ≥ 0.8500 ✓ (o)") in _status(app)
+            from rpa_sim.route.sweep import parse_thresholds
+
+            grid = parse_thresholds(app.model.summary.thresholds)
+            grid = app.model.sweepers[policy].thresholds("exact") if isinstance(grid, str) else grid
+            feasible = [app.model.figures(policy, t)["cost"] for t in grid
+                        if app.model.figures(policy, t)["kieval_aligned"] >= 0.85]
+            assert best.cost.total <= min(feasible) + 1e-9
         await pilot.press("plus")
         assert "least cost" not in _status(app)  # the note lasts until τ moves
 
@@ -248,7 +254,7 @@ async def test_g_goes_to_each_target_in_turn(scenario):
         for target, threshold in zip((0.85, 0.9), seen):
             at = model.figures(0, threshold)
             assert at["kieval_aligned"] >= target and at["auto_rate"] == points[f"{target:g}"].auto_rate
-        assert "reaches KIEval_Aligned^τ 0.85 (g: next target)" in _status(app)
+        assert "reaches KIEval_Aligned^τ 0.85: " in _status(app) and "✓ (g: next target)" in _status(app)
 
 
 @run_async
@@ -257,10 +263,10 @@ async def test_o_and_g_are_in_the_command_palette(scenario):
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         policy = next(p for p in app.model.summary.policies if p.policy == "confidence")
-        cheapest, first_target = policy.cost_optimum, policy.operating_points["0.85"]
+        cheapest, first_target = app.model.offer(0, "best_feasible"), policy.operating_points["0.85"]
         for command, threshold, note in (
-                ("Go to the least cost", cheapest.threshold, f"least cost {cheapest.cost:,.2f} EUR"),
-                ("Go to the first target", first_target.threshold, "reaches KIEval_Aligned^τ 0.85 (g: next target)")):
+                ("Go to the least cost", cheapest.threshold, f"every constraint: {cheapest.cost.total:,.2f} EUR"),
+                ("Go to the first target", first_target.threshold, "reaches KIEval_Aligned^τ 0.85: ")):
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*command)

@@ -101,22 +101,20 @@ def cost_optimum(curve: Curve) -> OperatingPoint:
     return point_at(curve, int(best))
 
 
-def edge_of_range_text(best: OperatingPoint, thresholds: str) -> str:
+def edge_of_range_text(best: OperatingPoint) -> str:
     """Why a cost optimum at the edge of the swept range (a policy's ``cost_optimum`` with ``edge_of_range``)
-    is to be read with care, in words; ``thresholds`` is the scenario's grid.
+    is to be read with care, in words.
 
-    >>> edge_of_range_text(OperatingPoint(threshold=1.0, auto_rate=0.00025, metric=0.99, reviewed=3999.0, cost=None),
-    ...                    "linspace:0:1:201")  # doctest: +NORMALIZE_WHITESPACE
-    'the cheapest point lies at the edge of the range you swept (τ = 1.0000, 0.03% of predictions left
+    >>> edge_of_range_text(OperatingPoint(threshold=0.9, auto_rate=0.25, metric=0.99, reviewed=3999.0, cost=None))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'the cheapest point lies at the edge of the range you swept (τ = 0.9000, 25.0% of predictions left
     unreviewed): a cheaper one may lie beyond it'
     """
     from rpa_sim.common.formatting import number, share  # noqa: PLC0415
 
-    where = (f"the cheapest point lies at the edge of the range you swept (τ = {number(best.threshold)}, "
-             f"{share(best.auto_rate)} of predictions left unreviewed)")
-    if thresholds == "exact":  # every threshold at which a decision changes: nothing lies beyond
-        return f"{where}: the policy is cheapest reviewing as much, or as little, as it can"
-    return f"{where}: a cheaper one may lie beyond it"
+    # an exact grid (every threshold at which a decision changes) has nothing beyond it, so no edge
+    return (f"the cheapest point lies at the edge of the range you swept (τ = {number(best.threshold)}, "
+            f"{share(best.auto_rate)} of predictions left unreviewed): a cheaper one may lie beyond it")
 
 
 def _best_metric_at_least(auto: np.ndarray, metric: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -483,7 +483,7 @@ def comparison_table(result: ScenarioResult) -> str:
             row += [money(best.cost), number(best.threshold, 3) + (" *" if best.edge_of_range else ""),
                     money(best.savings_vs_review_all)]
             if best.edge_of_range:
-                cautions.append(f"* {p.policy}: {edge_of_range_text(best, summary.thresholds)}")
+                cautions.append(f"* {p.policy}: {edge_of_range_text(best)}")
         row += [number(None if p.certified is None else p.certified.threshold, 3), ", ".join(p.dominated_by) or "-"]
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]

@@ -563,7 +563,8 @@ class DashboardApp(App[int]):
             if view != "smudge" or self.model is None or self.model.has_smudge:
                 yield SystemCommand(f"Show {title} view", f"Switch to the {title} view",
                                     lambda view=view: self.action_show(view))
-        yield SystemCommand("Go to the least cost", "τ to the selected policy's cheapest threshold (o)",
+        yield SystemCommand("Go to the least cost", "τ to the selected policy's least cost meeting every "
+                                                    "constraint (o)",
                             self.action_optimum)
         yield SystemCommand("Go to the first target", "τ to where the selected policy reaches the first target; "
                             "again: the next (g)", self.action_target)

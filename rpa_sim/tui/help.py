@@ -23,7 +23,7 @@ A policy decides which, against one threshold **τ**; the views show what each �
 | `s` | the next signal the trade-off view routes on beside the policies, which the Signals view shows |
 | `+` / `-` | τ up / down one step: 0.01, and 0.001 from 0.9 (where τ matters most) |
 | `]` / `[` | τ up / down five steps |
-| `o` | τ to the selected policy's least cost |
+| `o` | τ to the selected policy's least cost meeting every constraint (else its least cost under none) |
 | `g` | τ to where the selected policy reaches the first target (again: the next target) |
 | `d` | τ, the policy and (Operations) the team to the study's decision; it says when no point meets every constraint |
 | `=` | type τ (Enter applies it, Esc goes back; other keys stay the dashboard's) |
@@ -62,15 +62,18 @@ A policy decides which, against one threshold **τ**; the views show what each �
 - **reviews needed**: the predictions a person looks at; **documents straight through**: the
   documents of which none is reviewed.
 - **cost**: reviews (a reviewer's time at the hourly rate, or a price per review and document)
-  plus each error left times its price. **Least cost**: the cheapest τ; **review all**: the cost
-  of reviewing every prediction. With an `operations:` section that prices reviewer-hours, the
+  plus each error left times its price, for the data. **Least cost, no constraint** (◇): the
+  cheapest τ, which may miss a constraint; **o** (◆): the least cost meeting every constraint;
+  **review all**: the cost of reviewing every prediction. With an `operations:` section that prices reviewer-hours, the
   cost is the study's: rostering the reviewers τ needs replaces review time (**staffing cost**);
   the figures panel splits it into review, staffing, error and rejection cost.
-- **decision** (`d`): the study's one recommendation: policy, τ, team, cost. The figures panel
-  marks it (★) and shows each of its constraints at τ: ✓ met, ✗ not; quality from the curve,
-  the service level at the decision itself or, **(grid)**, on the Operations τ grid for the
-  scenario's team; **at d**: known at the decision only. **team's cost/day**: the decision's
-  team priced by the day.
+- **decision** (`d`): the study's one decision: policy, τ, team, cost a day. **★** means the
+  decision and nothing else, shown only when it meets every constraint (when none does, `d` goes
+  to the nearest point, marked ✗). At the decision, `o`'s and `g`'s points the figures panel
+  shows each constraint's value there: ✓ met, ✗ not; elsewhere quality from the curve, the
+  service level, **(grid)**, on the Operations τ grid for the scenario's team; **at d**: known at
+  the offered points only. **cost a day, this team**: that point priced by the day with its team
+  (the headline cost); **cost for the data**: the curve's, with the reviewers each τ needs.
 - **target**: a quality after review the business needs (the grey lines on the trade-off plot).
   **auto-rate at T**: the most that can go straight through with the quality at least T,
   reached at **τ for T**.

@@ -45,7 +45,7 @@ def edge_notes(summary: StudySummary, list_id: str) -> list[str]:
     if summary.costs is None:
         return []
     notes = [f"<li><strong>{escape(p.policy)}</strong>: "
-             f"{escape(edge_of_range_text(cost_optimum(p), summary.thresholds))}.</li>"
+             f"{escape(edge_of_range_text(cost_optimum(p)))}.</li>"
              for p in summary.policies if cost_optimum(p).edge_of_range]
     if not notes:
         return []

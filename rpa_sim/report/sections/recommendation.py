@@ -15,6 +15,7 @@ from rpa_sim.common.formatting import money, number, setting_share, share, signe
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.wording import (
     basis_text,
+    cost_basis,
     currency_of,
     shown_above,
     unit_suffix,
@@ -25,6 +26,7 @@ from rpa_sim.study.recommend import (
     certified_alternative,
     decision_of,
     main_risk,
+    per_day_factor,
     versus,
 )
 
@@ -61,9 +63,9 @@ def recommendation_section(result: ScenarioResult, metric: str) -> list[str]:
     nothing = versus(point, summary.baselines.review_none, auto_rate=1.0 if predictions else None)
     policy = next(p for p in summary.policies if p.policy == decision.policy)
     currency = currency_of(summary)
-    where = (f"The decision, <strong>{escape(decision.policy)}</strong> at threshold <strong>τ = "
-             f"{number(decision.threshold)}</strong> (on {escape(policy.knob)}), is ")
-    priced = _same_basis(decision)
+    where = (f"We recommend <strong>{escape(decision.policy)}</strong> at threshold <strong>τ = "
+             f"{number(decision.threshold)}</strong> (on {escape(policy.knob)}), ")
+    priced = _same_basis(decision, per_day_factor(summary))
     if decision.basis == "cost":
         why = ("the cheapest point that meets every constraint" + (
             f": {escape(money(point.cost, currency))} {escape(basis_text(summary))}." if priced else
@@ -96,14 +98,16 @@ def recommendation_section(result: ScenarioResult, metric: str) -> list[str]:
     return parts
 
 
-def _same_basis(decision: Decision) -> bool:
-    """Whether the decided point's cost on its curve (for the data) is the decision's headline cost: priced
-    for the data with the same parts. Otherwise (a cost a day, or staffing by the decided team) the curve's
-    cost is not shown beside it, since a reader could not reconcile the two."""
+def _same_basis(decision: Decision, per_day: float | None) -> bool:
+    """Whether the decided point's cost on its curve (for the data) reconciles with the decision's headline
+    cost: the same parts on the same basis, so that the headline is that cost (for the data), or that cost
+    times the documents a day over the data's (per day). Otherwise (staffing by the decided team, not by the
+    reviewers each τ needs) the curve's costs are not shown beside it: a reader could not reconcile the two."""
     cost, point = decision.cost, decision.point
     if cost is None or point is None or point.cost is None or cost.total is None:
         return False
-    return cost.per != "day" and abs(cost.total - point.cost) <= 1e-9 * max(1.0, abs(cost.total))
+    scale = 1.0 if cost.per != "day" else per_day
+    return scale is not None and abs(cost.total - point.cost * scale) <= 1e-9 * max(1.0, abs(cost.total))
 
 
 def _recommendation_table(found: Point, everything: Versus, nothing: Versus, summary: StudySummary,
@@ -117,16 +121,21 @@ def _recommendation_table(found: Point, everything: Versus, nothing: Versus, sum
             ["items reviewed", number(found.reviewed, 0), number(everything.reviewed, 0), number(nothing.reviewed, 0)]]
     marks = {}
     if summary.costs is not None and priced:
-        rows.append([f"cost for the data{unit_suffix(currency)}", money(found.cost), money(everything.cost),
-                     money(nothing.cost)])
-        rows.append([f"saved by the decision{unit_suffix(currency)}", "-", money(everything.savings),
+        rows.append([f"cost{unit_suffix(currency)}", money(found.cost), money(everything.cost), money(nothing.cost)])
+        per_day = per_day_factor(summary)
+        if per_day is not None:
+            unit, _, volume = cost_basis(summary)
+            rows.append([f"cost per day{unit_suffix(currency)}, {volume:,.0f} {unit} a day",
+                         *(money(None if cost is None else cost * per_day)
+                           for cost in (found.cost, everything.cost, nothing.cost))])
+        rows.append([f"saved by the recommendation{unit_suffix(currency)}", "-", money(everything.savings),
                      money(nothing.savings)])
-        rows.append(["saved by the decision, %", "-", number(everything.savings_percent, 1),
+        rows.append(["saved by the recommendation, %", "-", number(everything.savings_percent, 1),
                      number(nothing.savings_percent, 1)])
         for column, against in ((2, everything), (3, nothing)):
             if against.savings is not None and against.savings < 0:
                 marks[(len(rows) - 2, column)] = marks[(len(rows) - 1, column)] = "loss"
-    return table(["", "decided", "review everything", "review nothing"], rows, table_id="recommendation",
+    return table(["", "recommended", "review everything", "review nothing"], rows, table_id="recommendation",
                   marks=marks)
 
 

@@ -132,12 +132,14 @@ class CostsView(View):
             text += f"\no (τ = {feasible.threshold:.4f}): least cost meeting every constraint, {offer_words(feasible)}"
         elif model.summarised and model.decision is not None and model.decision.offers is not None:
             text += "\no: no τ of this policy meets every constraint"
-        if best is not None:
+        if best is not None and feasible is not None and feasible.threshold == best.threshold:
+            text += "; it is also the least cost under no constraint"
+        elif best is not None:
             there = "" if least is None else f", {constraints_words(least.constraints)}"
             text += (f"\n◇ least cost, no constraint: {model.money(best.cost)} for the data at "
                      f"τ = {best.threshold:.4f}{there}")
             if best.edge_of_range and model.summary is not None:
-                text += f"\n⚠ {edge_of_range_text(best, model.summary.thresholds)}"
+                text += f"\n⚠ {edge_of_range_text(best)}"
         elif not model.summarised:
             text += " · finding the least cost…"
         note.show_text(text)
