@@ -5,7 +5,6 @@ round trip through JSON; ``decision_of`` and ``run`` follow it; the ``decision:`
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 
 import numpy as np

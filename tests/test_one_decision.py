@@ -145,8 +145,8 @@ def test_d_goes_to_the_decisions_policy_threshold_and_team(tmp_path):
             for constraint in decision.constraints:
                 label = {"quality": "quality ≥", "service_level": "service level ≥"}[constraint.name]
                 mark = "✓" if constraint.met else "✗"
-                target = number(constraint.target) if constraint.name == "quality" else f"{100 * constraint.target:.1f}%"
-                value = number(constraint.value) if constraint.name == "quality" else f"{100 * constraint.value:.1f}%"
+                shown = {"quality": number, "service_level": lambda value: f"{100 * value:.1f}%"}[constraint.name]
+                target, value = shown(constraint.target), shown(constraint.value)
                 assert _panel_value(app, f"{label} {target}") == f"{value} {mark}"
             # elsewhere the quality comes from the curve; the service level from the Operations grid on its τ
             await pilot.press("1")

@@ -14,7 +14,7 @@ from rpa_sim.common.typedjson import decoded
 from rpa_sim.report.displays.cost import CostDisplay
 from rpa_sim.report.displays.tradeoff import TradeoffDisplay
 from rpa_sim.report.page import render_report
-from rpa_sim.report.sections.decision import DAYS_PER_MONTH, decision_section
+from rpa_sim.report.sections.decision import DECISION_WORDS, decision_section
 from rpa_sim.study.decision import Decision
 from rpa_sim.study.recommend import decision_of, main_risk
 from rpa_sim.study.run import run_scenario
@@ -49,8 +49,8 @@ def _decision(threshold: float, **changes) -> dict:
 
 
 def _words(fragment: str) -> int:
-    """The words a reader reads: the text between tags, the figure's drawing left out (its caption counted)."""
-    text = re.sub(r"<svg\b.*?</svg>", " ", fragment, flags=re.DOTALL)
+    """The words a reader reads: the text between tags, the figure (its drawing and caption) left out."""
+    text = re.sub(r"<figure\b.*?</figure>", " ", fragment, flags=re.DOTALL)
     return len(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
 
 
@@ -83,7 +83,9 @@ def _with(result, decision):
         decision = {**decision, "point": {"auto_rate": float(columns["auto_rate"][index]),
                                           "metric": float(columns[result.summary.to_dict()["metric"]][index]),
                                           "reviewed": float(columns["reviewed"][index]),
-                                          "cost": float(columns["cost"][index])}}
+                                          "cost": float(columns["cost"][index]),
+                                          "documents_straight_through":
+                                              float(columns["documents_straight_through"][index])}}
     return dataclasses.replace(result, summary=dataclasses.replace(result.summary,
                                                                    decision=decoded(Decision, decision, "decision")))
 
@@ -97,110 +99,109 @@ def test_a_feasible_decision_with_its_team_costs_and_targets(result, tau):
     decided = _with(result, _decision(tau))
     text = _section(decided)
     parsed = _parsed(text)
+    straight = round(decided.summary.decision.point.documents_straight_through)
     assert parsed.texts["decision-text"] == (
-        f"Run confidence at τ = {tau:.4f} (on confidence) with 6 reviewers 07–13 h and 6 reviewers 13–19 h (2 more "
-        "a shift than planned): the cheapest point that meets every target; service level binds.")
-    cost = parsed.tables["decision-cost"]
-    assert cost["header"] == ["cost (EUR)", "per day", "per month"]
-    # a rejected cost of 0 is left out (only a reject band has one)
-    assert cost["rows"] == [[label, f"{value:,.2f}", f"{value * 30.4:,.2f}"] for label, value in (
-        ("review", 123.4), ("staffing", 1500.0), ("errors left", 80.0), ("total", 1703.4))]
-    assert DAYS_PER_MONTH == 30.4 and "A month is 30.4 days: per month = per day × 30.4." in text
+        f"Run confidence at τ = {tau:.4f}. Review a prediction iff its confidence is below τ. {straight} of 60 "
+        "documents go straight through.")
+    assert parsed.texts["decision-team"] == "Team: 6 people a shift, 2 shifts (07–13 h, 13–19 h)."
+    # one headline cost, a day, split by kind (a rejected cost of 0 is left out: only a reject band has one)
+    assert parsed.texts["decision-cost"] == (
+        "Cost: 1,703.40 EUR a day (review 123.40; staffing 1,500.00; errors left 80.00).")
     targets = parsed.tables["decision-targets"]
-    assert targets["header"] == ["target", "needed", "reached", ""]
+    assert targets["header"] == ["constraint", "needed", "reached", ""]
     assert targets["rows"] == [["quality (KIEval_Aligned^τ)", "≥ 0.9500", "0.9612", "✓ met"],
                                ["service level", "≥ 90.0%", "93.4%", "✓ met"],
                                ["reviewers", "≤ 12", "12", "✓ met"],
-                               ["cost per day", "≤ 2,000.00 EUR", "1,820.50 EUR", "✓ met"],
+                               ["cost a day", "≤ 2,000.00 EUR", "1,820.50 EUR", "✓ met"],
                                ["certified error", "≤ 2.0%", "1.3%", "✓ met"]]
     assert all("met" in row[3] for row in targets["classes"])
-    assert parsed.texts["decision-risk"].startswith("Main risk: ")
-    assert parsed.texts["decision-next"] == (
-        f"Next step: pilot confidence at τ = {tau:.4f} with this team for two weeks, and audit a random sample of "
-        "the auto-accepted items to confirm the quality and track the service level.")
-    assert "plot-decision" not in text and _words(text) <= 250  # no figure was given
+    # the binding constraint's margin is the main risk
+    assert parsed.texts["decision-risk"] == "Main risk: service level 93.4% against 90.0% is 3.4 points of margin."
+    assert parsed.texts["decision-next"].startswith("Next step: pilot it with this team for two weeks; ")
+    assert parsed.texts["decision-next"].endswith("; track the service level.")
+    assert "plot-decision" not in text and _words(text) <= DECISION_WORDS  # no figure was given
 
 
 def test_an_infeasible_decision_names_the_binding_target_and_the_alternatives(result, tau):
+    met = [QUALITY, SERVICE]
     alternatives = [
-        {"kind": "team_for_threshold", "policy": "confidence", "threshold": tau, "reviewers": TEAM, "constraints": [],
-         "cost": {**COST, "total": 2100.0}, "note": "add 3 reviewers a shift to meet the service level at this τ"},
         {"kind": "threshold_for_team", "policy": "confidence", "threshold": 0.5, "reviewers": None,
-         "constraints": [], "cost": None, "note": "raise τ to 0.5000 with the team as planned"},
+         "constraints": [{**QUALITY, "value": 0.9, "met": False}, SERVICE], "cost": {**COST, "total": 900.0},
+         "note": "raise τ"},
+        {"kind": "team_for_threshold", "policy": "confidence", "threshold": tau, "reviewers": TEAM, "constraints": met,
+         "cost": {**COST, "total": 2100.0}, "note": "add 3 reviewers a shift"},
     ]
     service = {**SERVICE, "value": 0.115, "met": False}
     decided = _with(result, _decision(tau, feasible=False, constraints=[QUALITY, service], binding="service_level",
                                       alternatives=alternatives,
-                                      reason="no point meets the service level with the team as planned"))
+                                      reason="no point meets the service level on its own"))
     text = _section(decided)
     parsed = _parsed(text)
-    assert parsed.texts["decision-text"] == (
-        "No point meets every target: no point meets the service level with the team as planned. The nearest is "
-        f"confidence at τ = {tau:.4f} (on confidence) with 6 reviewers 07–13 h and 6 reviewers 13–19 h (2 more a "
-        "shift than planned).")
+    assert "<h2>No plan meets the constraints</h2>" in text
+    # the heading says no plan meets them; the lead names the binding constraint
+    assert parsed.texts["decision-text"] == "The service level target (≥ 90.0%) binds: no point meets it even alone."
+    # the alternatives, the feasible one first although it costs more, each constraint met or not
+    items = re.findall(r"<li[^>]*>(.*?)</li>", text.split('id="decision-alternatives">')[1].split("</ol>")[0])
+    assert [html.unescape(item) for item in items] == [
+        f"confidence at τ = {tau:.4f}, 2,100.00 EUR a day: quality 0.9612 ✓, service level 93.4% ✓; needs 6 "
+        "people a shift.",
+        "confidence at τ = 0.5000, 900.00 EUR a day: quality 0.9000 ✗, service level 93.4% ✓; relax quality."]
+    assert text.index('id="decision-alternatives"') < text.index('id="decision-nearest"') < \
+        text.index('id="decision-targets"')
     assert parsed.tables["decision-targets"]["rows"][1] == ["service level", "≥ 90.0%", "11.5%", "✗ not met"]
     assert "unmet" in parsed.tables["decision-targets"]["classes"][1][3]
-    assert parsed.texts["decision-risk"] == ("Main risk: service level reaches 11.5% against 90.0%: the target is not "
-                                             "met.")
-    assert parsed.texts["decision-next"] == "Next step: choose one of these or relax the service level target:"
-    items = text.split('id="decision-alternatives">')[1].split("</ul>")[0]
-    assert items == ("<li>add 3 reviewers a shift to meet the service level at this τ (2,100.00 EUR a day)</li>"
-                     "<li>raise τ to 0.5000 with the team as planned</li>")
-    assert "pilot" not in text and _words(text) <= 250
+    assert "decision-risk" not in parsed.texts  # no plan, so no risk to it: the table says what misses
+    assert parsed.texts["decision-next"] == ("Next step: take the first alternative, or relax the service level "
+                                             "target.")
+    assert "pilot" not in text and "★" not in text and _words(text) <= DECISION_WORDS
 
 
 def test_a_decision_without_operations_or_without_costs(result, tau):
-    # without operations nothing is rostered (staffing 0, shown); without a reject band nothing rejected (0, left out)
+    # without operations nothing is rostered: no staffing part (never "staffing 0.00" without a staffing model)
     cost = {"review": 40.0, "staffing": 0.0, "errors": 12.5, "rejected": 0.0, "total": 52.5, "currency": None,
             "per": "data"}
-    parsed = _parsed(_section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None,
-                                                      cost=cost))))
-    assert parsed.texts["decision-text"] == (f"Run confidence at τ = {tau:.4f} (on confidence): the cheapest point "
-                                             "that meets every target.")
-    assert parsed.tables["decision-cost"]["header"] == ["cost", "for the data"]
-    assert parsed.tables["decision-cost"]["rows"] == [["review", "40.00"], ["staffing", "0.00"],
-                                                      ["errors left", "12.50"], ["total", "52.50"]]
-    assert parsed.texts["decision-next"].endswith("to confirm the quality.")
-    without_costs = _section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None,
-                                                     cost=None, basis="target")))
-    parsed = _parsed(without_costs)
-    assert "decision-cost" not in parsed.tables
-    assert parsed.texts["decision-text"].endswith(": the most automation that meets every target.")
-    assert "No costs are set, so the decision is the most automation that meets the targets." in without_costs
+    text = _section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None, cost=cost)))
+    parsed = _parsed(text)
+    assert parsed.texts["decision-text"].startswith(f"Run confidence at τ = {tau:.4f}.")
+    assert parsed.texts["decision-cost"] == "Cost: 52.50 for the data (review 40.00; errors left 12.50)."
+    assert "staffing" not in text and "decision-team" not in parsed.texts
+    assert parsed.texts["decision-next"].startswith("Next step: pilot it for two weeks; ")
+    without_costs = _parsed(_section(_with(result, _decision(tau, reviewers=None, constraints=[QUALITY], binding=None,
+                                                             cost=None, basis="target"))))
+    assert "decision-cost" not in without_costs.texts
 
 
-def test_the_main_risk_is_the_edge_of_the_range_then_the_larger_exposure(result, tau):
+def test_the_main_risk_is_the_edge_of_the_range_then_the_tightest_margin_then_the_larger_exposure(result, tau):
     edge = _parsed(_section(_with(result, _decision(tau, edge_of_range=True))))
-    assert edge.texts["decision-risk"].startswith("Main risk: τ is at the edge of the thresholds swept")
-    # the recommendation's rule at the decided point: τ is the confidence policy's cost optimum
+    assert edge.texts["decision-risk"].startswith("Main risk: τ is at an edge of the thresholds swept")
+    # no binding constraint: the smallest margin relative to its target (the quality's 0.0112 of 0.95)
+    tightest = _parsed(_section(_with(result, _decision(tau, binding=None, constraints=[QUALITY, SERVICE]))))
+    assert tightest.texts["decision-risk"] == "Main risk: quality 0.9612 against 0.9500 is 0.0112 of margin."
+    # no constraint at all: the recommendation's rule at the decided point
     typed = result.summary
     risk = main_risk(typed.calibration, typed.reviewer, typed.policies[0].cost_optimum.auto_rate)
     assert risk.kind == "calibration"
-    exposure = _parsed(_section(_with(result, _decision(tau))))
+    exposure = _parsed(_section(_with(result, _decision(tau, constraints=[], binding=None))))
     assert exposure.texts["decision-risk"] == (
-        f"Main risk: calibration. {100 * risk.auto_rate:.1f}% of predictions pass on confidence alone, which is off "
-        f"by {risk.ece:.4f} on average (ECE): if it drifts, more errors pass unseen. Re-check it on fresh labelled "
-        "data.")
+        f"Main risk: calibration: {100 * risk.auto_rate:.1f}% of predictions pass on confidence alone, off by "
+        f"{risk.ece:.4f} on average (ECE).")
 
 
 def test_nothing_to_decide(result):
-    parsed = _parsed(_section(_with(result, _decision(None, policy=None, reviewers=None,
-                                                      constraints=[], cost=None, feasible=False,
-                                                      reason="the data holds no predictions"))))
-    assert parsed.texts["decision-text"] == "No decision: the data holds no predictions."
-    assert "decision-cost" not in parsed.tables and "decision-risk" not in parsed.texts
+    text = _section(_with(result, _decision(None, policy=None, reviewers=None, constraints=[], cost=None,
+                                            feasible=False, reason="the data holds no predictions")))
+    parsed = _parsed(text)
+    assert "<h2>No decision</h2>" in text and parsed.texts["decision-text"] == "The data holds no predictions."
+    assert "decision-cost" not in parsed.texts
 
 
 def test_without_a_decision_the_recommendation_opens_in_the_same_form(result):
     result = _without_decision(result)
     found = decision_of(result.summary)
-    knob = next(p.knob for p in result.summary.policies if p.policy == found.policy)
     text = _section(result)
     parsed = _parsed(text)
-    assert parsed.texts["decision-text"] == (f"Run {found.policy} at τ = {found.threshold:.4f} (on {knob}): "
-                                             "the cheapest point that meets every target.")
-    assert parsed.tables["decision-cost"]["rows"] == [["total", f"{found.cost.total:,.2f}"]]
-    assert "for the 60 documents of the data" in text
+    assert parsed.texts["decision-text"].startswith(f"Run {found.policy} at τ = {found.threshold:.4f}.")
+    assert parsed.texts["decision-cost"] == f"Cost: {found.cost.total:,.2f} EUR for the data."
     assert parsed.tables["decision-targets"]["rows"] == [["quality (KIEval_Aligned^τ)", "≥ 0.9500",
                                                           f"{found.point.metric:.4f}", "✓ met"]]
 
@@ -234,12 +235,12 @@ def test_the_page_opens_with_the_decision_then_closed_details(result, tau):
 
 
 @pytest.mark.parametrize("name", sorted(bundled_scenarios()))
-def test_every_bundled_scenario_decides_in_at_most_250_words(name):
+def test_every_bundled_scenario_decides_in_at_most_120_words(name):
     scenario, base = load_scenario(name)
     small = scenario.model_copy(update={"data": scenario.data.model_copy(update={"n": 120})})
     result = run_scenario(small, base)
     text = _section(result)
-    assert 'id="decision-text"' in text and _words(text) <= 250, _words(text)
+    assert 'id="decision-text"' in text and _words(text) <= DECISION_WORDS, _words(text)
 
 
 MONITORED = SCENARIO.replace("targets: [0.95]", "targets: [0.95]\nmonitoring: {threshold: 0.9, days: 12, "

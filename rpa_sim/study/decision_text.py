@@ -27,9 +27,7 @@ def decision_text(summary: StudySummary) -> str:
     if said.options:  # nothing feasible: the ways out first, then the nearest point that misses
         lines.append("  alternatives, cheapest feasible first:")
         for number, option in enumerate(said.options, 1):
-            cost = "" if option.cost is None else f", {option.cost}"
-            marks = ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in option.rows)
-            lines.append(f"    {number}. {option.words}{cost}: {marks}; {option.change}")
+            lines.append(f"    {number}. {option.line}")
     if not said.feasible:
         lines.append("  the nearest point, which misses:")
     lines += [f"  {line}" for line in (said.does, said.through) if line and said.feasible]
@@ -39,5 +37,5 @@ def decision_text(summary: StudySummary) -> str:
         split = " + ".join(f"{label} {money(value)}" for label, value in said.parts)
         lines.append(f"  cost: {said.cost}" + (f" ({split})" if len(said.parts) > 1 else ""))
     lines += [f"  {row.label} {row.reached} {row.needed} {row.mark}" for row in said.rows]
-    lines += [f"  main risk: {said.risk}", f"  next step: {said.next_step}"]
+    lines += [*([] if said.risk is None else [f"  main risk: {said.risk}"]), f"  next step: {said.next_step}"]
     return "\n".join(lines)

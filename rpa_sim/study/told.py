@@ -95,6 +95,17 @@ class Option:
     feasible: bool
     change: str
 
+    @property
+    def marks(self) -> str:
+        """Each constraint's value there, met (✓) or not (✗)."""
+        return ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in self.rows)
+
+    @property
+    def line(self) -> str:
+        """The alternative in one line: the point, its cost a day, its constraints, what would change."""
+        cost = "" if self.cost is None else f", {self.cost}"
+        return f"{self.words}{cost}: {self.marks}; {self.change}"
+
 
 @dataclass(frozen=True)
 class Told:
@@ -116,7 +127,7 @@ class Told:
     parts: tuple[tuple[str, float], ...]
     rows: tuple[Row, ...]
     binding: str | None
-    risk: str
+    risk: str | None
     next_step: str
     options: tuple[Option, ...]
 
@@ -265,7 +276,7 @@ def _metric_label(summary: StudySummary) -> str:
 
 def _documents(summary: StudySummary) -> int:
     data = summary.data
-    return data.documents if hasattr(data, "documents") else data.questions  # type: ignore[union-attr]
+    return data.documents if hasattr(data, "documents") else data.questions
 
 
 def _sample(summary: StudySummary, decision: Decision) -> str | None:
@@ -289,7 +300,7 @@ def _through(summary: StudySummary, decision: Decision) -> str | None:
         return None
     documents = _documents(summary)
     through = round(point.documents_straight_through)
-    return f"{count(through)} of {count(documents)} documents go straight through; the rest are checked."
+    return f"{count(through)} of {count(documents)} documents go straight through."
 
 
 def _binding_words(decision: Decision, rows: tuple[Row, ...]) -> str:
@@ -346,15 +357,16 @@ def _margin_words(constraint: Constraint, currency: str | None) -> str:
     return f"{shown} is {number(gap)} of margin."
 
 
-def _risk(summary: StudySummary, decision: Decision, rows: tuple[Row, ...], sample: str | None) -> str:
+def _risk(summary: StudySummary, decision: Decision, rows: tuple[Row, ...], sample: str | None) -> str | None:
     currency = None if decision.cost is None else decision.cost.currency
     if sample is not None:
         return sample
+    if not decision.feasible:  # no plan to put at risk: the lead names the binding constraint, the table the rest
+        return None
     missed = [c for c in decision.constraints if not c.met]
-    if missed:
-        worst = next((c for c in missed if c.name == decision.binding), missed[0])
-        return (f"{constraint_label(worst.name)} {constraint_value(worst.name, worst.value, currency)} against "
-                f"{constraint_value(worst.name, worst.target, currency)}, not met.")
+    if missed:  # a decision read from a file may say it is feasible and still miss a constraint
+        return (f"{constraint_label(missed[0].name)} {constraint_value(missed[0].name, missed[0].value, currency)} "
+                f"against {constraint_value(missed[0].name, missed[0].target, currency)}, not met.")
     if decision.edge_of_range:
         return "τ is at an edge of the thresholds swept, and a better point may lie beyond: widen them."
     marginal = [c for c in decision.constraints if c.name != "certified_error" and c.value is not None]
@@ -384,8 +396,8 @@ def _next_step(summary: StudySummary, decision: Decision, sample: str | None, op
     point = decision.point
     auto = None if point is None else point.auto_rate
     if auto is not None and auto >= AUDIT_FLOOR:
-        check = "audit a random sample of what goes straight through"
+        check = "audit a sample of what goes straight through"
     else:
         check = "check a sample of the reviewed output"
-    watch = "" if decision.reviewers is None else ", and track the service level"
+    watch = "" if decision.reviewers is None else "; track the service level"
     return f"pilot it{team} for two weeks; {check}{watch}."

@@ -87,9 +87,7 @@ def decision_words(model: DashboardModel) -> str:
     if said.sample is not None:
         lines.insert(0, f"⚠ {said.sample}")
     for number, option in enumerate(said.options, 1):
-        cost = "" if option.cost is None else f", {option.cost}"
-        marks = ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in option.rows)
-        lines.append(f"{number}. {option.words}{cost}: {marks}; {option.change}")
+        lines.append(f"{number}. {option.line}")
     if not said.feasible and said.options:
         lines.append("The nearest point, which misses:")
     point = " · ".join(part for part in (said.team, said.cost) if part)
@@ -98,7 +96,7 @@ def decision_words(model: DashboardModel) -> str:
     if said.rows:
         lines.append(", ".join(f"{row.label.split(' (')[0]} {row.reached} {'✓' if row.met else '✗'}"
                                for row in said.rows))
-    lines += [f"Main risk: {said.risk}", f"Next step: {said.next_step}"]
+    lines += [*([] if said.risk is None else [f"Main risk: {said.risk}"]), f"Next step: {said.next_step}"]
     return "\n".join(lines)
 
 

@@ -67,20 +67,28 @@ def decision_section(result: ScenarioResult, figures: dict[str, Figure]) -> list
     if said.sample is not None:
         parts.append(f'<p class="warning" id="decision-sample"><strong>{escape(said.sample)}</strong></p>')
     what = " ".join(sentence for sentence in (said.does, said.through) if sentence)
-    lead = said.lead + (f" {what}" if what and feasible else "")
+    # the heading already says no plan meets the constraints: the lead goes on with why
+    lead = (said.lead + (f" {what}" if what else "")) if feasible else _sentence(said.lead.removeprefix(
+        f"{said.heading}: "))
     parts.append(f'<p class="lead" id="decision-text">{linked(lead)}</p>')
     point = _point_parts(said)
     if not feasible:  # the ways out first, then the nearest point, which misses
         parts += _option_parts(said) if said.options else []
-        point[:0] = ['<p id="decision-nearest"><strong>The nearest point</strong>, which misses:</p>']
+        point[:0] = ['<p id="decision-nearest"><strong>Nearest point</strong> (misses):</p>']
     parts += point
-    parts.append(f'<p id="decision-risk"><strong>Main risk:</strong> {linked(said.risk)}</p>')
+    if said.risk is not None:
+        parts.append(f'<p id="decision-risk"><strong>Main risk:</strong> {linked(said.risk)}</p>')
     parts.append(f'<p id="decision-next"><strong>Next step:</strong> {linked(said.next_step)}</p>')
     if "decision" in figures:
         caption = ("Quality against automation per policy; the star (★) is the decision." if feasible else
                    "Quality against automation per policy; no point meets every constraint, so none is starred.")
         parts.append(figure_html(figures["decision"], "decision", caption))
     return [*parts, "</section>"]
+
+
+def _sentence(text: str) -> str:
+    """``text`` with its first letter in capitals."""
+    return text[:1].upper() + text[1:]
 
 
 def _point_parts(said: Told) -> list[str]:
@@ -107,10 +115,7 @@ def _option_parts(said: Told) -> list[str]:
     parts: list[str] = []
     items = []
     for option in said.options:
-        marks_text = ", ".join(f"{row.label} {row.reached} {'✓' if row.met else '✗'}" for row in option.rows)
-        cost = "" if option.cost is None else f", {option.cost}"
-        items.append(f'<li class="{"met" if option.feasible else "unmet"}">{escape(option.words)}{escape(cost)}:'
-                     f" {escape(marks_text)}; {escape(option.change)}.</li>")
+        items.append(f'<li class="{"met" if option.feasible else "unmet"}">{escape(option.line)}.</li>')
     parts += ['<p id="decision-options"><strong>Alternatives</strong>, cheapest feasible first:</p>',
               '<ol id="decision-alternatives">' + "".join(items) + "</ol>"]
     return parts

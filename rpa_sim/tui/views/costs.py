@@ -146,11 +146,11 @@ class CostsView(View):
         marks = [(state.threshold, now, CURRENT_THRESHOLD)]
         if best is not None and best.cost is not None:
             marks.append((best.threshold, best.cost, COST_OPTIMUM))
-        if feasible is not None:
-            marks.append((feasible.threshold, model.cost_parts(state.policy, feasible.threshold)["total"], FEASIBLE))
-        decided = self.decided()
-        if decided is not None:
-            marks.append((decided, model.cost_parts(state.policy, decided)["total"], DECISION))
+        for threshold, symbol in ((None if feasible is None else feasible.threshold, FEASIBLE),
+                                  (self.decided(), DECISION)):
+            parts = None if threshold is None else model.cost_parts(state.policy, threshold)
+            if threshold is not None and parts is not None:
+                marks.append((threshold, parts["total"], symbol))
         plot.mark(marks)  # the later marks show where two meet
 
     def decided(self) -> float | None:
