@@ -217,3 +217,63 @@ def test_the_report_has_a_monitoring_section_only_with_the_section(receipts):
     assert section.count("<tr><td>") == 9  # three policies, three methods
     plain = render_report(run_study(scenario(None), receipts, POLICIES))
     assert "monitoring" not in plain.lower()
+
+
+@pytest.fixture(scope="module")
+def decided(receipts):
+    """A short replay at τ = 0.9 of a study that decides on a quality target: document-escalation audits a
+    handful of items a day, so its interval is far wider than its error rate."""
+    spec = {"threshold": 0.9, "days": 12, "days_shown": 10, "width_days": 4, "audit_rates": [0.05, 0.2]}
+    return run_study(scenario(spec, targets=[0.9]), receipts, POLICIES)
+
+
+@pytest.fixture(scope="module")
+def decided_report(decided):
+    """The report's monitoring section (without its figures), as the report lays it out."""
+    from rpa_sim.report.sections.monitoring import monitoring_section
+
+    return "".join(monitoring_section(decided.summary.monitoring, {}, decision=decided.summary.decision))
+
+
+def test_an_interval_far_wider_than_its_rate_gives_the_audit_that_narrows_it(receipts, decided, decided_report):
+    from rpa_sim.operate.monitoring.planning import plan_audit
+    from rpa_sim.operate.monitoring.summary import NARROW_FLOOR, TOO_WIDE
+
+    entries = {entry.policy: entry for entry in decided.summary.monitoring.policies}
+    for entry in entries.values():
+        width, rate = entry.methods[entry.proposed_method()].mean_width, entry.true_auto_error
+        assert (entry.narrower is not None) == (width > TOO_WIDE * rate), entry.policy
+    wide = entries["document-escalation"]
+    narrower = wide.narrower
+    target = max(wide.true_auto_error, NARROW_FLOOR)
+    assert narrower.target_width == pytest.approx(target, rel=0.05)  # two significant digits
+    # the planner's fewest audits for that width: one fewer would not reach it
+    policy = POLICIES[1]
+    plan = plan_audit(receipts, policy, threshold=0.9, target_width=narrower.target_width)
+    assert (narrower.audits, narrower.audit_rate) == (plan.audits, plan.audits / wide.auto_accepted)
+    assert plan.expected_width <= narrower.target_width
+    assert plan_audit(receipts, policy, threshold=0.9, budget=narrower.audits - 1).expected_width > \
+        narrower.target_width
+    proposal = decided_report.split('id="monitoring-proposal">')[1].split("</p>")[0]
+    times = wide.methods[wide.proposed_method()].mean_width / wide.true_auto_error
+    assert (f"{times:,.0f} times wider than the error rate it estimates ({wide.true_auto_error:.4f}): auditing "
+            f"{100 * narrower.audit_rate:.1f}% of the auto-accepted items ({narrower.audits} a day") in proposal
+    assert proposal.count("times wider") == 1  # only the policy whose interval is too wide
+
+
+def test_the_section_says_when_it_replays_another_threshold_than_the_decisions(decided, decided_report):
+    import dataclasses
+
+    from rpa_sim.report.sections.monitoring import monitoring_section
+
+    decision = decided.summary.decision
+    assert decision.feasible and decision.threshold != 0.9
+    warning = decided_report.split('id="monitoring-threshold">')[1].split("</p>")[0]
+    assert warning.startswith("This section replays confidence at τ = 0.9000; document-escalation at τ = 0.9000")
+    assert warning.endswith(f"not the decision's {decision.policy} at τ = {decision.threshold:.4f}: its figures are "
+                            "for that threshold, not the one decided.")
+    monitoring = decided.summary.monitoring
+    at_decision = dataclasses.replace(monitoring, policies=tuple(
+        dataclasses.replace(entry, threshold=decision.threshold) if entry.policy == decision.policy else entry
+        for entry in monitoring.policies))
+    assert 'id="monitoring-threshold"' not in "".join(monitoring_section(at_decision, {}, decision=decision))

@@ -39,6 +39,7 @@ from rpa_sim.report.sections.settings import settings_section
 from rpa_sim.report.sections.signals import signals_section
 from rpa_sim.report.sections.smudge import smudge_section
 from rpa_sim.report.sections.tradeoff import tradeoff_section
+from rpa_sim.study.recommend import decision_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -138,7 +139,7 @@ def render_report(result: ScenarioResult, *, figures: dict[str, Figure] | None =
         details.append(smudge_section(figures))
     details.append(optimized_section(summary, metric))
     if summary.monitoring is not None:  # only with the scenario's monitoring section
-        details.append(monitoring_section(summary.monitoring, figures))
+        details.append(monitoring_section(summary.monitoring, figures, decision=decision_of(summary)))
     if summary.operations is not None:  # only with the scenario's operations section
         details.append(operations_section(summary.operations, summary, figures))
     if summary.stream is not None:  # only with the scenario's stream section

@@ -17,7 +17,7 @@ from rpa_sim.common.typedjson import FrozenMap, left_out
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
 from rpa_sim.route.reviewer import Reviewer
 
-__all__ = ["MethodCoverage", "FirstDays", "AuditWidths", "MonitoredPolicy", "Monitoring"]
+__all__ = ["MethodCoverage", "FirstDays", "AuditWidths", "NarrowerAudit", "MonitoredPolicy", "Monitoring"]
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,23 @@ class AuditWidths:
 
 
 @dataclass(frozen=True)
+class NarrowerAudit:
+    """The audit that would narrow an interval far wider than the rate it estimates: the width asked for, and
+    the audits a day (and their share of the auto-accepted items) the planner
+    (:func:`rpa_sim.operate.monitoring.planning.plan_audit`) gives for it."""
+
+    target_width: float
+    audits: int
+    audit_rate: float
+
+
+@dataclass(frozen=True)
 class MonitoredPolicy:
     """One monitored policy at its threshold (``threshold_from`` says where τ comes from: ``given``, ``cost
     optimum``, ``target 0.95``); every figure None (and ``note`` why) when there is nothing to monitor.
 
-    :meth:`proposed_method` is the method to estimate with.
+    :meth:`proposed_method` is the method to estimate with; ``narrower``, when its interval is more than
+    ten times wider than the rate it estimates, the audit that would narrow it.
     """
 
     policy: str
@@ -76,6 +88,7 @@ class MonitoredPolicy:
     first_days: FirstDays | None
     widths: AuditWidths | None
     note: str | None
+    narrower: NarrowerAudit | None = left_out()
 
     def proposed_method(self) -> str | None:
         """The method to estimate with: the narrowest reliable one (the first of a tie); None when no method

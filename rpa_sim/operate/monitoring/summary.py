@@ -34,7 +34,14 @@ from rpa_sim.common.jsontext import finite
 from rpa_sim.common.typedjson import FrozenMap
 from rpa_sim.common.validation import StrictModel
 from rpa_sim.operate.monitoring.audit_plan import AuditPlan
-from rpa_sim.operate.monitoring.results import AuditWidths, FirstDays, MethodCoverage, MonitoredPolicy, Monitoring
+from rpa_sim.operate.monitoring.results import (
+    AuditWidths,
+    FirstDays,
+    MethodCoverage,
+    MonitoredPolicy,
+    Monitoring,
+    NarrowerAudit,
+)
 
 if TYPE_CHECKING:
     from rpa_sim.evaluate.outcomes import OutcomeTable
@@ -127,6 +134,12 @@ class MonitoringSpec(StrictModel):
         return ("classical", "stratified", "ppi") if uniform else ("stratified", "ppi")
 
 
+#: An interval more than this many times wider than the error rate it estimates says little about it: the
+#: section says so and gives the audit that would narrow it.
+TOO_WIDE = 10.0
+#: The narrowest width the advice asks for, so that a rate near 0 does not ask to audit everything.
+NARROW_FLOOR = 0.01
+
 #: A monitored policy's figures when there is nothing to monitor (its ``note`` says why): every one, None.
 _NOTHING: dict[str, Any] = dict.fromkeys(
     ("rows", "reviewed", "auto_accepted", "audit_rate", "expected_audits", "true_auto_error", "naive_mean",
@@ -189,13 +202,32 @@ def policy_monitoring(spec: MonitoringSpec, table: OutcomeTable, policy: Policy,
         coverage=finite(row.coverage), coverage_error=finite(row.coverage_error), mean_width=finite(row.mean_width),
         bias=finite(row.bias), quality_coverage=finite(row.quality_coverage), reliable=verdicts[method][0],
         reason=verdicts[method][1]) for method, row in rows.items()})
-    return MonitoredPolicy(
+    monitored = MonitoredPolicy(
         policy=policy.name, threshold=threshold, threshold_from=threshold_from, rows=len(table), reviewed=reviewed,
         auto_accepted=auto_accepted, audit_rate=rate, expected_audits=audits, true_auto_error=finite(daily.truth),
         naive_mean=float(naive.mean()) if len(naive) else None, naive_bias=finite(rows[methods[0]].naive_bias),
         methods=coverage, first_days=_first_days(daily, spec.shown),
         widths=_widths(spec, table, policy, threshold, reviewer, methods) if spec.audit_rates else None,
         note=None)
+    return replace(monitored, narrower=_narrower(monitored, table, policy, level=spec.confidence_level))
+
+
+def _narrower(monitored: MonitoredPolicy, table: OutcomeTable, policy: Policy, *,
+              level: float) -> NarrowerAudit | None:
+    """The audit that would bring the proposed method's interval to about the width of the rate it estimates
+    (at least :data:`NARROW_FLOOR`), when the interval is more than :data:`TOO_WIDE` times wider than that rate;
+    None otherwise, or when no method is reliable."""
+    from rpa_sim.operate.monitoring.planning import plan_audit  # noqa: PLC0415
+
+    method, rate = monitored.proposed_method(), monitored.true_auto_error
+    width = None if method is None or monitored.methods is None else monitored.methods[method].mean_width
+    if width is None or rate is None or monitored.threshold is None or width <= TOO_WIDE * rate:
+        return None
+    target = float(f"{max(rate, NARROW_FLOOR):.2g}")  # a width a reader can say: two significant digits
+    if target >= width:
+        return None
+    plan = plan_audit(table, policy, threshold=monitored.threshold, target_width=target, confidence_level=level)
+    return NarrowerAudit(target_width=target, audits=plan.audits, audit_rate=plan.audits / plan.auto_accepted)
 
 
 def reliability(method: str, coverage: float, *, level: float, days: int, zero_width: float, audits: float,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rpa_sim.common.formatting import count, number, setting_share, signed
+from rpa_sim.common.formatting import count, number, setting_share, share, signed
 from rpa_sim.operate.monitoring.summary import SHORTFALL_ERRORS
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.svg import figure_html
@@ -20,6 +20,7 @@ from rpa_sim.report.svg import figure_html
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from rpa_sim.study.decision import Decision
     from rpa_sim.study.result import MethodCoverage, MonitoredPolicy, Monitoring
 
 __all__ = ["monitoring_section"]
@@ -28,11 +29,13 @@ _METHOD_NAMES = {"classical": "classical (exact, one rate)", "stratified": "stra
                  "ppi": "PPI++ (confidences as proxy)"}
 
 
-def monitoring_section(monitoring: Monitoring, figures: dict[str, Figure]) -> list[str]:
-    """The section's HTML parts: the explanation, the assumptions, both plots and the coverage table."""
+def monitoring_section(monitoring: Monitoring, figures: dict[str, Figure], *,
+                       decision: Decision | None = None) -> list[str]:
+    """The section's HTML parts: the explanation, whether it replays the decision's τ, the assumptions, both
+    plots and the coverage table."""
     level = setting_share(monitoring.confidence_level)
     parts = [
-        '<h2 id="monitoring">Monitoring in production</h2>',
+        '<h2 id="monitoring">Monitoring in production</h2>', *_other_threshold(monitoring, decision),
         '<p class="explain">Once a policy is live, nobody sees the errors in what goes straight through. The '
         "items people review are the ones the model doubted, so their error share (the <em>naive</em> figure) "
         "overstates the error rate of the auto-accepted items. A random audit of auto-accepted items, with "
@@ -110,8 +113,31 @@ def _proposal(entry: MonitoredPolicy) -> str:
     if method is None:
         return f"{policy}: no method is reliable at this audit rate; audit more"
     methods: Mapping[str, MethodCoverage] = entry.methods or {}  # the method proposed is one of them
-    width = number(methods[method].mean_width)
-    return f"{policy} with <code>{escape(method)}</code> (the narrowest reliable interval, mean width {width})"
+    width = methods[method].mean_width
+    proposal = (f"{policy} with <code>{escape(method)}</code> (the narrowest reliable interval, mean width "
+                f"{number(width)})")
+    narrower, rate = entry.narrower, entry.true_auto_error
+    if narrower is None or width is None or rate is None:
+        return proposal
+    times = "more than ten" if rate == 0 else f"{width / rate:,.0f}"
+    return (f"{proposal}, {times} times wider than the error rate it estimates ({number(rate)}): auditing "
+            f"{share(narrower.audit_rate)} of the auto-accepted items ({count(narrower.audits)} a day, Neyman "
+            f"allocation over confidence bands) would bring it to about {number(narrower.target_width)} wide "
+            f"(<code>rpa-sim plan-audit DATA --policy {escape(entry.policy)} --threshold {entry.threshold} "
+            f"--target-width {narrower.target_width:g}</code>)")
+
+
+def _other_threshold(monitoring: Monitoring, decision: Decision | None) -> list[str]:
+    """A warning when no policy is replayed at the decision's τ: the section's figures are for another one."""
+    if decision is None or decision.policy is None or decision.threshold is None or any(
+            entry.policy == decision.policy and entry.threshold == decision.threshold
+            for entry in monitoring.policies):
+        return []
+    replayed = "; ".join(f"{entry.policy} at τ = {number(entry.threshold)}" for entry in monitoring.policies
+                         if entry.threshold is not None)
+    return [f'<p class="warning" id="monitoring-threshold">This section replays {escape(replayed or "no threshold")}, '
+            f"not the decision's {escape(decision.policy)} at τ = {number(decision.threshold)}: its figures are for "
+            "that threshold, not the one decided.</p>"]
 
 
 def _sources(monitoring: Monitoring) -> str:
