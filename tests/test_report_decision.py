@@ -115,8 +115,9 @@ def test_a_feasible_decision_with_its_team_costs_and_targets(result, tau):
                                ["cost a day", "≤ 2,000.00 EUR", "1,820.50 EUR", "✓ met"],
                                ["certified error", "≤ 2.0%", "1.3%", "✓ met"]]
     assert all("met" in row[3] for row in targets["classes"])
-    # the binding constraint's margin is the main risk
-    assert parsed.texts["decision-risk"] == "Main risk: service level 93.4% against 90.0% is 3.4 points of margin."
+    # the tightest margin, relative to its target, is the main risk: the quality's 0.0112 of 0.95 (1.2%) before
+    # the service level's 3.4 points of 90% (3.8%); the team's size is chosen, not at risk
+    assert parsed.texts["decision-risk"] == "Main risk: quality 0.9612 against 0.9500 is 0.0112 of margin."
     assert parsed.texts["decision-next"].startswith("Next step: pilot it with this team for two weeks; ")
     assert parsed.texts["decision-next"].endswith("; track the service level.")
     assert "plot-decision" not in text and _words(text) <= DECISION_WORDS  # no figure was given

@@ -369,10 +369,11 @@ def _risk(summary: StudySummary, decision: Decision, rows: tuple[Row, ...], samp
                 f"against {constraint_value(missed[0].name, missed[0].target, currency)}, not met.")
     if decision.edge_of_range:
         return "τ is at an edge of the thresholds swept, and a better point may lie beyond: widen them."
-    marginal = [c for c in decision.constraints if c.name != "certified_error" and c.value is not None]
+    # the team's size is chosen, not measured, and the certified error is certified: neither is at risk
+    marginal = [c for c in decision.constraints if c.name not in ("certified_error", "reviewers")
+                and c.value is not None]
     if marginal:
-        tightest = next((c for c in marginal if c.name == decision.binding), None) or min(marginal, key=_margin)
-        return _margin_words(tightest, currency)
+        return _margin_words(min(marginal, key=_margin), currency)
     point = decision.point
     if point is None or point.auto_rate is None or summary.calibration is None:
         return "every figure rests on the scenario's reviewer and the model's confidence: check both on live data."
