@@ -28,6 +28,7 @@ from rpa_sim.study.told import AUDIT_FLOOR, MIN_DOCUMENTS
 
 pytest.importorskip("textual")
 from rpa_sim.tui.app import decision_words
+from tests.support_tui import OPERATIONS as STAFFED_OPERATIONS
 
 STUDY = """
 name: {name}
@@ -38,14 +39,8 @@ costs: {{hourly_rate: 30, per_residual_error: 1.5, currency: EUR}}
 thresholds: linspace:0:1:21
 targets: [{target}]
 """
-OPERATIONS = """
-operations:
-  arrivals: {hourly: [0, 0, 0, 0, 0, 0, 0, 0, 60, 80, 80, 70, 50, 60, 70, 60, 40, 0, 0, 0, 0, 0, 0, 0]}
-  reviewers:
-    shifts: [{start_hour: 8, end_hour: 12, reviewers: 2}, {start_hour: 12, end_hour: 17, reviewers: 2}]
-  service_level: {share: 0.9, within_hours: 2}
-  days: 1
-"""
+#: two shifts of two reviewers over a business day, one day replayed
+OPERATIONS = "\n" + STAFFED_OPERATIONS.replace("days: 2", "days: 1")
 
 
 def _text(fragment: str) -> str:
