@@ -264,7 +264,7 @@ def _parts(summary: StudySummary, cost: CostSplit | None) -> tuple[tuple[str, fl
         return ()
     staffed = summary.operations is not None and summary.operations.hourly_cost is not None
     parts = (("review", cost.review), ("staffing", cost.staffing), ("errors left", cost.errors),
-             ("rejected", cost.rejected))
+             ("rejected", cost.rejected), ("signals computed", cost.signals))
     return tuple((label, value) for label, value in parts
                  if value is not None and (value != 0 or (label == "staffing" and staffed)))
 
