@@ -451,18 +451,6 @@ class Sweeper:
             columns["cost"] = breakdown.total
         return Curve(self.policy.name, self.task, {"threshold": thresholds, **columns}, basis, breakdown)
 
-    def at_edge(self, threshold: float, thresholds: np.ndarray) -> bool:
-        """Whether ``threshold``, an end of the grid ``thresholds``, may hide a better point beyond it: a
-        threshold beyond routes differently from the end and from the policy's own extreme (everything it can
-        route, or nothing). That takes two distinct item entries beyond the end (below the lowest τ; at or
-        above the highest): with one, a τ beyond gives the end's routing or the extreme's. At τ = 1 with
-        confidences of at most 1, say, widening the grid changes nothing.
-        """
-        entry = self.compiled.entry[~self.compiled.rejected & np.isfinite(self.compiled.entry)]
-        low, high = float(np.min(thresholds)), float(np.max(thresholds))
-        beyond = entry[entry < low] if threshold <= low else entry[entry >= high] if threshold >= high else entry[:0]
-        return len(np.unique(beyond)) >= 2
-
     def at(self, threshold: float) -> dict[str, float]:
         """Every figure of the curve at one threshold (a point query)."""
         curve = self.curve(np.array([threshold], dtype=np.float64))

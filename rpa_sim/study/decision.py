@@ -34,6 +34,7 @@ import numpy as np
 from rpa_sim.common.typedjson import left_out
 from rpa_sim.operate.queue.results import Simulation, Team
 from rpa_sim.route.costs import CostBreakdown, CostSplit
+from rpa_sim.route.grid_edge import at_edge
 from rpa_sim.route.policies import Policy
 
 if TYPE_CHECKING:
@@ -507,7 +508,7 @@ class _Search:
 
     def _edge(self, point: _Point) -> bool:
         grid = self.curves[point.policy].threshold
-        return self.sweepers[point.policy].at_edge(float(grid[point.index]), grid)
+        return at_edge(self.sweepers[point.policy], float(grid[point.index]), grid)
 
     def _binding(self, chosen: _Point) -> str | None:
         """The constraint whose relaxation alone gives the best better point; None when none gives any."""

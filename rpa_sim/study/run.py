@@ -41,6 +41,7 @@ from rpa_sim.route.compare import (
     pareto,
 )
 from rpa_sim.route.costs import CostBreakdown, CostSplit
+from rpa_sim.route.grid_edge import at_edge
 from rpa_sim.route.per_field.policy import optimized_policy
 from rpa_sim.route.policies import Policy, load_policy, policy_from_mapping
 from rpa_sim.route.signals.analysis import Certification
@@ -423,7 +424,7 @@ def _cost_optimum(sweeper: Sweeper, curve: Curve, baselines: Baselines,
                                   errors=float(saved.errors), rejected=float(saved.rejected),
                                   signals=float(saved.signals) if np.any(saved.signals) else None),
         # the cheapest point at the lowest or highest τ swept, where a wider range would route differently
-        edge_of_range=sweeper.at_edge(best.threshold, curve.threshold))
+        edge_of_range=at_edge(sweeper, best.threshold, curve.threshold))
 
 
 def _less(cost: float | None, by: float | None) -> float | None:

@@ -14,7 +14,7 @@ these out; none chooses its own figures or words. The rules of the advice:
   on average).
 - **Main risk**: a constraint not met (the binding one first); else τ at an
   edge of the swept range beyond which another point lies
-  (:meth:`~rpa_sim.route.sweep.Sweeper.at_edge`); else the tightest constraint's
+  (:func:`~rpa_sim.route.grid_edge.at_edge`); else the tightest constraint's
   margin (the binding constraint, which stops a better point, else the smallest
   margin relative to its target); with no constraint, the larger of the
   calibration and reviewer exposures (:func:`~rpa_sim.study.recommend.main_risk`).
