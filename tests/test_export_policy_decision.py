@@ -74,7 +74,7 @@ def test_a_decisions_reason_reaches_the_terminal_escaped(capsys, study, tmp_path
     path = _tampered(tmp_path, summary, "summary.json", feasible=False, reason="no team\n\x1b[2Jmeets it")
     out = tmp_path / "rules\x1b[31m\n.json"
     status, _, err = run_cli(capsys, "export-policy", "thresholds", "--from", path, "--scenario",
-                             folder / "study.yaml", "--out", out)
+                             folder / "study.yaml", "--out", out, "--allow-infeasible")
     assert status == 0, err
     assert "\x1b" not in err and "is not feasible: no team\\n\\x1b[2Jmeets it\n" in err
     assert f"wrote {tmp_path}/rules\\x1b[31m\\n.json: " in err

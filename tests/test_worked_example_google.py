@@ -48,9 +48,12 @@ def study(tmp_path, capsys):
 def test_the_certified_threshold_is_refused_and_the_page_says_why(study, capsys):
     folder, out = study
     assert "confidence           0.8913     0.0645            -             -" in out
-    assert out.endswith(f"Decision (target): no point meets every constraint; {UNCERTIFIED}\n"
-                        "  nearest: confidence at τ 0.9931\n  quality 0.9630 (>= 0.95): met\n"
-                        "  certified_error 0.0000 (<= 0.05): NOT met\n  binding: certified_error\n")
+    assert out.startswith(
+        "No plan meets the constraints: the certified error target (≤ 5.0%) binds: no point meets it even alone.\n"
+        "  ⚠ The sample is too small: 1 document, fewer than 30; no figure here is reliable yet.\n"
+        "  the nearest point, which misses: confidence at τ = 0.9931\n"
+        "  quality (KIEval_Aligned^τ) 0.9630 ≥ 0.9500 ✓ met\n"
+        "  certified error uncertified (0.0% measured) ≤ 5.0% ✗ not met\n")
     summary = json.loads((folder / "results" / "summary.json").read_text())
     for policy in summary["policies"]:
         certified = policy["certified"]
@@ -72,6 +75,13 @@ def test_the_decision_goes_to_label_studio_with_a_note(study, capsys):
     status, _, err = run_cli(capsys, "export-policy", "label-studio", folder / "invoice.jsonl", "--from",
                              folder / "results" / "summary.json", "--scenario", folder / "google-invoice.yaml",
                              "--out", folder / "tasks.json")
+    assert (status, err) == (1, f"rpa-sim: error: {folder / 'results' / 'summary.json'}: its decision is not feasible, "
+                                f"no plan meets the constraints ({UNCERTIFIED}): give --allow-infeasible to export "
+                                "its nearest point all the same\n")
+    assert not (folder / "tasks.json").exists()
+    status, _, err = run_cli(capsys, "export-policy", "label-studio", folder / "invoice.jsonl", "--from",
+                             folder / "results" / "summary.json", "--scenario", folder / "google-invoice.yaml",
+                             "--out", folder / "tasks.json", "--allow-infeasible")
     assert status == 0
     assert err == (f"note: the decision of {folder / 'results' / 'summary.json'} is not feasible: {UNCERTIFIED}\n"
                    f"wrote {folder / 'tasks.json'}: 1 task, 29 of 31 values; the sweep counts 29 reviewed at "

@@ -29,7 +29,7 @@ def decision_text(summary: StudySummary) -> str:
         for number, option in enumerate(said.options, 1):
             lines.append(f"    {number}. {option.line}")
     if not said.feasible:
-        lines.append("  the nearest point, which misses:")
+        lines.append(f"  the nearest point, which misses: {said.point}")
     lines += [f"  {line}" for line in (said.does, said.through) if line and said.feasible]
     if said.team is not None:
         lines.append(f"  team: {said.team}")

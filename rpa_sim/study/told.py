@@ -111,7 +111,8 @@ class Option:
 class Told:
     """Everything a page says about a study's decision (:func:`told`); None where it has nothing to say.
 
-    ``feasible`` is None when nothing was decided (``heading`` and ``lead`` say why). ``parts`` split the
+    ``feasible`` is None when nothing was decided (``heading`` and ``lead`` say why). ``point`` names the decided
+    point, or the nearest one when nothing is feasible (``"confidence at τ = 0.9931"``). ``parts`` split the
     headline cost by kind: those that are not zero, and staffing whenever the scenario prices a team (never
     "staffing 0.00" without a staffing model).
     """
@@ -120,6 +121,7 @@ class Told:
     heading: str
     sample: str | None
     lead: str
+    point: str | None
     does: str | None
     through: str | None
     team: str | None
@@ -166,7 +168,16 @@ def constraint_rows(constraints: tuple[Constraint, ...], *, metric: str | None =
     """Each constraint as a page shows it."""
     return tuple(Row(c.name, constraint_label(c.name, metric),
                      f"{'≥' if c.name in FLOORS else '≤'} {constraint_value(c.name, c.target, currency)}",
-                     constraint_value(c.name, c.value, currency), c.met) for c in constraints)
+                     _reached(c, currency), c.met) for c in constraints)
+
+
+def _reached(constraint: Constraint, currency: str | None) -> str:
+    """A constraint's value there; a certified error not met is no certified figure, whatever the error measured
+    on the data at that τ (which may well be below the bound, on too few values to certify it)."""
+    value = constraint_value(constraint.name, constraint.value, currency)
+    if constraint.name == "certified_error" and not constraint.met:
+        return f"uncertified ({value} measured)"
+    return value
 
 
 def constraints_words(constraints: tuple[Constraint, ...], *, currency: str | None = None) -> str:
@@ -236,8 +247,8 @@ def told(summary: StudySummary) -> Told:
     decision = decision_of(summary)
     sample = _sample(summary, decision)
     if decision.policy is None or decision.threshold is None:
-        return Told(None, "No decision", sample, f"No decision: {decision.reason}.", None, None, None, None, (), (),
-                    None, "nothing is decided, so nothing is at risk yet.",
+        return Told(None, "No decision", sample, f"No decision: {decision.reason}.", None, None, None, None, None,
+                    (), (), None, "nothing is decided, so nothing is at risk yet.",
                     "give the scenario what it lacks, then run it again.", ())
     currency = None if decision.cost is None else decision.cost.currency
     metric = _metric_label(summary)
@@ -254,7 +265,8 @@ def told(summary: StudySummary) -> Told:
         heading = "No plan meets the constraints"
         lead = f"No plan meets the constraints: {_binding_words(decision, rows)}."
         options = _options(decision, metric, currency)
-    return Told(decision.feasible, heading, sample, lead, does, through, team_words(decision.reviewers),
+    point = f"{decision.policy} at τ = {number(decision.threshold)}"
+    return Told(decision.feasible, heading, sample, lead, point, does, through, team_words(decision.reviewers),
                 cost_words(decision.cost), _parts(summary, decision.cost), rows, binding,
                 _risk(summary, decision, rows, sample), _next_step(summary, decision, sample, options), options)
 

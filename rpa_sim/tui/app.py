@@ -89,7 +89,7 @@ def decision_words(model: DashboardModel) -> str:
     for number, option in enumerate(said.options, 1):
         lines.append(f"{number}. {option.line}")
     if not said.feasible and said.options:
-        lines.append("The nearest point, which misses:")
+        lines.append(f"The nearest point, which misses: {said.point}")
     point = " · ".join(part for part in (said.team, said.cost) if part)
     if point:
         lines.append(point)

@@ -550,7 +550,7 @@ def operations_table(operations: Operations, *, currency: str | None = None) -> 
     """The operating points of every policy as text: work, reviewers needed, cost, and the team's figures."""
     header = ["policy", "point", "τ", "opened/day", "peak need", "staff cost/day", "SL (team)", "p90 h",
               "backlog end", "util", "quality"]
-    from rpa_sim.common.formatting import count, hours, money, number  # noqa: PLC0415
+    from rpa_sim.common.formatting import count, hours, money, number, share  # noqa: PLC0415
 
     rows = []
     for policy in operations.policies:
@@ -558,7 +558,7 @@ def operations_table(operations: Operations, *, currency: str | None = None) -> 
             simulated = point.simulated
             rows.append([policy.policy, point.point or "", number(point.threshold, 3),
                          count(point.documents_opened_per_day), count(point.peak_scheduled_needed),
-                         money(point.staffing_cost_per_day), number(simulated.service_level, 3),
+                         money(point.staffing_cost_per_day), share(simulated.service_level),
                          hours(simulated.turnaround_p90_seconds, unit=False),
                          count(simulated.backlog_at_day_end[-1]), number(simulated.utilisation, 3),
                          number(point.quality_with_releases, 3)])
@@ -568,7 +568,7 @@ def operations_table(operations: Operations, *, currency: str | None = None) -> 
     lines.insert(1, "  ".join("-" * width for width in widths))
     level = operations.settings.service_level
     notes = [f"operations: {count(operations.documents_per_day)} arrivals a day over {operations.days} "
-             f"simulated day(s); service level {level.share:g} within {level.within_hours:g} h (all "
+             f"simulated day(s); service level {share(level.share)} within {level.within_hours:g} h (all "
              f"documents); team costs {money(operations.team.cost_per_day, currency)} a day",
              "peak need = most reviewers to schedule in an hour for the service level (Erlang); SL (team), p90 h, "
              "backlog end and util are simulated with the scenario's team; quality = the metric after review, "

@@ -74,7 +74,8 @@ def decision_section(result: ScenarioResult, figures: dict[str, Figure]) -> list
     point = _point_parts(said)
     if not feasible:  # the ways out first, then the nearest point, which misses
         parts += _option_parts(said) if said.options else []
-        point[:0] = ['<p id="decision-nearest"><strong>Nearest point</strong> (misses):</p>']
+        nearest = escape(said.point or "")
+        point[:0] = [f'<p id="decision-nearest"><strong>Nearest point</strong> (misses): {nearest}</p>']
     parts += point
     if said.risk is not None:
         parts.append(f'<p id="decision-risk"><strong>Main risk:</strong> {linked(said.risk)}</p>')
