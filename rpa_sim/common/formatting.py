@@ -18,9 +18,10 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 __all__ = ["MISSING", "number", "count", "counted", "expected_count", "money", "share", "setting_share", "signed",
-           "hours"]
+           "hours", "clock", "team"]
 
 #: What an absent or undefined figure prints as.
 MISSING = "-"
@@ -123,3 +124,51 @@ def hours(seconds: float | None, *, unit: bool = True, missing: str = MISSING) -
     if seconds is None or not math.isfinite(seconds):
         return missing
     return f"{seconds / 3600.0:,.2f}" + (" h" if unit else "")
+
+
+def clock(hour: float) -> str:
+    """An hour of the day as a shift's bound: ``07``, ``07:30`` for a half hour, ``24`` for the day's end.
+
+    >>> clock(7), clock(13.0), clock(7.5), clock(24)
+    ('07', '13', '07:30', '24')
+    """
+    minutes = round(hour * 60)
+    whole, rest = divmod(minutes, 60)
+    return f"{whole:02d}" if not rest else f"{whole:02d}:{rest:02d}"
+
+
+def team(*, shifts: Sequence[tuple[float, float, int]] | None = None, count: int | None = None,
+         extra_per_shift: int | None = None) -> str:
+    """A review team in words: the people on each shift and its hours, the one way every page writes a team.
+
+    ``shifts`` are ``(start_hour, end_hour, reviewers)``; a team given as a ``count`` has that many reviewers
+    all day. ``extra_per_shift``, when given, says how the team differs from the scenario's (the team a
+    decision needs beside the one planned).
+
+    >>> team(shifts=((6, 14, 3), (14, 22, 3)))
+    '3 reviewers per shift (06-14, 14-22)'
+    >>> team(shifts=((7, 13, 4), (13, 19.5, 6)))
+    '4 reviewers (07-13), 6 reviewers (13-19:30)'
+    >>> team(shifts=((8, 16, 1),)), team(count=2)
+    ('1 reviewer (08-16)', '2 reviewers round the clock')
+    >>> team(shifts=((6, 14, 3), (14, 22, 3)), extra_per_shift=1), team(count=3, extra_per_shift=0)
+    ('3 reviewers per shift (06-14, 14-22), 1 more a shift than planned', '3 reviewers round the clock, as planned')
+    """
+    if shifts:
+        people = {reviewers for _, _, reviewers in shifts}
+        hours = [f"{clock(start)}-{clock(end)}" for start, end, _ in shifts]
+        if len(shifts) > 1 and len(people) == 1:
+            words = f"{counted(people.pop(), 'reviewer')} per shift ({', '.join(hours)})"
+        else:
+            words = ", ".join(f"{counted(reviewers, 'reviewer')} ({span})"
+                              for (_, _, reviewers), span in zip(shifts, hours))
+    elif count is not None:
+        words = f"{counted(count, 'reviewer')} round the clock"
+    else:
+        raise ValueError("a team has shifts or a count")
+    if extra_per_shift is None:
+        return words
+    if extra_per_shift == 0:
+        return f"{words}, as planned"
+    change = "more" if extra_per_shift > 0 else "fewer"
+    return f"{words}, {abs(extra_per_shift)} {change} a shift than planned"
