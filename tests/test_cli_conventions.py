@@ -349,7 +349,8 @@ def test_dashboard_in_a_terminal_runs_the_app_with_the_source_and_folder(capsys,
                       ((None,), {"export_dir": tmp_path / "old"})]
     (tmp_path / "file").write_text("")
     status, _, err = run(capsys, "dashboard", "--out-dir", tmp_path / "file")
-    assert status == 1 and err == f"rpa-sim: error: {tmp_path / 'file'}: is a file, not a folder\n"
+    assert status == 2 and err == (f"rpa-sim: error: dashboard: argument --out-dir: '{tmp_path / 'file'}' is a file, "
+                                   f"not a folder (see 'rpa-sim dashboard --help')\n")
     assert len(called) == 2
 
 

@@ -129,7 +129,9 @@ def test_out_that_is_a_folder_is_refused_before_any_work(capsys, tmp_path, kie, 
     folder.mkdir()
     before = files_under(tmp_path)
     status, out, err = run(capsys, *[str(kie) if a == "{kie}" else a for a in argv], folder)
-    assert (status, out, one_error(err)) == (1, "", f"{folder}: is a folder, not a file")
+    command = " ".join(argv[:2] if argv[0] == "import" else argv[:1])
+    assert (status, out, one_error(err)) == (2, "", f"{command}: argument --out: '{folder}' is a folder, not a file "
+                                                    f"(see 'rpa-sim {command} --help')")
     assert files_under(tmp_path) == before
 
 
@@ -148,8 +150,8 @@ def test_run_out_dir_that_is_a_file(capsys, tmp_path):
     blocker.write_text("")
     for option in ("--out-dir", "--out"):
         status, out, err = run(capsys, "run", scenario, option, blocker)
-        assert (status, out) == (1, "")
-        assert err.splitlines()[-1] == f"rpa-sim: error: {blocker}: is a file, not a folder"
+        assert (status, out, one_error(err)) == (2, "", f"run: argument {option}: '{blocker}' is a file, not a folder "
+                                                        f"(see 'rpa-sim run --help')")
     assert files_under(tmp_path) == ["results", "s.yaml"]
 
 
@@ -157,7 +159,8 @@ def test_report_png_dir_that_is_a_file_writes_no_html(capsys, tmp_path):
     blocker = tmp_path / "png"
     blocker.write_text("")
     status, out, err = run(capsys, "report", "receipts-demo", "--out", tmp_path / "r.html", "--png-dir", blocker)
-    assert (status, out, one_error(err)) == (1, "", f"{blocker}: is a file, not a folder")
+    assert (status, out, one_error(err)) == (2, "", f"report: argument --png-dir: '{blocker}' is a file, not a "
+                                                    f"folder (see 'rpa-sim report --help')")
     assert files_under(tmp_path) == ["png"]
 
 

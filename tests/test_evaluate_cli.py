@@ -170,7 +170,8 @@ def test_evaluate_writes_the_same_bytes_every_time(capsys, files, tmp_path):
 def test_evaluate_checks_its_output_before_reading_the_records(capsys, tmp_path):
     bad = write_lines(tmp_path / "bad.jsonl", "not json")
     status, _, err = run(capsys, "evaluate", bad, "--out", tmp_path)
-    assert (status, err) == (1, f"rpa-sim: error: {tmp_path}: is a folder, not a file\n")
+    assert (status, err) == (2, f"rpa-sim: error: evaluate: argument --out: '{tmp_path}' is a folder, not a file (a "
+                                f"folder of tables is named with a trailing /) (see 'rpa-sim evaluate --help')\n")
 
 
 @pytest.mark.parametrize("command", ["evaluate", "score", "sweep", "certify", "replay", "plan-audit",

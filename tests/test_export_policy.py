@@ -362,10 +362,9 @@ def test_mistakes_are_one_line(capsys, tmp_path):
         (["a2i", "--policy", "per-field", "--threshold", "0.5", "--field", "total"], 1,
          "rpa-sim: error: policy 'per-field' sets a threshold for 'total.total_price', which --field and --fields do "
          "not name (fields: total)"),
-        (["rossum", "--policy", "confidence", "--threshold", "1.5"], 2,
-         "rpa-sim: error: export-policy rossum: argument --threshold: expected a number in [0, 1], got '1.5'"),
         (["rossum", "--policy", "confidence", "--threshold", "-0.1"], 2,
-         "rpa-sim: error: export-policy rossum: argument --threshold: expected a number in [0, 1], got '-0.1'"),
+         "rpa-sim: error: export-policy rossum: argument --threshold: expected a number >= 0 (scores are in [0, 1]; "
+         "above 1 reviews everything), got '-0.1'"),
         (["rossum", "--policy", "confidence"], 2, "rpa-sim: error: export-policy rossum: --policy needs --threshold T"),
         (["rossum", "--from", tmp_path / "summary.json"], 1,
          f"rpa-sim: error: {tmp_path / 'summary.json'}: "),

@@ -281,7 +281,7 @@ def test_the_command_line(capsys, tmp_path):
     status, _, err = run_cli(capsys, "import", "azure-di", _receipt(), "--out", out)
     assert status == 0
     assert err.splitlines()[0] == f"wrote 1 records to {out}"
-    assert "note: predictions only: give --ground-truth G" in err
+    assert "note: predictions only: give --ground-truth FILE" in err
     [line] = out.read_text().splitlines()
     record = json.loads(line)
     assert "ground_truth" not in record and len(record["prediction"]["entities"]) == 10

@@ -92,7 +92,7 @@ def test_without_ground_truth_the_records_are_predictions_only():
     report = ImportReport("test")
     truth, fields = read_joins(ground_truth=None, fields=None, report=report)
     assert truth is None and fields.path is None and fields.key("Total") == "Total"
-    assert report.notes[0].startswith("predictions only: give --ground-truth G")
+    assert report.notes[0].startswith("predictions only: give --ground-truth FILE")
 
 
 @pytest.mark.parametrize(("data", "message"), [

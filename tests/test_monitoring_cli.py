@@ -136,7 +136,7 @@ def test_a_missing_log_is_a_one_line_error(tmp_path, capsys):
     (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--seed", "1", "--out", "L", "--audit-rate",
       "0.1", "--audit-plan", "p.yaml"], "argument --audit-plan: not allowed with argument --audit-rate"),
     (["replay", "D", "--policy", "confidence", "--threshold", "-1", "--seed", "1", "--out", "L"],
-     "argument --threshold: expected a number in [0, inf), got '-1'"),
+     "argument --threshold: expected a number >= 0 (scores are in [0, 1]; above 1 reviews everything), got '-1'"),
     (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--seed", "1"],
      "replay: the following arguments are required: --out (see 'rpa-sim replay --help')"),
     (["replay", "D", "--policy", "confidence", "--threshold", "0.9", "--out", "L", "--log", "M"],
@@ -203,7 +203,8 @@ def test_input_errors_of_replay_and_plan_audit_are_one_line(receipts, tmp_path, 
                                    "there is nothing to audit\n")
     status, _, err = run_cli(capsys, "replay", receipts, "--policy", "confidence", "--threshold", "0.9", "--seed", "1",
                              "--out", tmp_path)
-    assert status == 1 and err == f"rpa-sim: error: {tmp_path}: is a folder, not a file\n"
+    assert status == 2 and err == (f"rpa-sim: error: replay: argument --out: '{tmp_path}' is a folder, not a file "
+                                   f"(see 'rpa-sim replay --help')\n")
 
 
 def test_vqa_data_replays_and_refuses_document_escalation(tmp_path, capsys):

@@ -67,7 +67,7 @@ def records(tmp_path):
     (["generate", "receipts", "--n", "inf"],
      "generate: argument --n: inf records is more than the 100,000,000 allowed (a fixed ceiling for time)"),
     (["generate", "receipts", "--n", "2.5"], "generate: argument --n: expected a whole number of records, got '2.5'"),
-    (["generate", "receipts", "--n", "-1"], "generate: argument --n: -1 records is less than the least, 0"),
+    (["generate", "receipts", "--n", "-1"], "generate: argument --n: -1 records is less than the least, 1"),
     (["sweep", "{data}", "--policy", "confidence", "--replicates", "1000000"],
      "sweep: argument --replicates: 1000000 replicates is more than the 100,000 allowed (a fixed ceiling: each "
      "replicate draws every item)"),

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 from rpa_sim.cli.data import evaluate_data, evaluate_each_shard, shows_progress
 from rpa_sim.cli.options import (
     NAMES_HELP,
-    OPEN_SHARE,
-    SHARE,
+    OUT_WORDS,
     bounded,
     data_arguments,
     format_arguments,
+    guarantee_arguments,
     out_argument,
+    policy_argument,
+    reviewer_arguments,
     seed_argument,
     size,
     usage_error,
@@ -38,10 +40,10 @@ def add_parsers(commands: Any) -> None:
     evaluate = commands.add_parser("evaluate", help="evaluate records once into an outcome table file (Parquet) "
                                                     "that every command taking DATA reads")
     data_arguments(evaluate, tables=False)
-    evaluate.add_argument("--out", required=True, metavar="FILE|DIR/",
-                          help="the outcome table to write (Parquet, atomically; name it .parquet); missing folders "
-                               "are created; a folder (a name ending with /) gets a table per shard of DATA, "
-                               "part-00000.parquet, ..., which every command reads back as DATA (required)")
+    evaluate.add_argument("--out", type=table_output, required=True, metavar="FILE|DIR/",
+                          help=f"the outcome table (Parquet; name it .parquet), or a folder named with a trailing / "
+                               f"that gets a table per shard of DATA (part-00000.parquet, ...), which every command "
+                               f"reads back as DATA; {OUT_WORDS} (required)")
 
     score = commands.add_parser("score", help="corpus metrics of the predictions as they are")
     data_arguments(score)
@@ -50,8 +52,7 @@ def add_parsers(commands: Any) -> None:
     sweep = commands.add_parser("sweep", help="trade-off curves, one row per policy and threshold",
                                 epilog=NAMES_HELP)
     data_arguments(sweep)
-    sweep.add_argument("--policy", action="append", required=True, metavar="P",
-                       help="a policy file or bundled policy name (repeat for several; required)")
+    policy_argument(sweep, many=True, required=True, when="repeat for several; required")
     sweep.add_argument("--thresholds", default="exact", metavar="SPEC",
                        help="exact (every distinct threshold), linspace:START:STOP:NUM (at most 1,000,000 points), "
                             "or a comma list of numbers (default: exact)")
@@ -60,12 +61,8 @@ def add_parsers(commands: Any) -> None:
                        help="with --format table: every row, instead of each policy's first and last rows and those "
                             "nearest the auto-rates 0%%, 5%%, ..., 100%% (default: the summary; csv and json hold "
                             "every row)")
-    out_argument(sweep, required=False,
-                 help="write to FILE (atomically; missing folders are created) instead of printing (default: print)")
-    sweep.add_argument("--miss-rate", type=SHARE, default=0.0, metavar="RATE",
-                       help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
-    sweep.add_argument("--false-correction-rate", type=SHARE, default=0.0, metavar="RATE",
-                       help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
+    out_argument(sweep, required=False, what="the rows in this file instead of printed", default_help="print them")
+    reviewer_arguments(sweep)
     sweep.add_argument("--replicates", type=size("replicates", most=limits.MOST_REPLICATES,
                                                  limited_by="a fixed ceiling: each replicate draws every item"),
                        default=0, metavar="N",
@@ -76,17 +73,11 @@ def add_parsers(commands: Any) -> None:
     certify = commands.add_parser("certify", help="the most permissive threshold with a guaranteed error rate",
                                   epilog=NAMES_HELP)
     data_arguments(certify)
-    certify.add_argument("--policy", metavar="P",
-                         help="certify this policy's swept threshold (a policy file or bundled policy name): the "
-                              "guarantee is on the values it auto-accepts, those it reviews or rejects left out "
-                              "(default: none, the confidence itself)")
-    certify.add_argument("--max-error", type=OPEN_SHARE, required=True, metavar="EPS",
-                         help="largest acceptable error rate of auto-accepted predictions, a share in (0, 1) "
-                              "(required)")
-    certify.add_argument("--delta", type=OPEN_SHARE, required=True, metavar="D",
-                         help="allowed probability that the guarantee fails, in (0, 1) (required)")
+    policy_argument(certify, when="certify its swept threshold: the guarantee is on the values it auto-accepts, "
+                                  "those it reviews or rejects left out; default: none, the confidence itself")
+    guarantee_arguments(certify, delta=None, delta_means="the certified threshold's error rate above --max-error")
     certify.add_argument("--calibration-fraction", type=bounded(float, low=0.0, high=1.0, open_low=True),
-                         default=0.5, metavar="F",
+                         default=0.5, metavar="SHARE",
                          help="share of documents used to certify, in (0, 1]; the rest checks it (default: 0.5)")
     seed_argument(certify, what="the calibration split")
     certify.add_argument("--by", choices=("document_type", "field"), default=None,
@@ -94,6 +85,18 @@ def add_parsers(commands: Any) -> None:
                               "field (KIE key, VQA question type) on its own; not with --policy (default: one for "
                               "all)")
     format_arguments(certify, what="the result (table: the guarantee in words)")
+
+
+def table_output(text: str) -> str:
+    """An argparse type: ``evaluate --out``, a table file, or with a trailing slash a folder of tables; the one
+    that is the other kind already is bad usage, as a folder for any ``--out`` is."""
+    folder = text.endswith(("/", os.sep))
+    if not folder and Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file (a folder of tables is named with a "
+                                         f"trailing /)")
+    if folder and Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+    return text
 
 
 @shows_progress
@@ -164,7 +167,7 @@ def score(args: argparse.Namespace) -> int:
 
 @shows_progress
 def sweep(args: argparse.Namespace) -> int:
-    """``sweep DATA --policy P ...``: each policy's trade-off curve over the thresholds."""
+    """``sweep DATA --policy POLICY ...``: each policy's trade-off curve over the thresholds."""
     from rpa_sim.common.files import check_output  # noqa: PLC0415
     from rpa_sim.route.policies import load_policy  # noqa: PLC0415
     from rpa_sim.route.reviewer import Reviewer  # noqa: PLC0415
@@ -227,7 +230,7 @@ def certify(args: argparse.Namespace) -> int:
 
 
 def _certify_policy(args: argparse.Namespace, evaluated: OutcomeTable, policy: Policy) -> int:
-    """``certify --policy P``: the policy's swept threshold certified as a study certifies it (its
+    """``certify --policy POLICY``: the policy's swept threshold certified as a study certifies it (its
     ``certify:``), the values it always reviews or rejects left out; the rows carry the policy's name first."""
     from rpa_sim.route.certify import CertifiedThreshold, certify_policy  # noqa: PLC0415
     from rpa_sim.route.sweep import Sweeper  # noqa: PLC0415

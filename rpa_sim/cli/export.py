@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import evaluate_data, shows_progress
-from rpa_sim.cli.options import NAMES_HELP, SHARE, data_arguments, out_argument, usage_error
+from rpa_sim.cli.options import (
+    NAMES_HELP,
+    SCENARIO_WORDS,
+    data_arguments,
+    out_argument,
+    policy_argument,
+    threshold_argument,
+    usage_error,
+)
 from rpa_sim.cli.output import say
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
@@ -40,23 +48,21 @@ def add_parsers(commands: Any) -> None:
         else:
             data_arguments(parser, option="the fields to state: every field of DATA, and no other")
         source = parser.add_mutually_exclusive_group(required=True)
-        source.add_argument("--policy", metavar="P", help="a policy file or bundled policy name, with --threshold "
-                                                          "(default: none; this or --from is required)")
-        source.add_argument("--from", dest="from_summary", type=Path, metavar="SUMMARY",
+        policy_argument(source, when="with --threshold; default: none, this or --from is required")
+        source.add_argument("--from", dest="from_summary", type=Path, metavar="FILE",
                             help="a study's summary.json (rpa-sim run --out-dir): its decision's policy and threshold "
                                  "(default: none; this or --policy is required)")
-        parser.add_argument("--threshold", type=SHARE, metavar="T",
-                            help="with --policy: the policy's swept threshold τ, in [0, 1] (default: none)")
+        threshold_argument(parser, required=False, goes_with="--policy")
         parser.add_argument("--allow-infeasible", action="store_true",
                             help="with --from a summary whose decision meets not every constraint: export its nearest "
                                  "point all the same, marked infeasible in the file where the format has room "
                                  "(default: refused)")
         parser.add_argument("--scenario", metavar="SCENARIO",
-                            help="with --from a summary written before rpa-sim kept the policy's rules in it "
-                                 "(schema version 2 or 1): the scenario the study ran (file or bundled name), whose "
-                                 "policies: hold the decision's policy by name; with a newer summary it must hold "
-                                 "the same rules (default: none)")
-        out_argument(parser, help="the file to write, atomically; missing folders are created")
+                            help=f"{SCENARIO_WORDS}, the one the study ran, with --from a summary written before "
+                                 f"rpa-sim kept the policy's rules in it (schema version 2 or 1): its policies: hold "
+                                 f"the decision's policy by name; with a newer summary it must hold the same rules "
+                                 f"(default: none)")
+        out_argument(parser, what="the platform's file")
         if name == "label-studio":
             parser.add_argument("--document-url", default="{id}", metavar="TEMPLATE",
                                 help="each task's data.image, {id} replaced by the record id (default: {id})")
@@ -66,7 +72,7 @@ def add_parsers(commands: Any) -> None:
         parser.add_argument("--field", action="append", default=[], metavar="KEY",
                             help="a field to state, under its rpa-sim key (repeat for several) (default: DATA's "
                                  "fields, else those the policy names)")
-        parser.add_argument("--fields", type=Path, metavar="MAP",
+        parser.add_argument("--fields", type=Path, metavar="FILE",
                             help="YAML map of the platform's field names to rpa-sim keys, as import reads it (null "
                                  "drops a name); a key's further names are its aliases (default: none)")
         parser.add_argument("--document-type", metavar="TYPE",
@@ -87,7 +93,7 @@ def export_policy(args: argparse.Namespace) -> int:
     rules = args.format != "label-studio"
     command = f"export-policy {args.format}"
     if args.policy is not None and args.threshold is None:
-        raise usage_error(command, "--policy needs --threshold T (or give --from SUMMARY)")
+        raise usage_error(command, "--policy needs --threshold T (or give --from FILE, a summary.json)")
     if args.threshold is not None and args.policy is None:
         raise usage_error(command, "--threshold goes with --policy (a decision brings its own threshold)")
     if args.scenario is not None and args.from_summary is None:
@@ -164,6 +170,9 @@ def export_policy(args: argparse.Namespace) -> int:
     if infeasible is not None:
         room = "" if args.format != "a2i" else " (a2i has no room to mark it: keep this note with the file)"
         say(f"note: the decision of {args.from_summary} is not feasible: {infeasible}{room}")
+    if args.threshold is not None and args.threshold > 1:  # a percentage typed for a score, as likely as not
+        say(f"note: --threshold {args.threshold:g} is above 1: every value the policy covers is reviewed (scores "
+            f"are in [0, 1], not percentages)")
     for note in export.notes:
         say(f"note: {note}")
     atomic_write_text(args.out, export.text)

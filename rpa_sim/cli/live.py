@@ -15,11 +15,18 @@ import os
 import sys
 import textwrap
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
-from rpa_sim.cli.options import OPEN_SHARE, format_arguments, out_argument, size, usage_error
+from rpa_sim.cli.options import (
+    SCENARIO_WORDS,
+    format_arguments,
+    guarantee_arguments,
+    out_argument,
+    output_file,
+    size,
+    usage_error,
+)
 from rpa_sim.cli.output import csv_text, json_text, say
 from rpa_sim.common import limits
 from rpa_sim.common.errors import InputError
@@ -58,28 +65,24 @@ def add_parsers(commands: Any) -> None:
                        help="the production logs (docs/monitoring.md, with a day or received_at on every row): a "
                             "file, a folder of them (its *.jsonl and *.jsonl.gz files) or a quoted glob such as "
                             "'logs/*.jsonl.gz'; read in day order")
-    watch.add_argument("--max-error", type=OPEN_SHARE, required=True, metavar="EPS",
-                       help="the highest error rate of auto-accepted units the team accepts, in (0, 1) (required)")
-    watch.add_argument("--delta", type=OPEN_SHARE, default=0.05, metavar="D",
-                       help="the chance, in (0, 1), that watch ever raises an alarm when every segment meets "
-                            "--max-error on every day (default: 0.05)")
+    guarantee_arguments(watch, delta=0.05, delta_means="here, that watch ever raises an alarm when every segment "
+                                                       "meets --max-error on every day")
     watch.add_argument("--segments", type=_segments, default=("document_type",), metavar="COLS",
                        help="the columns whose values make a segment, comma-separated, among document_type, source "
                             "and key (default: document_type)")
     watch.add_argument("--horizon-days", type=size("days", most=limits.MOST_MONITORED_DAYS, least=1,
-                                                   limited_by="a fixed ceiling"), default=365, metavar="H",
+                                                   limited_by="a fixed ceiling"), default=365, metavar="N",
                        help="the days over which detection is fastest; the guarantee holds on every day whatever "
-                            "H (default: 365)")
-    watch.add_argument("--state", type=Path, metavar="FILE",
+                            "N (default: 365)")
+    watch.add_argument("--state", type=output_file, metavar="FILE",
                        help="continue the run this state file holds (when it exists), then write it back "
                             "atomically: a daily run then reads only the new day's log and prints what one run over "
                             "every day would (default: none)")
     watch.add_argument("--scenario", metavar="SCENARIO",
-                       help="a scenario with an operations: section (file or bundled name): proposals then say the "
-                            "reviewers they take (default: none)")
+                       help=f"{SCENARIO_WORDS}, with an operations: section: proposals then say the reviewers they "
+                            f"take (default: none)")
     format_arguments(watch, what="the result (csv: one row per segment and day)")
-    out_argument(watch, required=False, help="write the result to this file, atomically, instead of printing it; "
-                                             "missing folders are created (default: print it)")
+    out_argument(watch, required=False, what="the result in this file instead of printed", default_help="print it")
 
 
 def _operations(name: str) -> tuple[OperationModel, str]:
@@ -106,7 +109,7 @@ def _operations(name: str) -> tuple[OperationModel, str]:
 
 @shows_progress
 def watch(args: argparse.Namespace) -> int:
-    """``watch LOGS --max-error EPS``: per segment and day, the error rate against the target, and the alarms."""
+    """``watch LOGS --max-error SHARE``: per segment and day, the error rate against the target, and the alarms."""
     from rpa_sim.common.files import atomic_write_files, check_output  # noqa: PLC0415
     from rpa_sim.operate.live.reader import log_files, read_days  # noqa: PLC0415
     from rpa_sim.operate.live.state import read_state, state_text  # noqa: PLC0415

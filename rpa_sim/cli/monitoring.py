@@ -10,6 +10,7 @@ from typing import Any
 
 from rpa_sim.cli.data import evaluate_data, shows_progress
 from rpa_sim.cli.options import (
+    FOLDER_WORDS,
     NAMES_HELP,
     POSITIVE,
     SHARE,
@@ -19,6 +20,8 @@ from rpa_sim.cli.options import (
     format_arguments,
     monitored_policy_arguments,
     out_argument,
+    output_folder,
+    reviewer_arguments,
     seed_argument,
     size,
     usage_error,
@@ -40,33 +43,28 @@ def add_parsers(commands: Any) -> None:
     data_arguments(replay)
     monitored_policy_arguments(replay, required="without --days: required")
     audit = replay.add_mutually_exclusive_group()
-    audit.add_argument("--audit-rate", type=SHARE, metavar="A",
+    audit.add_argument("--audit-rate", type=SHARE, metavar="SHARE",
                        help="share of auto-accepted items drawn at random for a careful check, in [0, 1] "
                             "(default: the policy's audit share)")
     audit.add_argument("--audit-plan", type=Path, metavar="FILE",
                        help="per-stratum audit rates, a YAML file as plan-audit writes it (default: none)")
-    replay.add_argument("--miss-rate", type=SHARE, metavar="RATE",
-                        help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
-    replay.add_argument("--false-correction-rate", type=SHARE, metavar="RATE",
-                        help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
+    reviewer_arguments(replay, default=None)
     seed_argument(replay, what="the day's draws (audits, misses, false corrections); with --days, in place of the "
                                "stream's seed", default=None)
     replay.add_argument("--day", type=_date, metavar="YYYY-MM-DD",
                         help="write this day on every row, so that rpa-sim watch can follow the logs of several days "
                              "(default: no day column)")
-    out_argument(replay, old="--log", required=False,
-                 help="the log to write: JSON Lines, gzip-compressed when it ends in .gz, written atomically; "
-                      "missing folders are created (without --days: required)")
+    out_argument(replay, old="--log", required=False, when="without --days: required",
+                 what="the production log (JSON Lines, gzip-compressed when it ends in .gz)")
     replay.add_argument("--days", type=size("days", most=limits.MOST_MONITORED_DAYS, least=1,
                                             limited_by="a fixed ceiling: every day draws its documents"),
                         metavar="N",
                         help="replay the stream of the scenario SCENARIO (given in place of DATA; its stream: "
                              "section): N days of logs under its changes, a file a day named by its date, into "
                              "--out-dir (default: one day of DATA)")
-    replay.add_argument("--out-dir", type=Path, metavar="DIR",
-                        help="with --days: the folder the day logs (YYYY-MM-DD.jsonl) and stream.json (what each "
-                             "change plants) are written into, all or none; missing folders are created (with "
-                             "--days: required)")
+    replay.add_argument("--out-dir", type=output_folder, metavar="DIR",
+                        help=f"with --days: the day logs (YYYY-MM-DD.jsonl) and stream.json (what each change "
+                             f"plants), all or none, {FOLDER_WORDS} (with --days: required)")
 
     estimate = commands.add_parser("estimate", help="the error rate of auto-accepted items and the post-correction "
                                                     "quality, with intervals, from a production log")
@@ -84,7 +82,7 @@ def add_parsers(commands: Any) -> None:
     data_arguments(plan)
     monitored_policy_arguments(plan)
     sized = plan.add_mutually_exclusive_group(required=True)
-    sized.add_argument("--target-width", type=bounded(float, low=0.0, high=1.0, open_low=True), metavar="W",
+    sized.add_argument("--target-width", type=bounded(float, low=0.0, high=1.0, open_low=True), metavar="SHARE",
                        help="the widest interval wanted, in (0, 1]: the fewest audits whose normal-theory width at "
                             "the confidences' prior error rates is at most W (default: none; this or --budget is "
                             "required)")
@@ -93,14 +91,14 @@ def add_parsers(commands: Any) -> None:
                             "required)")
     confidence_level_argument(plan)
     plan.add_argument("--bands", type=size("bands", most=limits.MOST_BANDS, least=1, limited_by="a fixed ceiling",
-                                           bytes_each=limits.BAND_BYTES), default=4, metavar="K",
+                                           bytes_each=limits.BAND_BYTES), default=4, metavar="N",
                       help="the most confidence bands, of about equal size (fewer with tied confidences, and at most "
                            "--budget) (default: 4)")
-    plan.add_argument("--cost-per-audit", type=bounded(float, low=0.0, high=math.inf, open_high=True), metavar="C",
+    plan.add_argument("--cost-per-audit", type=bounded(float, low=0.0, high=math.inf, open_high=True),
+                      metavar="AMOUNT",
                       help="what one audit costs, a number >= 0: gives the plan a cost (default: none)")
-    out_argument(plan, required=False,
-                 help="write the plan (YAML, atomically) for replay --audit-plan; missing folders are created "
-                      "(default: write nothing)")
+    out_argument(plan, required=False, what="the plan for replay --audit-plan (YAML)",
+                 default_help="none, the plan is printed only")
     format_arguments(plan, what="the plan (csv: one row per band)")
 
 
@@ -116,7 +114,7 @@ def _date(text: str) -> str:
 
 @shows_progress
 def replay(args: argparse.Namespace) -> int:
-    """``replay DATA --policy P --threshold T --out LOG``: one production day, as its log; ``replay SCENARIO
+    """``replay DATA --policy POLICY --threshold T --out LOG``: one production day, as its log; ``replay SCENARIO
     --days N --out-dir DIR``: the scenario's stream (:func:`rpa_sim.cli.streams.replay_stream`)."""
     from rpa_sim.common.files import check_output  # noqa: PLC0415
     from rpa_sim.operate.monitoring.audit_plan import load_audit_plan  # noqa: PLC0415
@@ -209,7 +207,7 @@ def _plan_table(payload: dict[str, Any]) -> str:
 
 @shows_progress
 def plan_audit(args: argparse.Namespace) -> int:
-    """``plan-audit DATA --policy P --threshold T``: audits per confidence band (Neyman allocation)."""
+    """``plan-audit DATA --policy POLICY --threshold T``: audits per confidence band (Neyman allocation)."""
     from rpa_sim.common.files import atomic_write_text, check_output  # noqa: PLC0415
     from rpa_sim.operate.monitoring.planning import plan_audit as planned_audit  # noqa: PLC0415
     from rpa_sim.route.policies import load_policy  # noqa: PLC0415

@@ -22,10 +22,14 @@ from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
 from rpa_sim.common.workers import available_cores
 
-__all__ = ["FORMATS", "NAMES_HELP", "NON_NEGATIVE", "OPEN_SHARE", "POSITIVE", "POSITIVE_NUMBER", "SHARE",
-           "DeprecatedAlias", "bounded", "confidence_level_argument", "data_arguments", "evaluation_arguments",
-           "folder_argument", "format_arguments", "monitored_policy_arguments", "out_argument", "scheduler_address",
-           "seed_argument", "simulated_hours", "size", "usage_error", "usage_message"]
+__all__ = ["FOLDER_WORDS", "FORMATS", "FORMAT_WORDS", "NAMES_HELP", "NON_NEGATIVE", "OPEN_SHARE", "OUT_WORDS",
+           "POLICY_WORDS", "POSITIVE", "POSITIVE_NUMBER", "SCENARIO_WORDS", "SEED_WORDS", "SHARE",
+           "SKIP_INVALID_WORDS", "THRESHOLD_RANGE", "WORKERS_WORDS", "DeprecatedAlias", "bounded",
+           "confidence_level_argument", "data_arguments", "evaluation_arguments", "folder_argument",
+           "format_arguments", "guarantee_arguments", "monitored_policy_arguments", "out_argument", "output_file",
+           "output_folder", "policy_argument", "reviewer_arguments", "scheduler_address", "seed_argument",
+           "simulated_hours", "size", "skip_invalid_argument", "threshold", "threshold_argument", "usage_error",
+           "usage_message", "workers_argument"]
 
 FORMATS = ("table", "csv", "json")
 NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENARIO) are bundled names or paths. A bare "
@@ -33,6 +37,18 @@ NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENAR
               "that name is in the current folder; anything with a path separator or a .yaml/.yml suffix "
               "(./confidence, rules/strict, my-policy.yaml) is a file on disk. Paths in a scenario's policies: start "
               "from the scenario's folder. An unknown name is an error that lists the bundled names.")
+
+
+#: The words each shared option says wherever it is taken, its command's own words around them (one option, one
+#: wording: tests/test_cli_conventions.py walks every command's parser).
+OUT_WORDS = "written atomically; missing folders are created"
+FOLDER_WORDS = "created when needed"
+FORMAT_WORDS = "an aligned table, CSV (a header line, then a line per row) or JSON"
+SEED_WORDS = "an integer >= 0; the same seed gives the same bytes"
+WORKERS_WORDS = "(a larger N is capped); results are identical for any N"
+SKIP_INVALID_WORDS = "and list it, instead of stopping at the first"
+POLICY_WORDS = "a policy: a YAML file, or the name of a bundled one (rpa-sim policies lists them)"
+SCENARIO_WORDS = "a scenario: a YAML file, or the name of a bundled one (rpa-sim scenarios lists them)"
 
 
 def usage_message(prog: str, message: str) -> str:
@@ -127,6 +143,28 @@ def scheduler_address(text: str) -> str:
         raise argparse.ArgumentTypeError(str(problem)) from None
 
 
+def output_file(text: str) -> Path:
+    """An argparse type: an output file (``--out``, ``--review-log``); an existing folder is bad usage, said
+    at once, like any other bad option value (docs/cli.md, "Files").
+
+    What else keeps a file from being written (a parent that is a file, a folder without write permission) is
+    found by :func:`rpa_sim.common.files.check_output` before the command's work, and is bad input.
+    """
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    return path
+
+
+def output_folder(text: str) -> Path:
+    """An argparse type: an output folder (``--out-dir``, ``--png-dir``), made when missing; an existing file
+    is bad usage, as a folder given for ``--out`` is."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+    return path
+
+
 class DeprecatedAlias(argparse.Action):
     """An old spelling of an option, kept for one release: it works, says so on stderr, and is hidden from help.
 
@@ -164,14 +202,12 @@ def data_arguments(parser: argparse.ArgumentParser, *, tables: bool = True, opti
                         help="predictions joined to DATA on id, DATA then holding the ground truth (default: none, "
                              "DATA holds both)")
     parser.add_argument("--task", choices=("kie", "vqa"), help="kie or vqa (default: inferred from the records)")
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help="skip records that do not fit the format and report them, instead of stopping "
-                             "(default: stop at the first)")
+    skip_invalid_argument(parser, what="each record")
     # None = not given: each option applies to one task only, which is known once the records are open
     parser.add_argument("--value-match", choices=("exact", "normalized"),
                         help="KIE only: compare values exactly (the official KIEval) or with case and spaces "
                              "folded (default: exact)")
-    parser.add_argument("--alpha", type=SHARE, metavar="A",
+    parser.add_argument("--alpha", type=SHARE, metavar="SHARE",
                         help="VQA only: SMuDGE's weight of the match score, in [0, 1] (default: 0.25)")
     evaluation_arguments(parser)
 
@@ -184,10 +220,9 @@ def evaluation_arguments(parser: argparse.ArgumentParser, *, scenario: bool = Fa
     """
     what = "the scenario's records" if scenario else "the records"
     # a scenario's None: not given, as a command that takes them only with a scenario (staff) must tell
-    parser.add_argument("--workers", type=POSITIVE, default=None if scenario else available_cores(), metavar="N",
-                        help=f"processes that evaluate {what}, at most one per core and per batch of 256 records (a "
-                             f"larger N is capped); results are identical for any N (default: every core this "
-                             f"process may use)")
+    workers_argument(parser, default=None if scenario else available_cores(),
+                     what=f"evaluate {what}, at most one per core and per batch of 256 records",
+                     default_help="every core this process may use")
     shards = "the scenario's data file" if scenario else "DATA"
     default = "the scenario's data: scheduler:, else none" if scenario else "none, this machine's processes"
     parser.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
@@ -203,23 +238,95 @@ def seed_argument(parser: argparse.ArgumentParser, *, what: str, default: int | 
     ``default=None`` lets a command tell a seed given from none (``staff``, whose seed goes with
     ``--simulate`` only); it then uses 0 all the same.
     """
-    parser.add_argument("--seed", type=NON_NEGATIVE, default=default, metavar="S",
-                        help=f"seed of {what}, an integer >= 0; the same seed gives the same bytes (default: 0)")
+    parser.add_argument("--seed", type=NON_NEGATIVE, default=default, metavar="N",
+                        help=f"seed of {what}, {SEED_WORDS} (default: 0)")
+
+
+def workers_argument(parser: argparse.ArgumentParser, *, default: int | None, what: str, default_help: str) -> None:
+    """``--workers N``: processes that do the command's work (``what`` they do), capped, never changing a result."""
+    parser.add_argument("--workers", type=POSITIVE, default=default, metavar="N",
+                        help=f"processes that {what} {WORKERS_WORDS} (default: {default_help})")
+
+
+def skip_invalid_argument(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """``--skip-invalid``: leave out ``what`` does not fit its format, and say so, rather than stop at the first."""
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help=f"leave out {what} that does not fit its format {SKIP_INVALID_WORDS} (default: stop at "
+                             f"the first)")
+
+
+def policy_argument(parser: argparse.ArgumentParser, *, when: str, many: bool = False,
+                    required: bool = False) -> None:
+    """``--policy POLICY``: a policy by file or bundled name; ``when`` is its own parenthesis (required, the
+    default, what it goes with)."""
+    parser.add_argument("--policy", action="append" if many else "store", required=required, metavar="POLICY",
+                        help=f"{POLICY_WORDS} ({when})")
+
+
+def reviewer_arguments(parser: argparse.ArgumentParser, *, default: float | None = 0.0) -> None:
+    """The reviewer's mistakes: ``--miss-rate`` and ``--false-correction-rate`` (``sweep``, ``replay``);
+    ``default=None`` lets a command tell them given from not (``replay --days`` refuses them), 0 all the same."""
+    parser.add_argument("--miss-rate", type=SHARE, default=default, metavar="SHARE",
+                        help="share of reviewed errors the reviewer misses, in [0, 1] (default: 0)")
+    parser.add_argument("--false-correction-rate", type=SHARE, default=default, metavar="SHARE",
+                        help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
+
+
+def guarantee_arguments(parser: argparse.ArgumentParser, *, delta: float | None, delta_means: str) -> None:
+    """The guarantee an error rate is held to: ``--max-error`` and ``--delta`` (``certify``, ``watch``); a
+    ``delta`` of None makes ``--delta`` required, and ``delta_means`` says what its failing is for the command."""
+    parser.add_argument("--max-error", type=OPEN_SHARE, required=True, metavar="SHARE",
+                        help="the highest acceptable error rate of auto-accepted items, in (0, 1) (required)")
+    when = "required" if delta is None else f"default: {delta:g}"
+    parser.add_argument("--delta", type=OPEN_SHARE, required=delta is None, default=delta, metavar="SHARE",
+                        help=f"the chance that the guarantee fails, in (0, 1) ({delta_means}; {when})")
+
+
+#: What every threshold option (``--threshold``) takes, said once: a swept score is in [0, 1], so a threshold
+#: below 0 routes nothing more than 0, and one above 1 reviews everything (the top of an exact grid is
+#: ``1.0000000000000002``, which a summary's decision may hold); the grids of ``--thresholds`` take the same.
+THRESHOLD_RANGE = "a number >= 0 (scores are in [0, 1]; above 1 reviews everything)"
+
+
+def threshold(text: str) -> float:
+    """An argparse type: a policy's swept threshold τ, the one range of every command that takes one.
+
+    >>> threshold("0.9"), threshold("1.0000000000000002")
+    (0.9, 1.0000000000000002)
+    >>> threshold("95%")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a number >= 0 (scores are in [0, 1]; above 1 reviews everything), got '95%'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0.0):
+        raise argparse.ArgumentTypeError(f"expected {THRESHOLD_RANGE}, got {text!r}")
+    return value
+
+
+def threshold_argument(parser: argparse.ArgumentParser, *, required: bool, goes_with: str | None = None,
+                       when: str | None = None) -> None:
+    """``--threshold T``: the policy's swept threshold, worded and checked the same on every command; ``when``
+    replaces the parenthesis that says when it is required (a command that checks it itself)."""
+    if when is None:
+        when = "required" if required else f"with {goes_with}; default: none" if goes_with else "default: none"
+    parser.add_argument("--threshold", type=threshold, required=required, metavar="T",
+                        help=f"the policy's swept threshold τ: an item is routed when τ is above its score; "
+                             f"{THRESHOLD_RANGE} ({when})")
 
 
 def monitored_policy_arguments(parser: argparse.ArgumentParser, *, required: str = "required") -> None:
     """The policy run in production and its threshold (``replay``, ``plan-audit``); ``required`` other than
     ``"required"`` says when they are (the command then checks)."""
-    parser.add_argument("--policy", required=required == "required", metavar="P",
-                        help=f"a policy file or bundled policy name ({required})")
-    parser.add_argument("--threshold", type=bounded(float, low=0.0, high=math.inf, open_high=True),
-                        required=required == "required", metavar="T",
-                        help=f"the policy's swept threshold: an item is routed when T is above its score, a number "
-                             f">= 0 ({required})")
+    policy_argument(parser, required=required == "required", when=required)
+    threshold_argument(parser, required=required == "required", when=required)
 
 
 def confidence_level_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--confidence-level", type=OPEN_SHARE, default=0.95, metavar="L",
+    parser.add_argument("--confidence-level", type=OPEN_SHARE, default=0.95, metavar="SHARE",
                         help="the intervals' nominal coverage, in (0, 1) (default: 0.95)")
 
 
@@ -228,31 +335,40 @@ def format_arguments(parser: argparse.ArgumentParser, *, what: str, default: str
     """``--format table|csv|json`` and its short form ``--json``; the group, for a command to add a third."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--format", choices=FORMATS, default=default,
-                       help=f"how to print {what}: an aligned table, CSV (a header line, then a line per row) "
-                            f"or JSON (default: {default_help})")
+                       help=f"how to print {what}: {FORMAT_WORDS} (default: {default_help})")
     group.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
     return group
 
 
-def out_argument(parser: argparse.ArgumentParser, *, help: str, required: bool = True, old: str | None = None,
-                 metavar: str = "FILE") -> None:
-    """``--out FILE``, the one option that names an output file; ``old`` is a deprecated spelling of it.
+def out_argument(parser: argparse.ArgumentParser, *, what: str, required: bool = True, default_help: str = "",
+                 when: str | None = None, old: str | None = None, metavar: str = "FILE") -> None:
+    """``--out FILE``, the one option that names an output file (``what`` it holds); ``old`` is a deprecated
+    spelling of it; ``when`` replaces the parenthesis that says whether it is required (a command that checks
+    it itself, as ``replay``: without ``--days``).
 
-    With ``old``, argparse cannot require ``--out`` (either spelling will do): the command checks that it
-    was given, first thing.
+    With ``old``, the two spellings are a group of which one is required, and ``--help`` shows ``--out FILE``
+    as required all the same (the old spelling is hidden); the parser says a missing one as a missing
+    ``--out`` (:class:`rpa_sim.cli.parser.CommandParser`).
     """
-    suffix = " (required)" if required else ""
+    if when is None:
+        when = "required" if required else f"default: {default_help}"
+    help = f"{what}, {OUT_WORDS} ({when})"
+    # a folder for a file is refused as bad usage, at once (docs/cli.md, "Files")
     if old is None:
-        parser.add_argument("--out", type=Path, required=required, metavar=metavar, help=help + suffix)
+        parser.add_argument("--out", type=output_file, required=required, metavar=metavar, help=help)
         return
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--out", type=Path, metavar=metavar, help=help + suffix)
-    group.add_argument(old, type=Path, metavar=metavar, dest="out", action=DeprecatedAlias, replacement="--out")
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--out", type=output_file, metavar=metavar, help=help)
+    group.add_argument(old, type=output_file, metavar=metavar, dest="out", action=DeprecatedAlias,
+                       replacement="--out")
 
 
-def folder_argument(parser: argparse.ArgumentParser, option: str, old: str, *, help: str) -> None:
-    """An output folder (``--out-dir``, ``--png-dir``) and the deprecated spelling it replaced."""
+def folder_argument(parser: argparse.ArgumentParser, option: str, old: str, *, what: str,
+                    default_help: str) -> None:
+    """An output folder (``--out-dir``, ``--png-dir``: ``what`` goes into it) and the deprecated spelling it
+    replaced."""
     group = parser.add_mutually_exclusive_group()
     dest = option.removeprefix("--").replace("-", "_")
-    group.add_argument(option, type=Path, metavar="DIR", dest=dest, help=help)
-    group.add_argument(old, type=Path, metavar="DIR", dest=dest, action=DeprecatedAlias, replacement=option)
+    group.add_argument(option, type=output_folder, metavar="DIR", dest=dest,
+                       help=f"{what}, {FOLDER_WORDS} (default: {default_help})")
+    group.add_argument(old, type=output_folder, metavar="DIR", dest=dest, action=DeprecatedAlias, replacement=option)

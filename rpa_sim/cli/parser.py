@@ -7,6 +7,7 @@ fast: each command imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any, NoReturn
 
 from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, signals, staffing
@@ -25,6 +26,10 @@ class CommandParser(argparse.ArgumentParser):
     ``rpa-sim: error: COMMAND: problem (see 'rpa-sim COMMAND --help')``."""
 
     def error(self, message: str) -> NoReturn:
+        # a required option with a hidden old spelling is a required group whose one shown member is missing
+        # (options.out_argument): said as argparse says any missing option
+        message = re.sub(r"^one of the arguments (\S+) is required$", r"the following arguments are required: \1",
+                         message)
         self.exit(EXIT_USAGE, one_line(f"rpa-sim: error: {usage_message(self.prog, message)}") + "\n")
 
     # Any: the base class's overloads type the result by the namespace given, and this returns what it returns

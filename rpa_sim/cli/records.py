@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
-from rpa_sim.cli.options import POSITIVE, out_argument, seed_argument, size, usage_error
+from rpa_sim.cli.options import (
+    OUT_WORDS,
+    out_argument,
+    output_file,
+    seed_argument,
+    size,
+    skip_invalid_argument,
+    usage_error,
+    workers_argument,
+)
 from rpa_sim.cli.output import say
 from rpa_sim.common import limits
 from rpa_sim.common.errors import UsageError
@@ -20,21 +29,22 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "add_parsers"]
 
-_RECORDS_OUT = "canonical .jsonl output, gzip-compressed when it ends in .gz; missing folders are created"
+_RECORDS_OUT = "the canonical records (.jsonl, gzip-compressed when it ends in .gz)"
 
 
 def add_parsers(commands: Any) -> None:
     """The parsers of ``generate`` and ``import`` (one per format), added to ``commands``."""
     generate = commands.add_parser("generate", help="realistic synthetic data: receipts (KIE) or document questions")
     generate.add_argument("kind", choices=("receipts", "docvqa"), help="what to generate")
-    generate.add_argument("--n", type=size("records", most=limits.MOST_GENERATED_RECORDS,
+    # none is refused: a file of no records is no data set, and every command reading it would refuse it
+    generate.add_argument("--n", type=size("records", most=limits.MOST_GENERATED_RECORDS, least=1,
                                            limited_by="a fixed ceiling for time",
                                            bytes_each=limits.GENERATE_BYTES_PER_RECORD), required=True,
-                          metavar="N", help=f"how many documents (docvqa: questions), at most "
+                          metavar="N", help=f"how many documents (docvqa: questions), from 1 to "
                                             f"{limits.MOST_GENERATED_RECORDS:,} (required)")
     seed_argument(generate, what="the generator")
-    out_argument(generate, help=_RECORDS_OUT)
-    generate.add_argument("--settings", type=Path, metavar="YAML",
+    out_argument(generate, what=_RECORDS_OUT)
+    generate.add_argument("--settings", type=Path, metavar="FILE",
                           help="generator settings (error rates, confidence model, ...); see docs/generators.md "
                                "(default: the generator's defaults)")
     generate.add_argument("--signals", metavar="SPEC",
@@ -42,9 +52,9 @@ def add_parsers(commands: Any) -> None:
                                "(degenerate, coarse, agreement, redundant, complementary), each as KIND or "
                                "NAME=KIND, or llm for all five; replaces the settings' signals (default: none; "
                                "docs/generators.md)")
-    generate.add_argument("--workers", type=POSITIVE, default=min(os.cpu_count() or 1, 4), metavar="W",
-                          help="processes that generate, at most one per core and per block of records (a larger "
-                               "W is capped); the output is the same for any number (default: the cores, at most 4)")
+    workers_argument(generate, default=min(os.cpu_count() or 1, 4),
+                     what="generate, at most one per core and per block of records",
+                     default_help="the cores, at most 4")
 
     importer = commands.add_parser("import", help="convert a real format into canonical records")
     formats = importer.add_subparsers(dest="format", required=True, metavar="FORMAT")
@@ -56,7 +66,7 @@ def add_parsers(commands: Any) -> None:
     _skip_invalid_argument(_import_format(formats, "cord", "CORD v1/v2 receipts: ground truth and OCR (gt_parse, "
                                           "valid_line)", "a folder of CORD .json files, one .json file, or a .jsonl "
                                           "of v2 rows", predictions="a folder of model outputs (Qwen/KIEval JSON), "
-                                          "matched by file name"))
+                                          "matched by file name", predictions_metavar="DIR"))
     docile = _import_format(formats, "docile", "a DocILE dataset folder: key fields, line items and OCR",
                             "the dataset folder (annotations/, ocr/) or one of its split files",
                             predictions="canonical prediction records (.jsonl), joined on id")
@@ -89,29 +99,27 @@ def add_parsers(commands: Any) -> None:
     label_studio.add_argument("--id-from", default="id", metavar="FIELD",
                               help="the record id: id (the task's) or data.KEY, the file name without extension of "
                                    "the document the task's data.KEY references (default: id)")
-    label_studio.add_argument("--review-log", type=Path, metavar="FILE",
-                              help="also write the reviews as a production log for rpa-sim estimate (JSON Lines, "
-                                   "gzip when it ends in .gz, atomically): a review row per predicted entity "
-                                   "(default: none)")
+    label_studio.add_argument("--review-log", type=output_file, metavar="FILE",
+                              help=f"also the reviews as a production log for rpa-sim estimate, a review row per "
+                                   f"predicted entity (JSON Lines, gzip-compressed when it ends in .gz), {OUT_WORDS} "
+                                   f"(default: none)")
     _lenient_arguments(label_studio)
     mapping = _import_format(formats, "mapping", "any other JSON or JSON Lines output (an in-house service, an LLM "
                              "extractor), read as a mapping file says", "a .json, .jsonl or .jsonl.gz file, or a "
                              "folder of them", predictions=None)
-    mapping.add_argument("--mapping", type=Path, required=True, metavar="YAML",
+    mapping.add_argument("--mapping", type=Path, required=True, metavar="FILE",
                          help="where the id, the fields, their keys, values, confidences and boxes are: paths such as "
                               "$.fields.* (docs/importers/mapping.md) (required)")
-    mapping.add_argument("--review-log", type=Path, metavar="FILE",
-                         help="also write the production log the mapping's log: section reads (route, check, day, "
-                              "segment columns) for rpa-sim estimate and watch (JSON Lines, gzip when it ends in .gz, "
-                              "atomically): a row per imported predicted field (default: none)")
+    mapping.add_argument("--review-log", type=output_file, metavar="FILE",
+                         help=f"also the production log the mapping's log: section reads (route, check, day, segment "
+                              f"columns) for rpa-sim estimate and watch, a row per imported predicted field (JSON "
+                              f"Lines, gzip-compressed when it ends in .gz), {OUT_WORDS} (default: none)")
     _service_arguments(mapping, values=None)
 
 
 def _skip_invalid_argument(parser: argparse.ArgumentParser) -> None:
     """``--skip-invalid`` of every importer (each reads many documents; docs/importers/service.md)."""
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help="leave out and count a file or document with a problem, listing each, rather than "
-                             "stop at the first (default: stop)")
+    skip_invalid_argument(parser, what="each file or document")
 
 
 def _lenient_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,22 +136,23 @@ def _service_arguments(parser: argparse.ArgumentParser, *, values: tuple[str, ..
     if values is not None:
         parser.add_argument("--value", choices=values, default=values[0],
                             help=f"which string is the value (default: {values[0]}; docs/importers)")
-    parser.add_argument("--ground-truth", type=Path, metavar="G",
+    parser.add_argument("--ground-truth", type=Path, metavar="FILE",
                         help="ground truth joined by document id: {id: {field: value}} JSON, one document's "
                              "{\"fields\": {...}}, or canonical records (.jsonl); writes full records (default: "
                              "none, predictions only)")
-    parser.add_argument("--fields", type=Path, metavar="MAP",
+    parser.add_argument("--fields", type=Path, metavar="FILE",
                         help="YAML map of the service's field names to ground-truth keys (null drops a field) "
                              "(default: none, the service's names)")
 
 
-def _import_format(formats: Any, name: str, summary: str, source: str, *,
-                   predictions: str | None) -> argparse.ArgumentParser:
+def _import_format(formats: Any, name: str, summary: str, source: str, *, predictions: str | None,
+                   predictions_metavar: str = "FILE") -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = formats.add_parser(name, help=summary)
     parser.add_argument("source", type=Path, metavar="SRC", help=source)
-    out_argument(parser, help=_RECORDS_OUT)
+    out_argument(parser, what=_RECORDS_OUT)
     if predictions is not None:
-        parser.add_argument("--predictions", type=Path, metavar="P", help=f"{predictions} (default: none)")
+        parser.add_argument("--predictions", type=Path, metavar=predictions_metavar,
+                            help=f"{predictions} (default: none)")
     return parser
 
 

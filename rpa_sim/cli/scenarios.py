@@ -9,7 +9,14 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from rpa_sim.cli.data import shows_progress
-from rpa_sim.cli.options import NAMES_HELP, evaluation_arguments, folder_argument, format_arguments, out_argument
+from rpa_sim.cli.options import (
+    NAMES_HELP,
+    SCENARIO_WORDS,
+    evaluation_arguments,
+    folder_argument,
+    format_arguments,
+    out_argument,
+)
 from rpa_sim.cli.output import csv_text, print_text, say
 from rpa_sim.common.errors import UsageError
 from rpa_sim.common.progress import stage
@@ -34,20 +41,18 @@ def add_parsers(commands: Any) -> None:
 
     run = commands.add_parser("run", help="everything a scenario asks for: curves, comparison, costs",
                               epilog=NAMES_HELP)
-    run.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
-    folder_argument(run, "--out-dir", "--out",
-                    help="also write curves.csv and summary.json into this folder, created when needed "
-                         "(default: write nothing)")
+    run.add_argument("scenario", metavar="SCENARIO", help=SCENARIO_WORDS)
+    folder_argument(run, "--out-dir", "--out", what="also write curves.csv and summary.json into this folder",
+                    default_help="write nothing")
     format_arguments(run, what="the comparison (json: the whole summary)")
     evaluation_arguments(run, scenario=True)
 
     report = commands.add_parser("report", help="a self-contained HTML report of a scenario, with its plots",
                                  epilog=NAMES_HELP)
-    report.add_argument("scenario", metavar="SCENARIO", help="a scenario YAML file or bundled scenario name")
-    out_argument(report, help="the HTML file to write; missing folders are created")
-    folder_argument(report, "--png-dir", "--png",
-                    help="also write each plot as a PNG file into this folder, created when needed "
-                         "(default: no PNG)")
+    report.add_argument("scenario", metavar="SCENARIO", help=SCENARIO_WORDS)
+    out_argument(report, what="the HTML report")
+    folder_argument(report, "--png-dir", "--png", what="also write each plot as a PNG file into this folder",
+                    default_help="no PNG")
     evaluation_arguments(report, scenario=True)
 
     dashboard = commands.add_parser("dashboard", help="the interactive dashboard (Textual) on a scenario or records",
@@ -56,8 +61,8 @@ def add_parsers(commands: Any) -> None:
                            help=f"a scenario (name or YAML), a records file or an outcome table (.parquet) "
                                 f"(default: {DEMO_SCENARIO})")
     folder_argument(dashboard, "--out-dir", "--export-dir",
-                    help="the folder the dashboard writes exports and screenshots into, created when needed "
-                         "(default: the current folder)")
+                    what="the folder the dashboard writes exports and screenshots into",
+                    default_help="the current folder")
     evaluation_arguments(dashboard, scenario=True)
 
 

@@ -11,6 +11,7 @@ from rpa_sim.cli.options import (
     OPEN_SHARE,
     POSITIVE,
     POSITIVE_NUMBER,
+    SCENARIO_WORDS,
     bounded,
     evaluation_arguments,
     format_arguments,
@@ -35,31 +36,31 @@ def add_parsers(commands: Any) -> None:
     staff = commands.add_parser("staff", help="reviewers a review queue needs, or how a team copes: Erlang C/A "
                                               "or a simulation (docs/operations.md)")
     staff.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                       help="a scenario with an operations: section (file or bundled name): the reviewers each "
-                            "policy needs per hour at its operating points, instead of the queue flags below")
-    staff.add_argument("--arrivals-per-hour", type=POSITIVE_NUMBER, metavar="R",
+                       help=f"{SCENARIO_WORDS}, with an operations: section: the reviewers each policy needs per hour "
+                            f"at its operating points, instead of the queue flags below")
+    staff.add_argument("--arrivals-per-hour", type=POSITIVE_NUMBER, metavar="RATE",
                        help="tasks arriving per hour, at random (a Poisson stream), > 0 (default: none; required "
                             "without SCENARIO)")
-    staff.add_argument("--handle-seconds", type=POSITIVE_NUMBER, metavar="S",
+    staff.add_argument("--handle-seconds", type=POSITIVE_NUMBER, metavar="SECONDS",
                        help="mean time a reviewer takes per task, in seconds (exponential), > 0 (default: none; "
                             "required without SCENARIO)")
     team = staff.add_mutually_exclusive_group()
-    team.add_argument("--reviewers", type=POSITIVE, metavar="C",
-                      help="the figures of C reviewers on the floor (default: none; without SCENARIO, this or "
+    team.add_argument("--reviewers", type=POSITIVE, metavar="N",
+                      help="the figures of N reviewers on the floor (default: none; without SCENARIO, this or "
                            "--service-level is required)")
-    team.add_argument("--service-level", type=OPEN_SHARE, metavar="L",
-                      help="the fewest reviewers who answer a share L in (0, 1) of all tasks within --answer-within "
+    team.add_argument("--service-level", type=OPEN_SHARE, metavar="SHARE",
+                      help="the fewest reviewers who answer this share, in (0, 1), of all tasks within --answer-within "
                            "(default: none; without SCENARIO, this or --reviewers is required)")
-    staff.add_argument("--answer-within", type=bounded(float, low=0.0), metavar="T",
+    staff.add_argument("--answer-within", type=bounded(float, low=0.0), metavar="SECONDS",
                        help="the service level's target: seconds from arrival to the start of review (default: "
                             "none; required without SCENARIO)")
-    staff.add_argument("--patience", type=POSITIVE_NUMBER, metavar="P",
+    staff.add_argument("--patience", type=POSITIVE_NUMBER, metavar="SECONDS",
                        help="mean patience of a waiting task, in seconds (exponential): a task waiting longer leaves "
                             "unreviewed; Erlang A (default: none, Erlang C)")
     staff.add_argument("--simulate", action="store_true",
                        help="simulate the queue (one run, same assumptions) instead of the exact formulas; with "
                             "--service-level, the team the formulas size (default: the exact formulas)")
-    staff.add_argument("--hours", type=simulated_hours, metavar="H",
+    staff.add_argument("--hours", type=simulated_hours, metavar="HOURS",
                        help=f"with --simulate: hours simulated, > 0 and at most {limits.MOST_SIMULATED_HOURS:,} "
                             f"(a year) (default: 168)")
     seed_argument(staff, what="the simulation (with --simulate)", default=None)

@@ -5,10 +5,10 @@ Mindee, a labelling tool's export) writes predictions only, under its own
 field names. Two options of their importers bring the other side in at
 import time (``docs/importers/service.md``):
 
-- ``--ground-truth G`` (:func:`read_ground_truth`): with it the importer
+- ``--ground-truth FILE`` (:func:`read_ground_truth`): with it the importer
   writes full records (ground truth + prediction); without it, predictions
   only.
-- ``--fields MAP.yaml`` (:class:`FieldMap`): service field names -> the
+- ``--fields FILE`` (:class:`FieldMap`): service field names -> the
   ground truth's keys. A name the map does not hold keeps the service's name
   and is counted in the :class:`~rpa_sim.records.importers.ImportReport`; a name
   mapped to ``null`` is dropped, and counted too.
@@ -126,7 +126,7 @@ def read_joins(*, ground_truth: str | Path | None, fields: str | Path | None,
     """
     field_map = FieldMap() if fields is None else FieldMap.load(fields)
     if ground_truth is None:
-        report.notes.append("predictions only: give --ground-truth G to write full records, or join canonical "
+        report.notes.append("predictions only: give --ground-truth FILE to write full records, or join canonical "
                             "ground truth with `rpa-sim score GT.jsonl --predictions IMPORTED.jsonl`")
         return None, field_map
     return read_ground_truth(ground_truth, report=report), field_map
@@ -363,7 +363,7 @@ def _step(where: str, key: str) -> str:
 
 
 class FieldMap:
-    """Service field names -> ground-truth keys, from ``--fields MAP.yaml``; without a file, names as they are.
+    """Service field names -> ground-truth keys, from ``--fields FILE``; without a file, names as they are.
 
     The YAML file is one mapping ``service name: ground-truth key``; a key of
     ``null`` drops the field. Which service names an importer looks up is in

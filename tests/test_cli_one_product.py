@@ -1,0 +1,263 @@
+"""The command line as one product, the rest (issue 29, item 8): one shape per option across every command
+(metavars, types, defaults, wording), usages that tell the truth, one threshold range, a folder for --out as
+bad usage, generate --n 0 refused, a missing scenario file said so, the bundled scenarios and policies
+listed, run's text fitted to the terminal, words instead of internal names, one way to write a team."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+
+from rpa_sim.cli import options
+from rpa_sim.cli.parser import build_parser
+from tests.conftest import run_cli as run
+
+
+def commands(parser: argparse.ArgumentParser | None = None, words: tuple[str, ...] = ()) -> Iterator[
+        tuple[str, argparse.ArgumentParser]]:
+    """Every command's words and parser, the formats of import and export-policy included."""
+    parser = parser or build_parser()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                nested = any(isinstance(a, argparse._SubParsersAction) for a in sub._actions)
+                if not nested:
+                    yield " ".join((*words, name)), sub
+                yield from commands(sub, (*words, name))
+
+
+def shown_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The options and arguments a command's help shows (not --help, nor a deprecated spelling)."""
+    return [action for action in parser._actions
+            if action.help != argparse.SUPPRESS and not isinstance(action, argparse._HelpAction)]
+
+
+def final_parenthesis(text: str) -> tuple[str, str]:
+    """A help text without its closing parenthesis (what is required, the default), and that parenthesis."""
+    found = re.search(r" \(([^()]*(?:\([^()]*\)[^()]*)*)\)$", text)
+    return (text, "") if found is None else (text[:found.start()], found.group(1))
+
+
+def stated_default(text: str) -> str:
+    """What a help text says of the option's default (``none`` of ``default: none, the confidence itself``),
+    or ``required``."""
+    closing = final_parenthesis(text)[1]
+    if closing.endswith("required") and "default: " not in closing:
+        return "required"
+    return re.split(r"[,;]", closing.partition("default: ")[2])[0]
+
+
+ALL = list(commands())
+
+
+def test_the_walk_finds_every_command():
+    names = {name for name, _ in ALL}
+    assert {"run", "sweep", "replay", "staff", "watch", "import cord", "export-policy a2i"} <= names
+    assert len(names) >= 30
+
+
+# --------------------------------------------------------------------------- metavars: one convention
+
+
+#: Metavars that name a shape, whatever the command (docs/cli.md, "Option values"); other names say what the
+#: value is (KEY, TYPE, ADDRESS, ...) and are never one letter, nor a file format.
+_FILE_METAVARS = {"FILE", "DIR", "FILE|DIR/", "DATA"}
+
+
+def _probe(kind, text: str):
+    try:
+        return kind(text)
+    except (argparse.ArgumentTypeError, ValueError, TypeError):
+        return None
+
+
+def expected_metavar(action: argparse.Action) -> str | None:
+    """The metavar the convention gives an option by the values its type takes; None when it names the value."""
+    kind = action.type
+    if kind is options.threshold:
+        return "T"
+    if kind is None or kind.__name__ in ("Path", "output_file", "output_folder", "table_output"):
+        return None
+    if isinstance(_probe(kind, "1"), int) and not isinstance(_probe(kind, "1"), bool):
+        return "N"  # a whole number: a count or a seed
+    if _probe(kind, "0.5") == 0.5 and _probe(kind, "1.5") is None:
+        return "SHARE"  # a number in [0, 1], its ends or not
+    return None
+
+
+def test_metavars_follow_one_convention():
+    wrong = []
+    for name, parser in ALL:
+        for action in shown_actions(parser):
+            if not action.option_strings or action.nargs == 0:
+                continue
+            metavar, wanted = action.metavar, expected_metavar(action)
+            option = f"{name} {action.option_strings[0]} {metavar}"
+            if wanted is not None and metavar != wanted:
+                wrong.append(f"{option}: expected {wanted}")
+            if action.type is not None and getattr(action.type, "__name__", "") in (
+                    "Path", "output_file", "output_folder", "table_output") and metavar not in _FILE_METAVARS:
+                wrong.append(f"{option}: a path is FILE or DIR")
+            if action.choices is None and wanted is None and metavar is not None and (
+                    (len(metavar) == 1 and metavar not in ("N", "T")) or metavar in ("YAML", "JSON", "CSV", "MAP")):
+                wrong.append(f"{option}: a one-letter or format name")
+    assert wrong == []
+
+
+def test_positionals_are_named_for_what_they_are():
+    for name, parser in ALL:
+        for action in shown_actions(parser):
+            if not action.option_strings:
+                assert action.choices is not None or re.fullmatch(r"[A-Z]+(\|[A-Z]+)?", action.metavar or ""), name
+
+
+# --------------------------------------------------------------------------- one option, one shape
+
+
+#: Options whose shape differs on purpose, and why (docs/cli.md, "Option values").
+SHAPE_EXCEPTIONS = {
+    ("import cord", "--predictions"): "a folder of model outputs, where the other formats take a file",
+    ("evaluate", "--out"): "a table file, or a folder of tables named with a trailing /",
+    ("import azure-di", "--value"): "each service has its own strings",
+    ("import google-docai", "--value"): "each service has its own strings",
+}
+#: Options whose stated default differs on purpose, and why.
+DEFAULT_EXCEPTIONS = {
+    ("demo", "--format"): "the dashboard in a terminal",
+    ("certify", "--delta"): "a certificate's risk is chosen, not defaulted; watch's is a false-alarm rate",
+    ("watch", "--delta"): "a certificate's risk is chosen, not defaulted; watch's is a false-alarm rate",
+    ("generate", "--workers"): "generating takes at most 4 cores",
+    ("staff", "--seed"): "used with --simulate only",
+}
+#: Options that name a different thing on each command (the file --out writes, what --format prints), and the
+#: words each says all the same (options.py).
+PER_COMMAND_WORDS = {
+    "--out": options.OUT_WORDS, "--out-dir": options.FOLDER_WORDS, "--format": options.FORMAT_WORDS,
+    "--seed": options.SEED_WORDS, "--workers": options.WORKERS_WORDS, "--scenario": options.SCENARIO_WORDS,
+    "SCENARIO": options.SCENARIO_WORDS, "--review-log": options.OUT_WORDS,
+    "--skip-invalid": options.SKIP_INVALID_WORDS, "--scheduler": "evaluate on Dask",
+    # an importer's own inputs: each format's
+    "--predictions": "", "--fields": "YAML map of the", "--value": "which string is the value", "SRC": "",
+    "DATA": "records (.jsonl or .jsonl.gz), a regular file",
+}
+
+
+def test_the_same_option_has_the_same_shape_default_and_words_everywhere():
+    uses = defaultdict(list)
+    for name, parser in ALL:
+        for action in shown_actions(parser):
+            uses[action.option_strings[0] if action.option_strings else action.metavar].append((name, action))
+    shapes, defaults, words = [], [], []
+    for option, found in uses.items():
+        if len(found) < 2:
+            continue
+        # the value's shape: one value ('?' and repeated options too) of a type, a metavar, its choices
+        shape = {(getattr(a.type, "__name__", a.type), a.metavar, 1 if a.nargs in (None, "?") else a.nargs,
+                  tuple(a.choices or ())): name for name, a in found if (name, option) not in SHAPE_EXCEPTIONS}
+        if len(shape) > 1:
+            shapes.append(f"{option}: {shape}")
+        # an option required by one command may be optional on another (--policy); when optional, its default is
+        # the same, but for an option that names a different thing on each command
+        stated = {stated_default(a.help): name for name, a in found if (name, option) not in DEFAULT_EXCEPTIONS}
+        stated.pop("required", None)
+        if len(stated) > 1 and option not in PER_COMMAND_WORDS:
+            defaults.append(f"{option}: {stated}")
+        if option in PER_COMMAND_WORDS:
+            words += [f"{name} {option}: {a.help}" for name, a in found if PER_COMMAND_WORDS[option] not in a.help]
+        else:
+            wording = {final_parenthesis(a.help)[0]: name for name, a in found}
+            if len(wording) > 1:
+                words.append(f"{option}: {wording}")
+    assert (shapes, defaults, words) == ([], [], [])
+
+
+def test_the_threshold_is_one_option_everywhere(capsys):
+    takers = [(name, action) for name, parser in ALL for action in parser._actions
+              if "--threshold" in action.option_strings]
+    assert {name for name, _ in takers} >= {"replay", "plan-audit", "export-policy a2i", "export-policy rossum"}
+    assert {action.type for _, action in takers} == {options.threshold}
+    for name, _ in takers:
+        status, _, err = run(capsys, *name.split(), "--threshold", "-0.5")
+        assert (status, err) == (2, f"rpa-sim: error: {name}: argument --threshold: expected a number >= 0 (scores "
+                                    f"are in [0, 1]; above 1 reviews everything), got '-0.5' (see 'rpa-sim {name} "
+                                    f"--help')\n")
+        status, _, err = run(capsys, *name.split(), "--threshold", "1.5")  # accepted: it reviews everything
+        assert "argument --threshold" not in err
+
+
+# --------------------------------------------------------------------------- usages that tell the truth
+
+
+def test_a_required_option_shows_as_required_in_the_usage():
+    for name, parser in ALL:
+        usage = " ".join(parser.format_usage().split())
+        required = [a for a in shown_actions(parser) if a.option_strings and a.required]
+        required += [a for group in parser._mutually_exclusive_groups if group.required
+                     for a in group._group_actions if a.help != argparse.SUPPRESS and len(
+                         [b for b in group._group_actions if b.help != argparse.SUPPRESS]) == 1]
+        for action in required:
+            shown = f"{action.option_strings[0]} {action.metavar}" if action.metavar else action.option_strings[0]
+            assert re.search(rf"(^|[ (|]){re.escape(shown)}($|[ )|])", usage), (name, shown, usage)
+            assert f"[{shown}" not in usage, (name, shown, usage)
+
+
+def test_replay_out_is_required_in_usage_and_message(capsys):
+    status, out, _ = run(capsys, "replay", "--help")
+    assert status == 0 and "--out FILE" in out and "[--out FILE]" not in out
+    status, _, err = run(capsys, "replay", "d.jsonl", "--policy", "confidence", "--threshold", "0.5")
+    assert (status, err) == (2, "rpa-sim: error: replay: the following arguments are required: --out (see "
+                                "'rpa-sim replay --help')\n")
+
+
+# --------------------------------------------------------------------------- --out: a folder is bad usage
+
+
+def test_a_folder_for_any_output_file_is_bad_usage_before_anything(capsys, tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    seen = 0
+    for name, parser in ALL:
+        for action in parser._actions:
+            if getattr(action.type, "__name__", "") not in ("output_file", "table_output"):
+                continue
+            option = action.option_strings[0]
+            seen += 1
+            status, out, err = run(capsys, *name.split(), option, folder)
+            extra = " (a folder of tables is named with a trailing /)" if name == "evaluate" else ""
+            assert (status, out, err) == (2, "", f"rpa-sim: error: {name}: argument {option}: '{folder}' is a "
+                                                 f"folder, not a file{extra} (see 'rpa-sim {name} --help')\n")
+    assert seen >= 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"] and not any(folder.iterdir())
+
+
+def test_every_out_option_refuses_a_folder():
+    for name, parser in ALL:
+        for action in shown_actions(parser):  # run's --out is an old spelling of --out-dir
+            if "--out" in action.option_strings or "--review-log" in action.option_strings:
+                assert getattr(action.type, "__name__", "") in ("output_file", "table_output"), name
+            if "--out-dir" in action.option_strings or "--png-dir" in action.option_strings:
+                assert action.type is options.output_folder, name
+
+
+def test_a_file_for_an_output_folder_is_bad_usage(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("kept")
+    for argv in (["run", "receipts-demo", "--out-dir", blocker], ["report", "receipts-demo", "--out",
+                                                                    tmp_path / "r.html", "--png-dir", blocker]):
+        status, _, err = run(capsys, *argv)
+        option = argv[-2]
+        assert (status, err) == (2, f"rpa-sim: error: {argv[0]}: argument {option}: '{blocker}' is a file, not a "
+                                    f"folder (see 'rpa-sim {argv[0]} --help')\n")
+    assert blocker.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+# --------------------------------------------------------------------------- generate --n 0
+
+
+def test_generate_refuses_no_records(capsys, tmp_path):
+    status, out, err = run(capsys, "generate", "receipts", "--n", "0", "--out", tmp_path / "r.jsonl")
+    assert (status, out, err) == (2, "", "rpa-sim: error: generate: argument --n: 0 records is less than the least, "
+                                         "1 (see 'rpa-sim generate --help')\n")
+    assert list(tmp_path.iterdir()) == []
