@@ -61,15 +61,25 @@ def test_unknown_name_lists_the_bundled_names(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError) as error:
         load_scenario("receipts-dmeo")
-    assert str(error.value) == ("no scenario file or bundled scenario named 'receipts-dmeo' (bundled: "
-                                "certified-threshold, cost-benefit, docvqa-demo, imperfect-reviewer, live-drift, "
+    assert str(error.value) == ("no bundled scenario named 'receipts-dmeo'; did you mean 'receipts-demo'? "
+                                "(bundled: certified-threshold, cost-benefit, docvqa-demo, imperfect-reviewer, "
+                                "live-drift, "
                                 "operations-day, policy-comparison, receipts-demo)")
     with pytest.raises(InputError) as error:
-        load_policy("rules/strict.yaml")
-    assert str(error.value) == ("no policy file or bundled policy named 'rules/strict.yaml' (bundled: "
-                                "audited-budget, confidence, document-confidence-mean, document-escalation, "
-                                "grounding-gate, grounding-sweep, missing-confidence-review, per-document-type, "
-                                "per-field, reject-band)")
+        load_policy("strictest")
+    assert str(error.value) == ("no bundled policy named 'strictest' (bundled: audited-budget, confidence, "
+                                "document-confidence-mean, document-escalation, grounding-gate, grounding-sweep, "
+                                "missing-confidence-review, per-document-type, per-field, reject-band)")
+
+
+@pytest.mark.parametrize("written", ["rules/strict.yaml", "./nosuch.yaml", "nosuch.yml", "./nosuch"])
+def test_a_missing_path_is_no_such_file(tmp_path, monkeypatch, written):
+    # written as a path, it is a file; the bundled names are no help for a file that is not there
+    monkeypatch.chdir(tmp_path)
+    for load in (load_policy, load_scenario):
+        with pytest.raises(InputError) as error:
+            load(written)
+        assert str(error.value) == f"{written}: no such file"
 
 
 def test_a_bare_name_that_is_a_local_file_says_how_to_read_it(tmp_path, monkeypatch):
@@ -90,7 +100,7 @@ def test_paths_start_from_relative_to_and_names_ignore_it(tmp_path):
     (tmp_path / "confidence.yaml").write_text(DECOY)
     assert load_policy("confidence.yaml", relative_to=tmp_path).name == "decoy"
     assert load_policy("confidence", relative_to=tmp_path).name == "confidence"
-    with pytest.raises(InputError, match=re.escape(f"named '{tmp_path / 'other.yaml'}' (bundled: ")):
+    with pytest.raises(InputError, match=re.escape(f"{tmp_path / 'other.yaml'}: no such file")):
         load_policy("other.yaml", relative_to=tmp_path)
 
 

@@ -140,7 +140,7 @@ def test_sweep_formats(qwen_jsonl, tmp_path, capsys):
 
 def test_sweep_unknown_policy_and_bad_grid(qwen_jsonl, capsys):
     status, _, err = run(capsys, "sweep", str(qwen_jsonl), "--policy", "nope")
-    assert status == 1 and "no policy file or bundled policy named 'nope'" in err
+    assert status == 1 and "no bundled policy named 'nope'" in err
     status, _, err = run(capsys, "sweep", str(qwen_jsonl), "--policy", "confidence", "--thresholds", "linspace:1")
     assert status == 2 and "'linspace:1'" in err
 

@@ -10,6 +10,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
+import pytest
+
 from rpa_sim.cli import options
 from rpa_sim.cli.parser import build_parser
 from tests.conftest import run_cli as run
@@ -261,3 +263,34 @@ def test_generate_refuses_no_records(capsys, tmp_path):
     assert (status, out, err) == (2, "", "rpa-sim: error: generate: argument --n: 0 records is less than the least, "
                                          "1 (see 'rpa-sim generate --help')\n")
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- a missing file is a missing file
+
+
+@pytest.mark.parametrize("argv", [["run"], ["report", "--out", "r.html"], ["staff"], ["watch", "logs/",
+                                                                                     "--max-error", "0.1",
+                                                                                     "--scenario"]])
+@pytest.mark.parametrize("written", ["./nosuch.yaml", "nosuch.yml", "rules/nosuch"])
+def test_a_scenario_written_as_a_path_that_is_not_there_is_no_such_file(capsys, tmp_path, monkeypatch, argv,
+                                                                        written):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "day.jsonl").write_text("")
+    argv = [*argv, written] if argv[0] == "watch" else [argv[0], written, *argv[1:]]
+    status, out, err = run(capsys, *argv)
+    assert (status, out, err) == (1, "", f"rpa-sim: error: {written}: no such file\n")
+
+
+def test_a_policy_written_as_a_path_that_is_not_there_is_no_such_file(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run(capsys, "export-policy", "rossum", "--policy", "./strict.yaml", "--threshold", "0.5",
+                         "--out", "p.json")
+    assert (status, err) == (1, "rpa-sim: error: ./strict.yaml: no such file\n")
+
+
+def test_only_a_bare_name_lists_the_bundled_ones(capsys):
+    status, _, err = run(capsys, "run", "receipt-demo")
+    assert (status, err) == (1, "rpa-sim: error: no bundled scenario named 'receipt-demo'; did you mean "
+                                "'receipts-demo'? (bundled: certified-threshold, cost-benefit, docvqa-demo, "
+                                "imperfect-reviewer, operations-day, policy-comparison, receipts-demo)\n")

@@ -380,7 +380,7 @@ def test_mistakes_are_one_line(capsys, tmp_path):
         (["thresholds", "--policy", "confidence", "--threshold", "0.5"], 2,
          "rpa-sim: error: export-policy thresholds: --out"),
         (["a2i", "--policy", "confidance", "--threshold", "0.5"], 1,
-         "rpa-sim: error: no policy file or bundled policy named 'confidance'"),
+         "rpa-sim: error: no bundled policy named 'confidance'; did you mean 'confidence'?"),
     ]
     for argv, expected_status, start in cases:
         status, _, err = _export(capsys, tmp_path, *argv, out="out.txt" if argv[0] == "thresholds" else "out.json")

@@ -1072,9 +1072,7 @@ def test_an_output_named_two_dashes_is_written(material, tmp_path):
     (["dashboard", "--export-dir", "exports"],
      "dashboard: needs a terminal, and standard input or output is not one; 'rpa-sim run SCENARIO' prints the "
      "comparison as text"),
-    (["run", "missing.yaml", "--out", "results"],
-     "no scenario file or bundled scenario named 'missing.yaml' (bundled: certified-threshold, cost-benefit, "
-     "docvqa-demo, imperfect-reviewer, live-drift, operations-day, policy-comparison, receipts-demo)"),
+    (["run", "missing.yaml", "--out", "results"], "missing.yaml: no such file"),
     (["report", "receipts-demo", "--out", "r.html", "--png", "plots", "--png-dir", "plots"],
      "report: argument --png-dir: not allowed with argument --png (see 'rpa-sim report --help')"),
 ])

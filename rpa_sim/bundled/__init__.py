@@ -7,7 +7,8 @@ and they resolve the same wherever the package is installed.
 One rule turns what a user wrote into a file: written as a path (it has a path
 separator or a ``.yaml``/``.yml`` suffix, or it is a :class:`~os.PathLike`),
 it is a file on disk, even when a bundled file has the same name; a bare name
-is a bundled name, even when a file of that name lies in the current folder.
+is a bundled name, even when a file of that name lies in the current folder. A path that does not
+exist is "no such file"; only a bare name that matches nothing lists the bundled names.
 
 Examples
 --------
@@ -18,11 +19,16 @@ Examples
 >>> resolve("policy", "confidance")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
   ...
-rpa_sim.common.errors.InputError: no policy file or bundled policy named 'confidance' (bundled: audited-budget, ...)
+rpa_sim.common.errors.InputError: no bundled policy named 'confidance'; did you mean 'confidence'? (bundled: ...)
+>>> resolve("policy", "./confidance.yaml")
+Traceback (most recent call last):
+  ...
+rpa_sim.common.errors.InputError: ./confidance.yaml: no such file
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 from importlib import resources
 from pathlib import Path
@@ -114,20 +120,21 @@ def resolve(kind: Kind, name_or_path: str | os.PathLike[str], *,
     Raises
     ------
     InputError
-        When the path does not exist or the name is not bundled; the message
-        quotes the path tried or the name, and lists the bundled names.
+        When the path does not exist (``no such file``, the path as written, or as tried from
+        ``relative_to``), or the name is not bundled (the bundled names listed, the nearest suggested).
     """
     bundled = bundled_files(kind)
     if is_path(name_or_path):
         path = Path(relative_to or "", name_or_path)
         if path.exists():  # reading it refuses a folder, a pipe or a device in its own words
             return path
-        given, hint = str(path), ""
-    else:
-        given = str(name_or_path)
-        if given in bundled:
-            return bundled[given]
-        # a bare name never reads a local file, so say how to ask for the one that is there
-        here = Path(relative_to or "", given)
-        hint = f"; to read the file {str(here)!r}, write it as a path: ./{given}" if here.is_file() else ""
-    raise InputError(f"no {kind} file or bundled {kind} named {given!r} (bundled: {', '.join(bundled)}){hint}")
+        raise InputError("no such file", path=str(name_or_path) if relative_to is None else str(path))
+    given = str(name_or_path)
+    if given in bundled:
+        return bundled[given]
+    nearest = difflib.get_close_matches(given, bundled, n=1)
+    guess = f"; did you mean {nearest[0]!r}?" if nearest else ""
+    # a bare name never reads a local file, so say how to ask for the one that is there
+    here = Path(relative_to or "", given)
+    hint = f"; to read the file {str(here)!r}, write it as a path: ./{given}" if here.is_file() else ""
+    raise InputError(f"no bundled {kind} named {given!r}{guess} (bundled: {', '.join(bundled)}){hint}")

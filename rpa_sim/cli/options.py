@@ -36,7 +36,7 @@ NAMES_HELP = ("Policies (--policy, a scenario's policies:) and scenarios (SCENAR
               "name such as confidence or receipts-demo is always the file bundled with rpa-sim, even if a file of "
               "that name is in the current folder; anything with a path separator or a .yaml/.yml suffix "
               "(./confidence, rules/strict, my-policy.yaml) is a file on disk. Paths in a scenario's policies: start "
-              "from the scenario's folder. An unknown name is an error that lists the bundled names.")
+              "from the scenario's folder. rpa-sim scenarios and rpa-sim policies list the bundled ones.")
 
 
 #: The words each shared option says wherever it is taken, its command's own words around them (one option, one
