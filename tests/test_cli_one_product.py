@@ -6,11 +6,14 @@ listed, run's text fitted to the terminal, words instead of internal names, one 
 from __future__ import annotations
 
 import argparse
+import io
 import re
 from collections import defaultdict
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rpa_sim.cli import options
 from rpa_sim.cli.parser import build_parser
@@ -57,7 +60,7 @@ ALL = list(commands())
 def test_the_walk_finds_every_command():
     names = {name for name, _ in ALL}
     assert {"run", "sweep", "replay", "staff", "watch", "import cord", "export-policy a2i"} <= names
-    assert len(names) >= 30
+    assert len(names) >= 28
 
 
 # --------------------------------------------------------------------------- metavars: one convention
@@ -294,3 +297,117 @@ def test_only_a_bare_name_lists_the_bundled_ones(capsys):
     assert (status, err) == (1, "rpa-sim: error: no bundled scenario named 'receipt-demo'; did you mean "
                                 "'receipts-demo'? (bundled: certified-threshold, cost-benefit, docvqa-demo, "
                                 "imperfect-reviewer, operations-day, policy-comparison, receipts-demo)\n")
+
+
+# --------------------------------------------------------------------------- run's text at the terminal's width
+
+
+WIDE_SCENARIO = ("name: wide\ndescription: " + "A scenario whose description runs on and on, " * 6 + "to the end.\n"
+                 "data: {generate: receipts, n: 20, seed: 1}\npolicies: [confidence, per-field, document-escalation]\n"
+                 "costs: {per_review: 0.1, per_residual_error: 1}\ntargets: [0.9, 0.95]\n")
+
+
+@pytest.fixture(scope="module")
+def wide_run(tmp_path_factory):
+    """A small scenario's run, as text at 1,000 columns and at 80, and as CSV and JSON at 80."""
+    from rpa_sim.cli.entry import main
+
+    path = tmp_path_factory.mktemp("wide") / "wide.yaml"
+    path.write_text(WIDE_SCENARIO)
+    texts = {}
+    with pytest.MonkeyPatch.context() as patch:
+        for columns, form in (("1000", "table"), ("80", "table"), ("80", "csv"), ("1000", "csv"), ("80", "json"),
+                              ("1000", "json")):
+            patch.setenv("COLUMNS", columns)
+            out = io.StringIO()
+            patch.setattr("sys.stdout", out)
+            assert main(["run", str(path), "--format", form]) == 0
+            texts[columns, form] = out.getvalue()
+    return texts
+
+
+def test_run_fits_its_text_to_the_terminal(wide_run):
+    wide, narrow = wide_run["1000", "table"], wide_run["80", "table"]
+    assert max(map(len, wide.splitlines())) > 120  # the description, and the comparison with its columns
+    assert max(map(len, narrow.splitlines())) <= 80
+    words = [sorted(word for line in text.splitlines() if not line.startswith("-") for word in line.split())
+             for text in (wide, narrow)]
+    assert set(words[0]) == set(words[1])  # nothing left out (the policy column repeats in each block)
+    assert narrow.startswith("wide: A scenario whose description runs on and on, A scenario whose description\n"
+                             "  runs on and on,")
+
+
+def test_run_keeps_csv_and_json_whatever_the_width(wide_run):
+    assert wide_run["80", "csv"] == wide_run["1000", "csv"]
+    assert wide_run["80", "json"] == wide_run["1000", "json"]
+
+
+def test_the_width_is_columns_else_the_terminal_else_80(monkeypatch):
+    from rpa_sim.cli.output import terminal_width
+
+    monkeypatch.setenv("COLUMNS", "132")
+    assert terminal_width() == 132
+    monkeypatch.setenv("COLUMNS", "12")
+    assert terminal_width() == 40  # the narrowest fitted
+    monkeypatch.delenv("COLUMNS")
+    monkeypatch.setattr("sys.__stdout__", io.StringIO())  # a pipe or a file: no terminal to ask
+    assert terminal_width() == 80
+
+
+_WORD = st.text(alphabet="abcdefgh.,", min_size=1, max_size=12)
+
+
+@st.composite
+def _tables(draw):
+    """A table as the commands print them: text columns aligned left, then figures aligned right."""
+    keys, figures, rows = draw(st.integers(1, 2)), draw(st.integers(1, 8)), draw(st.integers(1, 5))
+    cells = [[draw(_WORD) for _ in range(keys + figures)] for _ in range(rows + 1)]
+    widths = [max(len(row[column]) for row in cells) for column in range(keys + figures)]
+    lines = ["  ".join(cell.ljust(width) if column < keys else cell.rjust(width)
+                       for column, (cell, width) in enumerate(zip(row, widths))) for row in cells]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return lines, cells, keys
+
+
+@given(words=st.lists(_WORD, min_size=1, max_size=40), indent=st.integers(0, 4), width=st.integers(40, 160))
+def test_fitted_prose_keeps_its_words_within_the_width(words, indent, width):
+    from rpa_sim.cli.output import fitted
+
+    line = " " * indent + " ".join(words)
+    out = fitted(line, width).split("\n")
+    assert out == [line] if len(line) <= width else len(out) > 1
+    assert all(len(part) <= width for part in out) and " ".join(out).split() == words
+    assert all(part.startswith(" " * (indent + 2)) for part in out[1:])  # continuations hang under the first
+
+
+@given(table=_tables(), width=st.integers(40, 160))
+def test_fitted_tables_keep_every_cell_in_its_row_within_the_width(table, width):
+    from rpa_sim.cli.output import fitted
+
+    lines, cells, keys = table
+    out = fitted("\n".join(lines), width).split("\n")
+    if all(len(line) <= width for line in lines):
+        assert out == lines
+    assert all(len(line) <= width for line in out)  # no cell here is longer than 12
+    blocks = [block.split("\n") for block in "\n".join(out).split("\n\n")]
+    if len(blocks) == 1 and len(out) > len(lines):  # the last column wrapped, its words across a row's lines
+        last = re.search(r"-+$", out[1]).start()
+        found = []
+        for line in out[2:]:
+            if line[:last].strip():
+                found.append([*line[:last].split(), line[last:].strip()])
+            else:
+                found[-1][-1] += " " + line.strip()
+        assert out[0].split() == cells[0] and found == cells[1:]
+    else:  # blocks of columns, each headed by the key columns
+        rebuilt = [row[:keys] for row in cells]
+        for block in blocks:
+            assert len(block) == len(lines) and _is_rule(block[1])
+            for index, line in enumerate([block[0], *block[2:]]):
+                assert line.split()[:keys] == cells[index][:keys]
+                rebuilt[index] += line.split()[keys:]
+        assert rebuilt == cells
+
+
+def _is_rule(line: str) -> bool:
+    return set(line) <= {"-", " "}

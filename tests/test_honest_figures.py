@@ -211,7 +211,8 @@ def test_the_edge_in_the_report(cut_short):
     assert 'id="cost-edge"' in cost
 
 
-def test_an_interior_optimum_and_the_end_of_an_exact_grid_are_not_flagged(tmp_path, capsys):
+def test_an_interior_optimum_and_the_end_of_an_exact_grid_are_not_flagged(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # each caution on its line, as a wide terminal shows it
     # the dashboard's small scenario: free reviews (no seconds given), so document-escalation is cheapest
     # reviewing all it can, the top of its exact grid, beyond which nothing routes differently; confidence's
     # optimum, 0.9991, is inside

@@ -301,7 +301,8 @@ def test_operations_spec_rejects_times_seconds():
         OperationsSpec.model_validate({**OPERATIONS, "arrivals": {"times_seconds": [1.0]}})
 
 
-def test_run_prints_the_operations_table(capsys):
+def test_run_prints_the_operations_table(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # the tables whole, as a wide terminal shows them
     status, out, err = run_cli(capsys, "run", "operations-day")
     assert status == 0, err
     table = out[out.index("Operations\n"):].splitlines()

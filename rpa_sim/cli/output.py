@@ -8,18 +8,28 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rpa_sim.route.sweep import Curve
 
-__all__ = ["MESSAGE_LIMIT", "SWEEP_SUMMARY_ROWS", "counts", "csv_text", "curve_table", "json_text", "named_lines",
-           "number", "one_line", "print_text", "say", "summary_rows", "table", "threshold_label", "write_or_print"]
+__all__ = ["FALLBACK_WIDTH", "MESSAGE_LIMIT", "NARROWEST", "SWEEP_SUMMARY_ROWS", "counts", "csv_text", "curve_table",
+           "fitted", "json_text", "named_lines", "number", "one_line", "print_result", "print_text", "say",
+           "summary_rows", "table", "terminal_width", "threshold_label", "write_or_print"]
 
 #: The longest message printed; a longer one (a YAML file with dozens of mistakes) is cut, its length given.
 MESSAGE_LIMIT = 2_000
+
+#: The width text is fitted to when standard output is no terminal (a pipe, a file) and COLUMNS is not set.
+FALLBACK_WIDTH = 80
+#: The narrowest width text is fitted to, whatever the terminal says: narrower, a table's key column alone
+#: would fill the line.
+NARROWEST = 40
+#: A table's last column wraps within the width its other columns leave when at least this many are left;
+#: with fewer, the table is split into blocks of columns.
+_LEAST_WRAPPED_COLUMN = 24
 
 #: The rows a sweep's table shows per policy unless asked for every row: the ends and the auto-rates 5% apart.
 SWEEP_SUMMARY_ROWS = 21
@@ -176,6 +186,120 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
         writer.writerow(["" if value is None or (isinstance(value, float) and not math.isfinite(value))
                          else repr(value) if isinstance(value, float) else value for value in row.values()])
     return text.getvalue()
+
+
+def terminal_width() -> int:
+    """The width the text of a table format is fitted to: ``COLUMNS`` when set, else the terminal's, else
+    :data:`FALLBACK_WIDTH` (standard output is a pipe or a file); never below :data:`NARROWEST`.
+
+    The same width gives the same text: a pipe gets 80 columns, whatever terminal it was started from.
+    """
+    import shutil  # noqa: PLC0415
+
+    return max(shutil.get_terminal_size((FALLBACK_WIDTH, 24)).columns, NARROWEST)
+
+
+def fitted(text: str, width: int) -> str:
+    r"""``text`` fitted to ``width`` columns: a table (a header line over a rule of dashes, then its rows up to a
+    blank line) wider than that wraps its last column, or is split into blocks of columns that fit, each
+    repeating its leading text columns (those aligned left: the policy, the operating point); any other line
+    longer than that is wrapped, its continuation indented two more than it. A line that fits is left as it is,
+    so a text that fits comes back unchanged.
+
+    >>> table = "policy       AUC  dominated by\n----------  ----  ------------\nconfidence  0.95  per-field, x"
+    >>> print(fitted(table, 26))
+    policy       AUC
+    ----------  ----
+    confidence  0.95
+    <BLANKLINE>
+    policy      dominated by
+    ----------  ------------
+    confidence  per-field, x
+    >>> print(fitted("Decision: confidence at τ 0.9000 with 3 reviewers per shift (06-14, 14-22)", 40))
+    Decision: confidence at τ 0.9000 with 3
+      reviewers per shift (06-14, 14-22)
+    """
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        if index + 1 < len(lines) and lines[index].strip() and _is_rule(lines[index + 1]):
+            end = index + 2
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            out += _fitted_table(lines[index:end], width)
+            index = end
+        else:
+            out += _wrapped(lines[index], width)
+            index += 1
+    return "\n".join(out)
+
+
+def _is_rule(line: str) -> bool:
+    return line.startswith("-") and set(line) <= {"-", " "}
+
+
+def _wrapped(line: str, width: int) -> list[str]:
+    import textwrap  # noqa: PLC0415
+
+    if len(line) <= width:
+        return [line]
+    hanging = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(line, width, subsequent_indent=hanging, break_long_words=False, break_on_hyphens=False)
+
+
+def _fitted_table(lines: list[str], width: int) -> list[str]:
+    """A table's lines within ``width``: its last column wrapped in the room the others leave, or, without room
+    enough, its columns in blocks, each block headed by the leading columns aligned left."""
+    import re  # noqa: PLC0415
+    import textwrap  # noqa: PLC0415
+
+    if max(map(len, lines)) <= width:
+        return lines
+    spans = [(found.start(), found.end()) for found in re.finditer(r"-+", lines[1])]
+    last = spans[-1][0]
+    if len(spans) > 1 and width - last >= _LEAST_WRAPPED_COLUMN:
+        fitted_lines = [lines[0][:width].rstrip(), lines[1][:width]]
+        for line in lines[2:]:
+            cells = textwrap.wrap(line[last:].strip(), width - last, break_long_words=False,
+                                  break_on_hyphens=False) or [""]
+            fitted_lines += [(line[:last] + cells[0]).rstrip(), *(" " * last + cell for cell in cells[1:])]
+        return fitted_lines
+
+    def cell(line: str, column: int) -> str:
+        start, end = spans[column]
+        return (line[start:] if column == len(spans) - 1 else line[start:end]).ljust(end - start)
+
+    def left_aligned(column: int) -> bool:  # names rather than figures: every cell starts at the column's left
+        cells = [cell(line, column) for line in lines[:1] + lines[2:]]
+        return all(not text[:1].isspace() for text in cells if text.strip()) and any(
+            text.endswith(" ") for text in cells)
+
+    keys = 1
+    while keys < len(spans) - 1 and left_aligned(keys):
+        keys += 1
+    key = sum(end - start for start, end in spans[:keys]) + 2 * (keys - 1)
+    blocks: list[list[int]] = [[]]
+    used = key
+    for column in range(keys, len(spans)):
+        span = spans[column][1] - spans[column][0]
+        if blocks[-1] and used + 2 + span > width:
+            blocks.append([])
+            used = key
+        blocks[-1].append(column)
+        used += 2 + span
+    fitted_lines = []
+    for block in blocks:
+        if fitted_lines:
+            fitted_lines.append("")
+        fitted_lines += ["  ".join(cell(line, column) for column in (*range(keys), *block)).rstrip()
+                         for line in lines]
+    return fitted_lines
+
+
+def print_result(form: str, texts: Mapping[str, Callable[[], str]]) -> None:
+    """A command's result on standard output in the format asked for (``texts`` makes each), the table format
+    :func:`fitted` to the terminal's width (docs/cli.md, "Widths")."""
+    text = texts[form]()
+    print_text(fitted(text, terminal_width()) if form == "table" else text)
 
 
 def print_text(text: str) -> None:

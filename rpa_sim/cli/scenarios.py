@@ -17,7 +17,7 @@ from rpa_sim.cli.options import (
     format_arguments,
     out_argument,
 )
-from rpa_sim.cli.output import csv_text, print_text, say
+from rpa_sim.cli.output import csv_text, print_result, say
 from rpa_sim.common.errors import UsageError
 from rpa_sim.common.progress import stage
 
@@ -137,16 +137,16 @@ def run(args: argparse.Namespace) -> int:
     with scenario_evaluation(args, scenario), stage(f"running {scenario.name}"):
         result = run_scenario(scenario, base)
     # everything computed before anything is written
-    summary = result.summary
+    summary, form = result.summary, args.format or "table"
     text = {"table": lambda: f"{scenario.name}: {scenario.description}\n\n{comparison_table(result)}",
             "csv": lambda: csv_text(_comparison_rows(result)),
-            "json": summary.to_json}[args.format or "table"]()
-    if (args.format or "table") == "table" and summary.operations is not None:
+            "json": summary.to_json}[form]()
+    if form == "table" and summary.operations is not None:
         from rpa_sim.operate.queue.summary import operations_table  # noqa: PLC0415
 
         currency = None if summary.costs is None else summary.costs.currency
         text += "\n\n" + operations_table(summary.operations, currency=currency)
-    if (args.format or "table") == "table" and summary.decision is not None:  # a study run here always decides
+    if form == "table" and summary.decision is not None:  # a study run here always decides
         from rpa_sim.study.decision_text import decision_text  # noqa: PLC0415
 
         text = decision_text(summary) + "\n\n" + text  # the decision first, infeasible or not
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out_dir is not None:
         for path in write_outputs(result, args.out_dir):
             say(f"wrote {path}")
-    print_text(text)
+    print_result(form, {form: lambda: text})
     return 0
 
 
