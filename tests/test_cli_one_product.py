@@ -6,10 +6,13 @@ listed, run's text fitted to the terminal, words instead of internal names, one 
 from __future__ import annotations
 
 import argparse
+import csv
 import io
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -59,8 +62,9 @@ ALL = list(commands())
 
 def test_the_walk_finds_every_command():
     names = {name for name, _ in ALL}
-    assert {"run", "sweep", "replay", "staff", "watch", "import cord", "export-policy a2i"} <= names
-    assert len(names) >= 28
+    assert {"run", "sweep", "replay", "staff", "watch", "import cord", "export-policy a2i", "scenarios",
+            "policies"} <= names
+    assert len(names) >= 30
 
 
 # --------------------------------------------------------------------------- metavars: one convention
@@ -297,6 +301,60 @@ def test_only_a_bare_name_lists_the_bundled_ones(capsys):
     assert (status, err) == (1, "rpa-sim: error: no bundled scenario named 'receipt-demo'; did you mean "
                                 "'receipts-demo'? (bundled: certified-threshold, cost-benefit, docvqa-demo, "
                                 "imperfect-reviewer, operations-day, policy-comparison, receipts-demo)\n")
+
+
+# --------------------------------------------------------------------------- scenarios and policies listed
+
+
+def test_scenarios_and_policies_list_the_bundled_ones(capsys, monkeypatch):
+    from rpa_sim.bundled import bundled_names
+    from rpa_sim.route.policies import load_policy
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    for command, kind in (("scenarios", "scenario"), ("policies", "policy")):
+        status, table, err = run(capsys, command)
+        lines = table.splitlines()
+        assert (status, err, lines[0].split()) == (0, "", ["name", "source", "description"])
+        assert [line.split()[:2] for line in lines[2:]] == [[name, "bundled"] for name in bundled_names(kind)]
+        status, text, _ = run(capsys, command, "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(text)))
+        status, text, _ = run(capsys, command, "--json")
+        assert json.loads(text) == rows and [row["name"] for row in rows] == bundled_names(kind)
+        assert all(row["description"] and "\n" not in row["description"] for row in rows)
+    assert {row["name"]: row["description"] for row in rows}["confidence"] == load_policy("confidence").description
+    status, text, _ = run(capsys, "scenarios", "--json")
+    assert {row["name"]: row["description"] for row in json.loads(text)}["receipts-demo"] == (
+        "Which review policy should a receipts pipeline use?")
+
+
+def test_a_listing_adds_the_files_given_after_the_bundled_ones(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("strict").write_text("name: strict\ndescription: Review nearly everything.\n  Really.\n"
+                              "review_if: {confidence: sweep}\n")
+    Path("rules").mkdir()
+    Path("rules/lax.yaml").write_text("name: lax\nreview_if: {confidence: sweep}\n")
+    status, text, _ = run(capsys, "policies", "strict", "rules/lax.yaml", "--json")
+    assert status == 0 and json.loads(text)[-2:] == [
+        {"name": "strict", "source": "strict", "description": "Review nearly everything."},
+        {"name": "lax", "source": "rules/lax.yaml", "description": ""}]
+    status, table, _ = run(capsys, "policies", "rules/lax.yaml")
+    assert table.splitlines()[-1] == "lax                        rules/lax.yaml  -"
+    Path("bad.yaml").write_text("name: bad\nreview_if: {confidance: sweep}\n")
+    for argv, message in ((["policies", "bad.yaml"], "bad.yaml: line 2: review_if.confidance: "),
+                          (["scenarios", "nosuch.yaml"], "nosuch.yaml: no such file")):
+        status, out, err = run(capsys, *argv)
+        assert (status, out, err.count("\n")) == (1, "", 1) and err.startswith(f"rpa-sim: error: {message}")
+
+
+def test_a_listing_fits_the_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    _, table, _ = run(capsys, "scenarios")
+    assert max(map(len, table.splitlines())) <= 60
+    monkeypatch.setenv("COLUMNS", "1000")
+    _, wide, _ = run(capsys, "scenarios")
+    words = [" ".join(word for line in text.splitlines() if not line.startswith("-") for word in line.split())
+             for text in (table, wide)]
+    assert words[0] == words[1]  # the same words, wrapped
 
 
 # --------------------------------------------------------------------------- run's text at the terminal's width

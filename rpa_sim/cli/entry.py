@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, signals, staffing
+from rpa_sim.cli import catalogue, evaluation, export, live, monitoring, records, scenarios, signals, staffing
 from rpa_sim.cli.named_files import refuse_replacing_inputs
 from rpa_sim.cli.output import one_line, say
 from rpa_sim.cli.parser import EXIT_USAGE, build_parser
@@ -42,8 +42,8 @@ EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 128 + signal.SIGINT, 128 + si
 
 #: Each command's function, by its name: it returns the exit status, or raises InputError or UsageError.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    **scenarios.COMMANDS, **evaluation.COMMANDS, **signals.COMMANDS, **records.COMMANDS, **export.COMMANDS,
-    **staffing.COMMANDS, **monitoring.COMMANDS, **live.COMMANDS}
+    **scenarios.COMMANDS, **catalogue.COMMANDS, **evaluation.COMMANDS, **signals.COMMANDS, **records.COMMANDS,
+    **export.COMMANDS, **staffing.COMMANDS, **monitoring.COMMANDS, **live.COMMANDS}
 
 
 class _Terminated(BaseException):

@@ -10,7 +10,7 @@ import argparse
 import re
 from typing import Any, NoReturn
 
-from rpa_sim.cli import evaluation, export, live, monitoring, records, scenarios, signals, staffing
+from rpa_sim.cli import catalogue, evaluation, export, live, monitoring, records, scenarios, signals, staffing
 from rpa_sim.cli.options import NAMES_HELP, usage_message
 from rpa_sim.cli.output import one_line
 from rpa_sim.version import __version__
@@ -52,12 +52,13 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command, in the order of ``rpa-sim --help``: a scenario's study, the commands on
-    DATA, records in and policies out, then operations and monitoring."""
+    """The parser of every command, in the order of ``rpa-sim --help``: a scenario's study, the bundled
+    scenarios and policies, the commands on DATA, records in and policies out, then operations and
+    monitoring."""
     parser = CommandParser(prog="rpa-sim", description="Replay document-AI predictions through human-review "
                                                        "policies.", epilog=NAMES_HELP)
     parser.add_argument("--version", action="version", version=f"rpa-sim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (scenarios, evaluation, signals, records, export, staffing, monitoring, live):
+    for group in (scenarios, catalogue, evaluation, signals, records, export, staffing, monitoring, live):
         group.add_parsers(commands)
     return parser
