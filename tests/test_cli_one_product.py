@@ -469,3 +469,27 @@ def test_fitted_tables_keep_every_cell_in_its_row_within_the_width(table, width)
 
 def _is_rule(line: str) -> bool:
     return set(line) <= {"-", " "}
+
+
+# --------------------------------------------------------------------------- words, not internal names; one team
+
+
+def test_constraints_are_named_in_words_not_field_names():
+    from rpa_sim.study.decision import CONSTRAINTS
+    from rpa_sim.study.told import constraint_label
+
+    labels = [constraint_label(name) for name in CONSTRAINTS]
+    assert labels == ["quality", "service level", "reviewers", "cost a day", "certified error"]
+    assert not any(re.search(r"\w_\w", label) for label in labels)
+
+
+def test_one_team_is_written_one_way_on_every_page():
+    from rpa_sim.common.formatting import team as formatted
+    from rpa_sim.operate.queue.results import Team
+    from rpa_sim.study.told import team_words
+
+    team = Team(extra_per_shift=-1, shifts=((7.0, 13.0, 4), (13.0, 19.5, 6)), count=None)
+    words = "4 people 07–13 h, 6 people 13–19:30 h"
+    assert team_words(team) == words  # run, the report and the dashboard (study.told)
+    assert team.words == f"{words}, 1 fewer a shift than planned"  # the alternatives' notes
+    assert formatted(shifts=team.shifts, count=None) == words

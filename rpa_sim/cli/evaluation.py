@@ -267,7 +267,8 @@ def _certify_per_group(args: argparse.Namespace, evaluated: OutcomeTable) -> int
         except ValueError as problem:
             raise InputError(str(problem)) from None
     rows = [{args.by: name, **result.to_dict()} for name, result in results.items()]
-    text = "\n\n".join(f"{args.by} {name or '(none)'!s}: {result.guarantee}" for name, result in results.items())
+    part = args.by.replace("_", " ")  # "document type invoice: ...", in words
+    text = "\n\n".join(f"{part} {name or '(none)'!s}: {result.guarantee}" for name, result in results.items())
     print_text({"table": lambda: text, "csv": lambda: csv_text(rows) if rows else "",
                 "json": lambda: json_text(rows)}[args.format]())
     return 0

@@ -138,32 +138,37 @@ def clock(hour: float) -> str:
 
 
 def team(*, shifts: Sequence[tuple[float, float, int]] | None = None, count: int | None = None,
-         extra_per_shift: int | None = None) -> str:
-    """A review team in words: the people on each shift and its hours, the one way every page writes a team.
+         extra_per_shift: int | None = None, hours: bool = True) -> str:
+    """A review team in words, people per shift: the one way every page writes a team.
 
     ``shifts`` are ``(start_hour, end_hour, reviewers)``; a team given as a ``count`` has that many reviewers
-    all day. ``extra_per_shift``, when given, says how the team differs from the scenario's (the team a
-    decision needs beside the one planned).
+    all day. ``hours=False`` leaves out the shifts' hours where every shift has as many people.
+    ``extra_per_shift``, when given, says how the team differs from the scenario's (the team a decision needs
+    beside the one planned).
 
-    >>> team(shifts=((6, 14, 3), (14, 22, 3)))
-    '3 reviewers per shift (06-14, 14-22)'
-    >>> team(shifts=((7, 13, 4), (13, 19.5, 6)))
-    '4 reviewers (07-13), 6 reviewers (13-19:30)'
-    >>> team(shifts=((8, 16, 1),)), team(count=2)
-    ('1 reviewer (08-16)', '2 reviewers round the clock')
-    >>> team(shifts=((6, 14, 3), (14, 22, 3)), extra_per_shift=1), team(count=3, extra_per_shift=0)
-    ('3 reviewers per shift (06-14, 14-22), 1 more a shift than planned', '3 reviewers round the clock, as planned')
+    >>> team(shifts=((7, 13, 4), (13, 19, 4))), team(shifts=((7, 13, 4), (13, 19, 4)), hours=False)
+    ('4 people a shift, 2 shifts (07–13 h, 13–19 h)', '4 people a shift')
+    >>> team(shifts=((7, 13, 4), (13, 19.5, 1))), team(shifts=((8, 16, 1),)), team(count=2)
+    ('4 people 07–13 h, 1 person 13–19:30 h', '1 person, 08–16 h', '2 people round the clock')
+    >>> team(shifts=((6, 14, 3), (14, 22, 3)), extra_per_shift=1)
+    '3 people a shift, 2 shifts (06–14 h, 14–22 h), 1 more a shift than planned'
+    >>> team(count=3, extra_per_shift=0)
+    '3 people round the clock, as planned'
     """
     if shifts:
-        people = {reviewers for _, _, reviewers in shifts}
-        hours = [f"{clock(start)}-{clock(end)}" for start, end, _ in shifts]
-        if len(shifts) > 1 and len(people) == 1:
-            words = f"{counted(people.pop(), 'reviewer')} per shift ({', '.join(hours)})"
+        spans = [f"{clock(start)}–{clock(end)} h" for start, end, _ in shifts]
+        first = counted(shifts[0][2], "person", "people")
+        if len({reviewers for _, _, reviewers in shifts}) > 1:
+            words = ", ".join(f"{counted(reviewers, 'person', 'people')} {span}"
+                              for (_, _, reviewers), span in zip(shifts, spans))
+        elif not hours:
+            words = f"{first} a shift"
+        elif len(shifts) == 1:
+            words = f"{first}, {spans[0]}"
         else:
-            words = ", ".join(f"{counted(reviewers, 'reviewer')} ({span})"
-                              for (_, _, reviewers), span in zip(shifts, hours))
+            words = f"{first} a shift, {len(shifts)} shifts ({', '.join(spans)})"
     elif count is not None:
-        words = f"{counted(count, 'reviewer')} round the clock"
+        words = f"{counted(count, 'person', 'people')} round the clock"
     else:
         raise ValueError("a team has shifts or a count")
     if extra_per_shift is None:

@@ -624,12 +624,7 @@ class _Search:
 
     def _team_words(self, extra: int) -> str:
         team = self.team(extra)
-        if team is None:
-            return "no team"
-        if team.shifts is None:
-            return f"{team.count} reviewers"
-        return (f"{team.reviewers} reviewers (" + ", ".join(f"{count} from {start:g} to {end:g} h"
-                                                             for start, end, count in team.shifts) + ")")
+        return "no team" if team is None else team.words
 
 
 def _number(value: float) -> float | None:

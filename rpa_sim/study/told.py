@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rpa_sim.common.formatting import count, money, number, share
+from rpa_sim.common.formatting import team as team_formatted
 from rpa_sim.study.recommend import decision_of, main_risk
 
 if TYPE_CHECKING:
@@ -192,41 +193,17 @@ def constraints_words(constraints: tuple[Constraint, ...], *, currency: str | No
                      for row in constraint_rows(constraints, currency=currency))
 
 
-def _clock(hour: float) -> str:
-    whole, minutes = int(hour), round((hour % 1) * 60)
-    return f"{whole:02d}" if not minutes else f"{whole:02d}:{minutes:02d}"
-
-
 def team_words(team: Team | None, *, hours: bool = True) -> str | None:
-    """A team as people per shift (``hours``: with each shift's hours).
+    """A team as people per shift (``hours``: with each shift's hours), as every page writes a team
+    (:func:`rpa_sim.common.formatting.team`).
 
     >>> from rpa_sim.operate.queue.results import Team
     >>> team_words(Team(extra_per_shift=0, shifts=((7, 13, 4), (13, 19, 4)), count=None))
     '4 people a shift, 2 shifts (07–13 h, 13–19 h)'
-    >>> team_words(Team(extra_per_shift=1, shifts=((7, 15, 4), (15, 23, 1)), count=None))
-    '4 people 07–15 h, 1 person 15–23 h'
     >>> team_words(Team(extra_per_shift=0, shifts=None, count=3))
     '3 people round the clock'
-    >>> team_words(Team(extra_per_shift=0, shifts=((7, 13, 4), (13, 19, 4)), count=None), hours=False)
-    '4 people a shift'
     """
-    if team is None:
-        return None
-
-    def people(n: int) -> str:
-        return f"{n} {'person' if n == 1 else 'people'}"
-
-    if not team.shifts:
-        return f"{people(team.reviewers)} round the clock"
-    counts = {shift[2] for shift in team.shifts}
-    spans = [f"{_clock(start)}–{_clock(end)} h" for start, end, _ in team.shifts]
-    if len(counts) == 1:
-        if not hours:
-            return f"{people(team.shifts[0][2])} a shift"
-        if len(spans) == 1:
-            return f"{people(team.shifts[0][2])}, {spans[0]}"
-        return f"{people(team.shifts[0][2])} a shift, {len(spans)} shifts ({', '.join(spans)})"
-    return ", ".join(f"{people(shift[2])} {span}" for shift, span in zip(team.shifts, spans))
+    return None if team is None else team_formatted(shifts=team.shifts, count=team.count, hours=hours)
 
 
 def cost_words(cost: CostSplit | None) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rpa_sim.common.formatting import team
 from rpa_sim.common.typedjson import left_out, present_when
 from rpa_sim.operate.queue.spec import OperationsSpec
 
@@ -50,6 +51,16 @@ class Team:
             return sum(shift[2] for shift in self.shifts)
         assert self.count is not None, "a team has shifts or a count"
         return self.count
+
+    @property
+    def words(self) -> str:
+        """The team as every page writes it (:func:`~rpa_sim.common.formatting.team`), how it differs from the
+        scenario's said when it is a team a decision weighs.
+
+        >>> Team(extra_per_shift=1, shifts=((7.0, 15.0, 4), (15.0, 23.0, 4)), count=None).words
+        '4 reviewers per shift (07-15, 15-23), 1 more a shift than planned'
+        """
+        return team(shifts=self.shifts, count=self.count, extra_per_shift=self.extra_per_shift)
 
 
 @dataclass(frozen=True)
