@@ -63,8 +63,7 @@ def test_unknown_name_lists_the_bundled_names(tmp_path, monkeypatch):
         load_scenario("receipts-dmeo")
     assert str(error.value) == ("no bundled scenario named 'receipts-dmeo'; did you mean 'receipts-demo'? "
                                 "(bundled: certified-threshold, cost-benefit, docvqa-demo, imperfect-reviewer, "
-                                "live-drift, "
-                                "operations-day, policy-comparison, receipts-demo)")
+                                "live-drift, operations-day, policy-comparison, receipts-demo)")
     with pytest.raises(InputError) as error:
         load_policy("strictest")
     assert str(error.value) == ("no bundled policy named 'strictest' (bundled: audited-budget, confidence, "

@@ -213,8 +213,12 @@ def test_a_required_option_shows_as_required_in_the_usage():
 
 
 def test_replay_out_is_required_in_usage_and_message(capsys):
+    # --out is required without --days (one day of DATA); with --days the days go into --out-dir
     status, out, _ = run(capsys, "replay", "--help")
-    assert status == 0 and "--out FILE" in out and "[--out FILE]" not in out
+    out = " ".join(out.split())
+    assert status == 0 and "--out FILE, --log FILE" not in out
+    assert re.search(r"--out FILE the production log \(JSON Lines, gzip-compressed when it ends in \.gz\), written "
+                     r"atomically; missing folders are created \(without --days: required\)", out)
     status, _, err = run(capsys, "replay", "d.jsonl", "--policy", "confidence", "--threshold", "0.5")
     assert (status, err) == (2, "rpa-sim: error: replay: the following arguments are required: --out (see "
                                 "'rpa-sim replay --help')\n")
@@ -300,7 +304,7 @@ def test_only_a_bare_name_lists_the_bundled_ones(capsys):
     status, _, err = run(capsys, "run", "receipt-demo")
     assert (status, err) == (1, "rpa-sim: error: no bundled scenario named 'receipt-demo'; did you mean "
                                 "'receipts-demo'? (bundled: certified-threshold, cost-benefit, docvqa-demo, "
-                                "imperfect-reviewer, operations-day, policy-comparison, receipts-demo)\n")
+                                "imperfect-reviewer, live-drift, operations-day, policy-comparison, receipts-demo)\n")
 
 
 # --------------------------------------------------------------------------- scenarios and policies listed

@@ -13,6 +13,7 @@ from rpa_sim.cli.options import (
     NAMES_HELP,
     OUT_WORDS,
     bounded,
+    by_argument,
     data_arguments,
     format_arguments,
     guarantee_arguments,
@@ -80,10 +81,7 @@ def add_parsers(commands: Any) -> None:
                          default=0.5, metavar="SHARE",
                          help="share of documents used to certify, in (0, 1]; the rest checks it (default: 0.5)")
     seed_argument(certify, what="the calibration split")
-    certify.add_argument("--by", choices=("document_type", "field"), default=None,
-                         help="certify a threshold for each document type (the records' document_type) or each "
-                              "field (KIE key, VQA question type) on its own; not with --policy (default: one for "
-                              "all)")
+    by_argument(certify, goes_with="not with --policy; ")
     format_arguments(certify, what="the result (table: the guarantee in words)")
 
 

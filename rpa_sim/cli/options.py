@@ -24,7 +24,7 @@ from rpa_sim.common.workers import available_cores
 
 __all__ = ["FOLDER_WORDS", "FORMATS", "FORMAT_WORDS", "NAMES_HELP", "NON_NEGATIVE", "OPEN_SHARE", "OUT_WORDS",
            "POLICY_WORDS", "POSITIVE", "POSITIVE_NUMBER", "SCENARIO_WORDS", "SEED_WORDS", "SHARE",
-           "SKIP_INVALID_WORDS", "THRESHOLD_RANGE", "WORKERS_WORDS", "DeprecatedAlias", "bounded",
+           "SKIP_INVALID_WORDS", "THRESHOLD_RANGE", "WORKERS_WORDS", "DeprecatedAlias", "bounded", "by_argument",
            "confidence_level_argument", "data_arguments", "evaluation_arguments", "folder_argument",
            "format_arguments", "guarantee_arguments", "monitored_policy_arguments", "out_argument", "output_file",
            "output_folder", "policy_argument", "reviewer_arguments", "scheduler_address", "seed_argument",
@@ -272,13 +272,25 @@ def reviewer_arguments(parser: argparse.ArgumentParser, *, default: float | None
                         help="share of reviewed correct values the reviewer breaks, in [0, 1] (default: 0)")
 
 
-def guarantee_arguments(parser: argparse.ArgumentParser, *, delta: float | None, delta_means: str) -> None:
-    """The guarantee an error rate is held to: ``--max-error`` and ``--delta`` (``certify``, ``watch``); a
-    ``delta`` of None makes ``--delta`` required, and ``delta_means`` says what its failing is for the command."""
-    parser.add_argument("--max-error", type=OPEN_SHARE, required=True, metavar="SHARE",
-                        help="the highest acceptable error rate of auto-accepted items, in (0, 1) (required)")
-    when = "required" if delta is None else f"default: {delta:g}"
-    parser.add_argument("--delta", type=OPEN_SHARE, required=delta is None, default=delta, metavar="SHARE",
+def by_argument(parser: argparse.ArgumentParser, *, goes_with: str = "") -> None:
+    """``--by document_type|field``: the command's figures for each part of the data on its own (``certify``,
+    ``signals``); ``goes_with`` opens the parenthesis (what it does not go with)."""
+    parser.add_argument("--by", choices=("document_type", "field"), default=None,
+                        help=f"each document type (the records' document_type) or each field (KIE key, VQA question "
+                             f"type) on its own ({goes_with}default: one for all)")
+
+
+def guarantee_arguments(parser: argparse.ArgumentParser, *, delta: float | None, delta_means: str,
+                        optional: bool = False) -> None:
+    """The guarantee an error rate is held to: ``--max-error`` and ``--delta`` (``certify``, ``watch``,
+    ``signals``); a ``delta`` of None makes ``--delta`` required, and ``delta_means`` says what its failing is for
+    the command; ``optional`` makes both optional, given together (the command checks), none by default."""
+    max_when = "with --delta; default: none" if optional else "required"
+    parser.add_argument("--max-error", type=OPEN_SHARE, required=not optional, metavar="SHARE",
+                        help=f"the highest acceptable error rate of auto-accepted items, in (0, 1) ({max_when})")
+    when = "with --max-error; default: none" if optional else "required" if delta is None else f"default: {delta:g}"
+    parser.add_argument("--delta", type=OPEN_SHARE, required=delta is None and not optional, default=delta,
+                        metavar="SHARE",
                         help=f"the chance that the guarantee fails, in (0, 1) ({delta_means}; {when})")
 
 

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 from rpa_sim.cli.data import evaluate_data, shows_progress
 from rpa_sim.cli.options import (
     NAMES_HELP,
-    OPEN_SHARE,
     SHARE,
     bounded,
+    by_argument,
     data_arguments,
     format_arguments,
+    guarantee_arguments,
     out_argument,
     seed_argument,
     usage_error,
@@ -38,28 +39,22 @@ def add_parsers(commands: Any) -> None:
         "signals", help="what each confidence signal is worth for routing, their fusion and the cheapest set "
                         "that certifies", epilog=NAMES_HELP)
     data_arguments(parser)
-    parser.add_argument("--by", choices=("field", "document_type"), default=None,
-                        help="measure each field (KIE key, VQA question type) or each document type on its own "
-                             "(default: all the data)")
-    parser.add_argument("--max-error", type=OPEN_SHARE, metavar="EPS",
-                        help="certify each signal's threshold at this error rate of auto-accepted values, in (0, 1), "
-                             "with --delta (default: no certification)")
-    parser.add_argument("--delta", type=OPEN_SHARE, metavar="D",
-                        help="allowed probability that a certification fails, in (0, 1), with --max-error")
+    by_argument(parser)
+    guarantee_arguments(parser, delta=None, optional=True,
+                        delta_means="that a signal's certified threshold lets more than --max-error through")
     parser.add_argument("--calibration-fraction", type=bounded(float, low=0.0, high=1.0, open_low=True),
-                        default=0.5, metavar="F",
+                        default=0.5, metavar="SHARE",
                         help="share of documents used to certify, in (0, 1]; the rest checks it (default: 0.5)")
     seed_argument(parser, what="the calibration split and the fused signal's folds")
     parser.add_argument("--costs", type=Path, metavar="FILE",
                         help="YAML or JSON mapping each signal that may be bought to its cost per value "
                              "(logprob: 0, agreement: 0.004): the cheapest set is searched over these, at most 10 "
                              "(default: none); needs --max-error and --delta")
-    parser.add_argument("--target-auto-rate", type=SHARE, metavar="R",
+    parser.add_argument("--target-auto-rate", type=SHARE, metavar="SHARE",
                         help="the certified automation, in [0, 1], the cheapest set must reach (default: none: the "
                              "subsets are listed, none chosen); needs --max-error and --delta")
     format_arguments(parser, what="the figures (table: the figures, then the verdicts in words)")
-    out_argument(parser, required=False,
-                 help="write to FILE (atomically; missing folders are created) instead of printing (default: print)")
+    out_argument(parser, required=False, what="the figures in this file instead of printed", default_help="print them")
 
 
 @shows_progress
