@@ -39,8 +39,7 @@ def _tampered(folder: Path, summary: dict, name: str, **decision) -> Path:
 
 @pytest.mark.parametrize("threshold", [-0.5, -math.inf, math.inf, 2.0, -1e-300])
 @pytest.mark.parametrize("platform", ["a2i", "rossum", "thresholds"])
-def test_a_threshold_that_threshold_refuses_is_refused_from_a_summary_too(capsys, study, tmp_path, platform,
-                                                                          threshold):
+def test_a_threshold_no_study_decides_is_refused_from_a_summary(capsys, study, tmp_path, platform, threshold):
     folder, summary = study
     text = json.dumps({**summary, "decision": {**summary["decision"], "threshold": 0.123456}})
     # JSON has no infinity: a number past a double's range is what a file holds (-1e400 read as -inf)
@@ -52,9 +51,9 @@ def test_a_threshold_that_threshold_refuses_is_refused_from_a_summary_too(capsys
                                   folder / "study.yaml", "--out", out)
     shown = {-math.inf: "-inf", math.inf: "inf"}.get(threshold, repr(threshold))
     assert (status, stdout, err) == (1, "", f"rpa-sim: error: {path}: decision.threshold: its decision's threshold "
-                                            f"{shown} is not in [0, 1] (a policy's threshold, as --threshold takes "
-                                            f"it): the file was edited or damaged; run the study again, or give "
-                                            f"--policy and --threshold\n")
+                                            f"{shown} is not in [0, 1], where a study decides one: the file was "
+                                            f"edited or damaged; run the study again, or give --policy and "
+                                            f"--threshold\n")
     assert not out.exists()
 
 

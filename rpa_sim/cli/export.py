@@ -206,17 +206,18 @@ def _scenario_policy(named: str, summary: StudySummary, where: str) -> Policy:
 
 
 def _check_decided_threshold(threshold: float, where: str) -> None:
-    """Refuse a decision's τ that ``--threshold`` would refuse: a threshold is a number in [0, 1], or the point one
-    step above 1 where an exact grid ends (reviewing everything the policy routes). A summary.json edited or
-    damaged into a negative or infinite τ would export rules that review nothing (A2I ``LessThan -50``)."""
+    """Refuse a decision's τ that no study decides: a study sweeps thresholds in [0, 1], up to the point one step
+    above 1 where an exact grid ends (reviewing everything the policy routes), though ``--threshold`` takes any
+    number >= 0. A summary.json edited or damaged into a negative or infinite τ would export rules that review
+    nothing (A2I ``LessThan -50``)."""
     import math  # noqa: PLC0415
 
     from rpa_sim.common.errors import shown  # noqa: PLC0415
 
     if not (math.isfinite(threshold) and 0.0 <= threshold <= math.nextafter(1.0, 2.0)):
-        raise InputError(f"its decision's threshold {shown(threshold)} is not in [0, 1] (a policy's threshold, as "
-                         f"--threshold takes it): the file was edited or damaged; run the study again, or give "
-                         f"--policy and --threshold", path=where, field="decision.threshold")
+        raise InputError(f"its decision's threshold {shown(threshold)} is not in [0, 1], where a study decides "
+                         f"one: the file was edited or damaged; run the study again, or give --policy and "
+                         f"--threshold", path=where, field="decision.threshold")
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"export-policy": export_policy}
