@@ -215,9 +215,10 @@ def fitted(text: str, width: int) -> str:
     policy      dominated by
     ----------  ------------
     confidence  per-field, x
-    >>> print(fitted("Decision: confidence at τ 0.9000 with 3 reviewers per shift (06-14, 14-22)", 40))
-    Decision: confidence at τ 0.9000 with 3
-      reviewers per shift (06-14, 14-22)
+    >>> print(fitted("  team: 4 people a shift, 2 shifts (07–13 h, 13–19 h), 1 more a shift than planned", 40))
+      team: 4 people a shift, 2 shifts
+        (07–13 h, 13–19 h), 1 more a shift
+        than planned
     """
     lines, out, index = text.split("\n"), [], 0
     while index < len(lines):

@@ -58,7 +58,7 @@ class Team:
         scenario's said when it is a team a decision weighs.
 
         >>> Team(extra_per_shift=1, shifts=((7.0, 15.0, 4), (15.0, 23.0, 4)), count=None).words
-        '4 reviewers per shift (07-15, 15-23), 1 more a shift than planned'
+        '4 people a shift, 2 shifts (07–15 h, 15–23 h), 1 more a shift than planned'
         """
         return team(shifts=self.shifts, count=self.count, extra_per_shift=self.extra_per_shift)
 
