@@ -31,8 +31,9 @@ UNCERTIFIED = ("no point meets a certified error bound of 0.05 on its own: no po
 
 
 @pytest.fixture
-def study(tmp_path, capsys):
-    """The imported invoice, the scenario and its run, in ``tmp_path``."""
+def study(tmp_path, capsys, monkeypatch):
+    """The imported invoice, the scenario and its run, in ``tmp_path``, as a wide terminal shows it."""
+    monkeypatch.setenv("COLUMNS", "1000")
     folder = shared_path("data", "vendors", "google-docai")
     (tmp_path / "fields.yaml").write_text("line_item: line_items\n")
     status, _, _ = run_cli(capsys, "import", "google-docai", folder / "invoice_parser_output.json", "--ground-truth",
