@@ -337,3 +337,18 @@ def test_bad_simulation_options_are_quoted():
         simulate(tasks, Roster.constant(1), on_expiry="drop")
     with pytest.raises(ValueError, match=r"^seed must be an integer >= 0, got -1$"):
         simulate_queue(queue(), seed=-1)
+
+
+def test_occupancy_counts_only_the_hours_on_duty():
+    # one reviewer 08-09 h, six 11-minute reviews from 08:00: the last starts at 08:55 and ends at 09:06, six
+    # minutes after the shift. Busy time over the hour on duty would be 66/60 = 1.1; only the staffed time counts
+    hour = 3600.0
+    tasks = Tasks.from_arrays(arrival=[8 * hour] * 6, handle=[11 * 60.0] * 6)
+    run = simulate(tasks, Roster([(8, 9, 1)]), horizon_seconds=10 * hour)
+    assert run.end.max() == pytest.approx(9 * hour + 6 * 60)
+    assert run.figures(answer_within_seconds=hour)["occupancy"] == pytest.approx(1.0, rel=1e-12)
+    # two reviewers, one leaving at 09:00 mid-review: its overtime is not counted either
+    tasks = Tasks.from_arrays(arrival=[8.5 * hour, 8.5 * hour], handle=[hour, hour])
+    run = simulate(tasks, Roster([(8, 9, 2), (9, 12, 1)]), horizon_seconds=12 * hour)
+    # reviewer 0 (08-12 h) busy 08:30-09:30, reviewer 1 (08-09 h) 08:30-09:00 on duty: 1.5 h of 5 h on duty
+    assert run.figures(answer_within_seconds=hour)["occupancy"] == pytest.approx(1.5 / 5.0, rel=1e-12)

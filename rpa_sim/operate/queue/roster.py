@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from rpa_sim.operate.queue.settings import Reviewers
 
 __all__ = ["Roster", "DAY"]
@@ -101,6 +103,34 @@ class Roster:
             return days * self._per_day + self._since_midnight(time - days * DAY)
 
         return until(end) - until(start)
+
+    def on_duty_seconds(self, reviewer: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
+        """Seconds of the spans ``[start, end)`` (``end >= start``) within the hours on duty of their
+        ``reviewer``: a review that runs past its reviewer's shift counts only up to the shift's end (the
+        rest is overtime, not staffed time).
+
+        Examples
+        --------
+        >>> roster = Roster([(8, 12, 2), (12, 17, 1)])
+        >>> hour = 3600.0
+        >>> # reviewer 1 leaves at 12:00: of a review 11:30-12:30, 30 minutes were on duty
+        >>> roster.on_duty_seconds(np.array([1]), np.array([11.5 * hour]), np.array([12.5 * hour])) / hour
+        0.5
+        """
+        total = 0.0
+        for index in range(self.size):
+            mine = reviewer == index
+            if mine.any():
+                total += float((self._on_duty_until(index, end[mine]) - self._on_duty_until(index, start[mine])).sum())
+        return total
+
+    def _on_duty_until(self, reviewer: int, time: np.ndarray) -> np.ndarray:
+        """The reviewer's seconds on duty from 0 to each of ``time``."""
+        days = np.floor(time / DAY)
+        moment = time - days * DAY
+        stretches = [(start, end) for start, end, count in self._plan if count > reviewer]
+        per_day = sum(end - start for start, end in stretches)
+        return days * per_day + sum(np.clip(moment - start, 0.0, end - start) for start, end in stretches)
 
     def off_duty_hours(self) -> list[tuple[float, float]]:
         """The hours of the day ``(start_hour, end_hour)`` with nobody on duty."""

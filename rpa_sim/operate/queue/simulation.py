@@ -357,7 +357,12 @@ class QueueRun:
         def share(mask: np.ndarray) -> float | None:
             return float(mask.sum()) / count if count else None
 
-        busy = np.clip(self.end, warmup_seconds, horizon) - np.clip(self.start, warmup_seconds, horizon)
+        reviewed_all = ~self.released
+        # only the staffed time counts: a review running past its reviewer's shift is overtime, so occupancy
+        # is the share of the hours on duty spent reviewing, never above 1
+        busy = self.roster.on_duty_seconds(self.reviewer[reviewed_all],
+                                           np.clip(self.start[reviewed_all], warmup_seconds, horizon),
+                                           np.clip(self.end[reviewed_all], warmup_seconds, horizon))
         percentiles = np.percentile(turnaround, [50, 90, 99]).tolist() if turnaround.size else [None] * 3
         midnights = np.arange(math.floor(warmup_seconds / DAY) + 1, math.floor(horizon / DAY) + 1) * DAY
         return {
@@ -372,7 +377,7 @@ class QueueRun:
             "mean_time_in_queue_seconds": float(wait.mean()) if count else None,
             "p_abandon": share(released),
             "p_breach": share(reviewed & (self.start[measured] > tasks.deadline[measured])),
-            "occupancy": float(np.nansum(busy)) / self.roster.reviewer_seconds(warmup_seconds, horizon),
+            "occupancy": busy / self.roster.reviewer_seconds(warmup_seconds, horizon),
             "mean_queue_length": self.mean_waiting(warmup_seconds, horizon),
             "turnaround_p50_seconds": percentiles[0],
             "turnaround_p90_seconds": percentiles[1],
