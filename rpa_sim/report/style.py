@@ -15,12 +15,14 @@ import textwrap
 from typing import Any
 
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.text import Text
+from matplotlib.text import Annotation, Text
+from matplotlib.ticker import Formatter
 
 __all__ = ["PALETTE", "FIGURE_WIDTH_INCHES", "SMALLEST_FONT_POINTS", "style", "label", "star", "label_point",
-           "figure_legend", "fit_to_phone"]
+           "figure_legend", "fit_to_phone", "AmountFormatter", "amounts", "separate_point_labels"]
 
 #: Okabe-Ito, safe for every common colour-blindness; yellow last, as it is faint on white. The last colour
 #: marks the decided point (the star).
@@ -29,6 +31,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 _LINE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (3, 1)), (0, (1, 1)))
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h", "<", ">")
 _LABEL_HEIGHTS = (6, -13, 15, -22)  # points above (+) or below (-) a labelled point, by policy
+_POINT_LABEL = "point-label"  # the gid of a point's label, which separate_point_labels keeps apart from the others
 
 #: Every figure's width in inches and its smallest text in points. At 390 CSS px a page's figure is about 371 px
 #: wide and shows the 360 pt of a 5 in figure at 1.03 px a point, so no text renders below 10.3 px (9.7 px in the
@@ -67,7 +70,70 @@ def label_point(axes: Axes, text: str, x: float, y: float, *, index: int, betwee
     take turns at four heights, so that the labels of close points do not run into each other."""
     left = x > (between[0] + between[1]) / 2.0
     axes.annotate(text, (x, y), xytext=(-6 if left else 6, _LABEL_HEIGHTS[index % len(_LABEL_HEIGHTS)]),
-                  textcoords="offset points", fontsize=7, ha="right" if left else "left")
+                  textcoords="offset points", fontsize=7, ha="right" if left else "left", gid=_POINT_LABEL)
+
+
+class AmountFormatter(Formatter):
+    """Tick labels of counts and money: thousands separated, with no more decimals than the ticks need to differ
+    (``10,848`` rather than ``10848.1`` when the ticks are whole, ``0.25`` and ``0.5`` for fractions).
+
+    >>> AmountFormatter().format_ticks([10000.0, 10500.0, 11000.0])
+    ['10,000', '10,500', '11,000']
+    >>> AmountFormatter().format_ticks([10848.0, 10848.1, 10848.2])
+    ['10,848.0', '10,848.1', '10,848.2']
+    >>> AmountFormatter().format_ticks([-0.0, 0.25, 0.5])
+    ['0.00', '0.25', '0.50']
+    """
+
+    decimals = 0
+
+    def set_locs(self, locs: Any) -> None:
+        """The fewest decimals (up to 6) at which every tick prints as its value."""
+        ticks = list(locs)
+        step = min((abs(b - a) for a, b in zip(ticks, ticks[1:], strict=False) if b != a), default=1.0)
+        self.decimals = next((d for d in range(7) if abs(round(step, d) - step) <= 1e-9 * max(1.0, abs(step))), 6)
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        text = f"{x:,.{self.decimals}f}"
+        return text[1:] if text.startswith("-") and not text.strip("-0.,") else text  # no "-0"
+
+
+def amounts(axis: Axis) -> None:
+    """Label ``axis``'s ticks with :class:`AmountFormatter` (an axis of counts or of money)."""
+    axis.set_major_formatter(AmountFormatter())
+
+
+def separate_point_labels(figure: Figure) -> None:
+    """Keep the labels of marked points (:func:`label_point`) apart once the figure is laid out: a label saying
+    what another at the same point says is dropped (two points at one τ share a label), and a label that would
+    overlap one already placed moves away from it, above or below, until it overlaps none."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
+
+    labels = [text for text in figure.findobj(Annotation) if text.get_gid() == _POINT_LABEL and text.get_visible()]
+    if len(labels) < 2:
+        return
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw_without_rendering()
+    pixels_a_point = figure.dpi / 72.0
+    placed: list[Annotation] = []
+    for text in labels:
+        if any(other.axes is text.axes and other.get_text() == text.get_text() and other.xy == text.xy
+               for other in placed):
+            text.set_visible(False)
+            continue
+        below: bool | None = None  # the way it moves, kept once chosen: past each label in its way, never back
+        for _ in range(len(placed)):
+            box = text.get_window_extent(renderer)
+            hit = next((other.get_window_extent(renderer) for other in placed
+                        if other.axes is text.axes and other.get_window_extent(renderer).overlaps(box)), None)
+            if hit is None:
+                break
+            if below is None:
+                below = box.y0 + box.y1 <= hit.y0 + hit.y1
+            shift = (box.y1 - hit.y0 if below else hit.y1 - box.y0) / pixels_a_point + 1.0
+            dx, dy = text.xyann
+            text.xyann = (dx, dy - shift if below else dy + shift)
+        placed.append(text)
 
 
 def figure_legend(figure: Figure, handles: list[Line2D], *, points: str, targets: bool, baselines: bool,
@@ -116,6 +182,7 @@ def fit_to_phone(figure: Figure) -> None:
             _wrap(title, axes.get_position().width * FIGURE_WIDTH_INCHES)
     for text in figure.texts:  # the figure's own title
         _wrap(text, FIGURE_WIDTH_INCHES)
+    separate_point_labels(figure)
 
 
 def _wrap(title: Text, inches: float) -> None:

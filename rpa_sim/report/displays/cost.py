@@ -11,7 +11,7 @@ from rpa_sim.report.decided import decided_point
 from rpa_sim.report.displays.base import CurvesDisplay, policies_curves
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.zoom import Window, outline, padded, window_of, zoom_to
-from rpa_sim.report.style import figure_legend, label, star
+from rpa_sim.report.style import amounts, figure_legend, label, star
 from rpa_sim.report.wording import cost_basis, cost_optimum, currency_of
 from rpa_sim.study.recommend import decision_of
 
@@ -141,6 +141,7 @@ class CostDisplay(CurvesDisplay):
             if not zoomed:
                 self.lines_.append(drawn)
         star(axes, self.star)
+        amounts(axes.yaxis)
         if zoomed and window is not None:
             x0, x1 = window[:2]
             zoom_to(axes, window)

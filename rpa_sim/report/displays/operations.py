@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rpa_sim.report.displays.base import SummaryDisplay
-from rpa_sim.report.style import label, style
+from rpa_sim.report.style import amounts, label, style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -88,6 +88,7 @@ class OperationsReviewersDisplay(SummaryDisplay):
         operations = self.operations
         label(top, "Reviewers to schedule at the busiest hour, against τ", "", "reviewers")
         label(bottom, "Share of documents done in time with the team (simulated)", "threshold τ", "service level")
+        amounts(top.yaxis)
         for index, entry in enumerate(operations.policies):
             line_style = style(index)
             tau = [row.threshold for row in entry.grid]
@@ -152,6 +153,7 @@ class OperationsStaffingDisplay(SummaryDisplay):
         """
         axes = self.panel(ax, "Reviewers to schedule in each hour (first operating point)", "hour of the day",
                           "reviewers")
+        amounts(axes.yaxis)
         axes.stairs(self.operations.team.scheduled_per_hour, _HOURS, color="black", linestyle=":", linewidth=1.5,
                     label="the team")
         for index, entry, point in _first_points(self.operations):
@@ -221,6 +223,8 @@ class OperationsBacklogDisplay(SummaryDisplay):
         arrivals.bar(np.arange(24) + 0.5, np.asarray(operations.arrivals_per_hour[:24]), width=0.9, color="0.85",
                      zorder=0)
         arrivals.set_ylabel("arrivals an hour (grey bars)")
+        amounts(axes.yaxis)
+        amounts(arrivals.yaxis)
         axes.set_zorder(arrivals.get_zorder() + 1)
         axes.patch.set_visible(False)
         for index, entry, point in _first_points(operations):
