@@ -12,6 +12,7 @@ told apart in grey too. The panels a figure is drawn on are set up by the displa
 from __future__ import annotations
 
 import textwrap
+from itertools import pairwise
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -90,7 +91,7 @@ class AmountFormatter(Formatter):
     def set_locs(self, locs: Any) -> None:
         """The fewest decimals (up to 6) at which every tick prints as its value."""
         ticks = list(locs)
-        step = min((abs(b - a) for a, b in zip(ticks, ticks[1:], strict=False) if b != a), default=1.0)
+        step = min((abs(b - a) for a, b in pairwise(ticks) if b != a), default=1.0)
         self.decimals = next((d for d in range(7) if abs(round(step, d) - step) <= 1e-9 * max(1.0, abs(step))), 6)
 
     def __call__(self, x: float, pos: int | None = None) -> str:

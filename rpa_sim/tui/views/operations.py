@@ -47,11 +47,14 @@ class OperationsView(ComputedView[Key, OperationAt]):
     """Reviewers needed, service level, turnaround and the backlog over the day, for the policy at τ."""
 
     stem = "operations"
-    BINDINGS = [Binding("r", "reviewers(1)", "Reviewer +"), Binding("R", "reviewers(-1)", "Reviewer −")]
+    #: ``r`` and ``R`` share one place in the footer, so that ``d`` and ``z`` still fit 80 columns
+    REVIEWER_KEYS = Binding.Group("±reviewer")
+    BINDINGS = [Binding("r", "reviewers(1)", "Reviewer +", group=REVIEWER_KEYS),
+                Binding("R", "reviewers(-1)", "Reviewer −", group=REVIEWER_KEYS)]
     DEFAULT_CSS = """
     OperationsView #operations-note { height: auto; }
     OperationsView #operations-figures { height: auto; }
-    OperationsView #operations-backlog { height: 1fr; min-height: 6; }
+    OperationsView #operations-backlog { height: 1fr; min-height: 8; }
     """
     #: computed figures (``OperationModel.at``) by (policy, τ, extra reviewers, model version)
     results: dict[Key, OperationAt]
