@@ -98,3 +98,26 @@ def test_snapshot_operations_view(snap_compare, tmp_path, size):
 
     assert snap_compare(DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS, "ops.yaml")), terminal_size=size,
                         run_before=run_before)
+
+
+def test_at_80x24_the_plot_keeps_its_rows_and_the_footer_keeps_d(tmp_path):
+    # five simulated days: the backlog of each day, a long figure, has a line of its own and the other figures go
+    # side by side, so that the note, the figures, the plot and its legend fit the view
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + OPERATIONS.replace("days: 2", "days: 5"), "ops.yaml"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("w")
+            view = app.query_one(OperationsView)
+            await shown(view, pilot)
+            plot, legend = view.query_one("#operations-backlog"), view.query_one("#operations-legend")
+            assert plot.size.height >= 8
+            assert legend.region.bottom <= view.region.bottom  # nothing pushed out of the view
+            figures = view.query_one("#operations-figures")
+            assert "backlog at day ends: " in str(figures.render())
+            assert figures.size.height <= 7  # four rows of figures side by side, the backlog, two of notes
+            keys = {key.key: key for key in app.query("FooterKey")}
+            assert "d" in keys and keys["d"].region.right <= 80 and keys["d"].region.width >= len("d Decision")
+            assert "r" in keys or "R" in keys  # r and R share one place: ±1
+
+    asyncio.run(run())

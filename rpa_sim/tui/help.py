@@ -96,7 +96,8 @@ A policy decides which, against one threshold **Ï„**; the views show what each Ï
 - **service level** (Operations): the share of documents finished within the target time after they
   arrive; documents that need no review finish at once. **turnaround**: arrival to end of review
   (p50/p90/p99: half, nine in ten, 99 in 100 finish within it). **backlog**: documents waiting at an
-  hour's end. **utilisation**: the share of the reviewers' time spent reviewing.
+  hour's end. **utilisation**: the share of the reviewers' hours on duty spent reviewing (a review past
+  a shift's end is overtime, not counted: never above 1).
 - **stream** (Live): the scenario's data drawn as days of production in which named things change
   (docs/live.md); **segment**: its documents of one type and source; **status**: above target once
   the lower bound of its error rate reaches the target, else within target (no audits: no interval

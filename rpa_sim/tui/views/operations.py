@@ -47,8 +47,8 @@ class OperationsView(ComputedView[Key, OperationAt]):
     """Reviewers needed, service level, turnaround and the backlog over the day, for the policy at τ."""
 
     stem = "operations"
-    #: ``r`` and ``R`` share one place in the footer, so that ``d`` and ``z`` still fit 80 columns
-    REVIEWER_KEYS = Binding.Group("±reviewer")
+    #: ``r`` and ``R`` share one place in the footer (as the head line says, "r/R: ±1"), so that ``d`` fits 80 columns
+    REVIEWER_KEYS = Binding.Group("±1")
     BINDINGS = [Binding("r", "reviewers(1)", "Reviewer +", group=REVIEWER_KEYS),
                 Binding("R", "reviewers(-1)", "Reviewer −", group=REVIEWER_KEYS)]
     DEFAULT_CSS = """
@@ -139,8 +139,7 @@ class OperationsView(ComputedView[Key, OperationAt]):
                                                                  simulated.turnaround_p90_seconds,
                                                                  simulated.turnaround_p99_seconds)]
         entries = [("service level", f"{number(simulated.service_level, 3)} (target {level.share:.2f})"),
-                   ("turnaround p50/p90/p99", f"{' / '.join(turnaround)} h"),
-                   ("backlog at day ends", " · ".join(map(count, simulated.backlog_at_day_end))),
+                   ("turnaround p50/p90/p99", f"{'/'.join(turnaround)} h"),
                    ("utilisation", number(simulated.utilisation, 3)),
                    ("reviewers needed", f"{count(figures.peak_scheduled_needed)} at peak"),
                    ("their cost a day", money(figures.staffing_cost_per_day, currency)),
@@ -150,8 +149,11 @@ class OperationsView(ComputedView[Key, OperationAt]):
             lines = figure_columns(entries, columns=columns)
             if max(map(len, lines)) <= self.size.width:
                 break
+        # the backlog of each day, as long as the days are many, has a line of its own: the other figures then
+        # go side by side at 80 columns, leaving the plot its rows
         self.query_one(TeamFigures).show_text("\n".join([
-            *lines, f"service level: done within {level.within_hours:g} h of arrival, over all documents · "
+            *lines, f"backlog at day ends: {' · '.join(map(count, simulated.backlog_at_day_end))}",
+            f"service level: done within {level.within_hours:g} h of arrival, over all documents · "
                     f"turnaround: of the reviewed · {operation.days} simulated day(s), seed {operation.spec.seed}"]))
         self.draw_backlog(list(simulated.backlog_by_hour), operation)
         self.query_one("#operations-legend", Legend).show_entries(
