@@ -170,6 +170,8 @@ def _check_layout(measured: dict, width: int, plots: list[str]) -> None:
         assert plot["smallestText"] >= SMALLEST_FIGURE_TEXT_PX, plot
     for table in measured["wide"]:  # a wide table scrolls in its box, its first column staying in place
         assert table["firstColumnPosition"] == "sticky" and abs(table["firstColumnShift"]) <= 1, table
+    # the decision's constraints fit: on a phone they stack, so that no "✗ not met" is scrolled out of sight
+    assert "decision-targets" not in [table["table"] for table in measured["wide"]]
 
 
 @pytest.mark.slow

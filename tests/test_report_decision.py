@@ -13,6 +13,7 @@ import pytest
 from rpa_sim.common.typedjson import decoded
 from rpa_sim.report.displays.cost import CostDisplay
 from rpa_sim.report.displays.tradeoff import TradeoffDisplay
+from rpa_sim.report.html import STYLE
 from rpa_sim.report.page import render_report
 from rpa_sim.report.sections.decision import DECISION_WORDS, decision_section
 from rpa_sim.study.decision import Decision
@@ -277,3 +278,19 @@ def test_every_figure_is_sized_for_a_phone_and_no_text_is_cut(tmp_path):
             box = text.get_window_extent(renderer)
             assert box.x0 >= -1 and box.x1 <= figure.bbox.x1 + 1, (name, text.get_text())
             assert box.y0 >= -1 and box.y1 <= figure.bbox.y1 + 1, (name, text.get_text())
+
+
+def test_on_a_phone_the_constraints_stack_so_that_not_met_is_never_clipped():
+    # at 390 px the four columns (a long constraint, "≤ 5,000.00 EUR", "4,230.88 EUR", "✗ not met") are wider
+    # than the decision's box (about 348 px): under the phone's media query each constraint is a block, its name
+    # on a line, then what it needs, what it reaches and the mark, each cell kept whole and the cells wrapping
+    phone = STYLE.split("@media (max-width:32rem){", 1)[1]
+    rules = dict(re.findall(r"(#decision-targets[^{,]*)\{([^}]*)\}", phone))
+    assert "display:none" in rules["#decision-targets thead"]
+    assert "display:block" in rules["#decision-targets tr"]
+    assert "display:inline-block" in rules["#decision-targets td"]
+    assert "display:block" in rules["#decision-targets td:first-child"]
+    assert rules["#decision-targets td:nth-child(2)::before"] == 'content:"needed "'
+    assert rules["#decision-targets td:nth-child(3)::before"] == 'content:"reached "'
+    # the marks keep their own whole cell: "✗ not met" never breaks, and nothing scrolls it out of the box
+    assert "white-space:nowrap" in STYLE.split("td.unmet{", 1)[1].split("}", 1)[0]

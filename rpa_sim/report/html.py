@@ -15,7 +15,9 @@ from collections.abc import Iterable, Sequence
 __all__ = ["STYLE", "escape", "table", "collapsible", "document"]
 
 #: The page's style sheet: one column of reading width, tables in boxes that scroll sideways with a sticky first
-#: column, figures scaled to the column, smaller type and padding below 32rem (a phone).
+#: column, figures scaled to the column, smaller type and padding below 32rem (a phone), where the decision's
+#: constraints stack (each constraint's name on a line, then what it needs, what it reaches and ✓/✗), so that
+#: "✗ not met" is never scrolled out of sight.
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:66rem;margin:2rem auto;padding:0 1rem;
 color:#222;line-height:1.5;overflow-wrap:break-word}
@@ -40,7 +42,13 @@ code{overflow-wrap:anywhere}
 figure{margin:1rem 0}figure svg{display:block;width:100%;max-width:36rem;height:auto}
 figcaption{color:#555;font-size:.9rem}
 @media (max-width:32rem){body{padding:0 .6rem}section.decision{padding:.2rem .6rem .5rem}
-table{font-size:.8rem}th,td{padding:.2rem .3rem}.scroll tr>:first-child{max-width:40vw}}
+table{font-size:.8rem}th,td{padding:.2rem .3rem}.scroll tr>:first-child{max-width:40vw}
+#decision-targets,#decision-targets tbody{display:block}#decision-targets thead{display:none}
+#decision-targets tr{display:block;border-top:1px solid #ccc}
+#decision-targets td{display:inline-block;border:0;background:none}
+#decision-targets td:first-child{display:block;position:static;max-width:none;box-shadow:none;font-weight:600}
+#decision-targets td:nth-child(2)::before{content:"needed "}
+#decision-targets td:nth-child(3)::before{content:"reached "}}
 """
 # what a formatted figure looks like (rpa_sim.common.formatting): separators, decimals, a sign, a percent, or "-"
 _NUMBER = re.compile(r"[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?%?|-")
