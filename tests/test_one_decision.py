@@ -228,3 +228,24 @@ def test_the_report_summary_json_run_json_and_the_dashboard_show_the_same_decisi
             assert _panel_value(app, "quality ≥ 0.9000") == f"{number(quality)} ✓"
 
     asyncio.run(run())
+
+
+def test_the_cost_a_day_is_said_once_in_the_figures_panel(tmp_path):
+    # with a budget a day the decided point's cost a day is the headline and the budget's value: the panel leads
+    # with it and gives the budget only its mark
+    budget = SCENARIO + "decision:\n  max_cost_per_day: 100000\n"
+
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, budget))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(app, pilot)
+            decision = app.model.summary.decision
+            assert decision.feasible and decision.cost is not None and decision.cost.per == "day"
+            await pilot.press("d")
+            await pilot.pause()
+            headline = money(decision.cost.total)
+            assert _panel_value(app, FiguresPanel.HEADLINE) == headline
+            assert _panel_value(app, "cost a day ≤ 100,000.00") == "✓"
+            assert _panel(app).count(headline) == 1
+
+    asyncio.run(run())

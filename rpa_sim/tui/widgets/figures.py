@@ -53,6 +53,8 @@ class FiguresPanel(Readout):
         return money(value) if key == "cost" else number(value)
 
     #: a constraint of the decision as the panel names it
+    #: the headline cost's label: an offered point's cost a day with its own team
+    HEADLINE = "cost a day, this team"
     CONSTRAINT_LABELS = {"quality": "quality ≥", "service_level": "service level ≥", "reviewers": "reviewers ≤",
                          "cost_per_day": "cost a day ≤", "certified_error": "certified error ≤"}
     #: where a constraint's value comes from, when not the decided point itself (there the title says so)
@@ -73,7 +75,8 @@ class FiguresPanel(Readout):
             low, high = model.value_ranges[policy].get(key, (0.0, 0.0))
             width = max(len(self.value_text(key, v)) for v in (low, high, float("nan")))
             entries.append((name or model.metric_label, self.value_text(key, figures[key]).rjust(width)))
-        entries += self.constraint_entries(model, policy, threshold)
+        entries += self.constraint_entries(model, policy, threshold,
+                                           headline=any(name == self.HEADLINE for name, _ in entries))
         # narrow screens put the panel below the plot, as wide as the screen: as many columns as fit
         for columns in (3, 2, 1) if self.screen.has_class("-narrow") else (1,):
             lines = figure_columns(entries, columns=columns)
@@ -105,15 +108,17 @@ class FiguresPanel(Readout):
         if point is not None and point.cost is not None and point.cost.per == "day":
             # the headline: the decision (an offered point) priced a day with its own team, first; the curve's
             # cost below it is for the data, with the reviewers each τ needs
-            entries.append(("cost a day, this team", money(point.cost.total)))
+            entries.append((self.HEADLINE, money(point.cost.total)))
         for name, words in shown:
             width = max(len(money(v)) for v in (*ranges.get(name, (0.0, 0.0)), float("nan")))
             entries.append((words, money(parts[name]).rjust(width)))
         return entries
 
-    def constraint_entries(self, model: DashboardModel, policy: int, threshold: float) -> list[tuple[str, str]]:
+    def constraint_entries(self, model: DashboardModel, policy: int, threshold: float, *,
+                           headline: bool) -> list[tuple[str, str]]:
         """Each constraint of the decision, met (✓) or not (✗) at τ where the curves tell; ``at d`` where only
-        the decided point does (the service level off the Operations grid, the cost a day of a team)."""
+        the decided point does (the service level off the Operations grid, the cost a day of a team). The cost a
+        day is not said twice: beside the ``headline`` (:data:`HEADLINE`, shown) its mark is enough."""
         entries = []
         for check in model.constraint_checks(policy, threshold):
             name, target, value = check["name"], check["target"], check["value"]
@@ -123,8 +128,8 @@ class FiguresPanel(Readout):
                 text = "at d"
             else:
                 # the quality from the curve is the metric shown above: its mark is enough
-                shown = "" if value is None or (name == "quality" and check["source"] == "curve") else \
-                    constraint_value(name, value)
+                shown = "" if value is None or (name == "quality" and check["source"] == "curve") \
+                    or (name == "cost_per_day" and headline) else constraint_value(name, value)
                 text = f"{shown} {'✓' if check['met'] else '✗'}".strip()
             entries.append((label, text.rjust(6)))
         return entries
