@@ -4,6 +4,8 @@ study's, ``r``/``R`` change the team, moves never wait for the worker, and its s
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 import time
 
 import pytest
@@ -11,12 +13,22 @@ import pytest
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
+from rpa_sim.common.ticks import amount_labels, round_ticks
 from rpa_sim.operate.queue.summary import Workload
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.model import operation_of
 from rpa_sim.tui.views.operations import OperationsView
 from tests.support_tui import OPERATIONS, ready, scenario_file, shown
 from tests.support_tui import STAFFED_SCENARIO as SCENARIO
+
+
+def screen_text(app) -> str:
+    """The screen's text, row by row, from its SVG screenshot."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, text in re.findall(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>',
+                                 app.export_screenshot()):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(text)))
+    return "\n".join("".join(text for _, text in sorted(row)) for _, row in sorted(rows.items()))
 
 
 def note(app) -> str:
@@ -119,5 +131,10 @@ def test_at_80x24_the_plot_keeps_its_rows_and_the_footer_keeps_d(tmp_path):
             keys = {key.key: key for key in app.query("FooterKey")}
             assert "d" in keys and keys["d"].region.right <= 80 and keys["d"].region.width >= len("d Decision")
             assert "r" in keys or "R" in keys  # r and R share one place: ±1
+            # the backlog's ticks (a mean over the days) are round steps, as many decimals as the step needs
+            ticks = re.findall(r"([\d,.]+)┤", screen_text(app))
+            values = [float(tick.replace(",", "")) for tick in ticks][::-1]
+            assert len(values) >= 2 and values == round_ticks(values[0], values[-1], most=len(values)), ticks
+            assert ticks[::-1] == amount_labels(values)
 
     asyncio.run(run())

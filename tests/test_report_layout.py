@@ -1,5 +1,6 @@
 """The report's figures keep their texts apart and readable (issue 29, item 7): the labels of points at one τ do
-not overlap, and counts and money are ticked with thousands separators and no spurious decimals."""
+not overlap, and counts and money are ticked with thousands separators and no spurious decimals (the report's
+formatter and the dashboard's plots share rpa_sim.common.ticks)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Annotation
 
+from rpa_sim.common.ticks import amount_labels, round_ticks
 from rpa_sim.report.displays.cost import CostDisplay
 from rpa_sim.report.displays.lines import MarkedPoint, PolicyLine
 from rpa_sim.report.displays.tradeoff import TradeoffDisplay
@@ -75,3 +77,18 @@ def test_the_cost_figure_ticks_money_as_amounts():
     assert isinstance(display.ax_.yaxis.get_major_formatter(), AmountFormatter)
     ticks = [text.get_text() for text in display.ax_.get_yticklabels() if text.get_text()]
     assert ticks and all("," in tick and "." not in tick for tick in ticks if tick != "0"), ticks
+
+
+@pytest.mark.parametrize(("low", "high", "most"), [(3795.3, 10848.1, 5), (0.0, 215.7 * 1.05, 4), (0.0, 2.1, 4),
+                                                  (-12.5, 0.3, 5), (1e6, 1.0001e6, 5), (0.0, 1.0, 2)])
+def test_round_ticks_are_few_round_and_inside_the_range(low, high, most):
+    ticks = round_ticks(low, high, most=most)
+    assert 1 <= len(ticks) <= most and all(low <= tick <= high for tick in ticks)
+    steps = np.diff(ticks)
+    assert np.allclose(steps, steps[0]) if len(ticks) > 1 else True
+    if len(ticks) > 1:
+        mantissa = steps[0] / 10.0 ** np.floor(np.log10(steps[0]))
+        assert min(abs(mantissa - round_step) for round_step in (1.0, 2.0, 2.5, 5.0, 10.0)) < 1e-9
+    assert len(set(amount_labels(ticks))) == len(ticks)  # as many decimals as the ticks need to differ
+    assert round_ticks(3795.3, 10848.1) == [4000.0, 6000.0, 8000.0, 10000.0]
+    assert amount_labels([4000.0, 6000.0, 8000.0, 10000.0]) == ["4,000", "6,000", "8,000", "10,000"]

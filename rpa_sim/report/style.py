@@ -12,7 +12,6 @@ told apart in grey too. The panels a figure is drawn on are set up by the displa
 from __future__ import annotations
 
 import textwrap
-from itertools import pairwise
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -21,6 +20,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Annotation, Text
 from matplotlib.ticker import Formatter
+
+from rpa_sim.common.ticks import amount, decimals_of
 
 __all__ = ["PALETTE", "FIGURE_WIDTH_INCHES", "SMALLEST_FONT_POINTS", "style", "label", "star", "label_point",
            "figure_legend", "fit_to_phone", "AmountFormatter", "amounts", "separate_point_labels"]
@@ -89,14 +90,11 @@ class AmountFormatter(Formatter):
     decimals = 0
 
     def set_locs(self, locs: Any) -> None:
-        """The fewest decimals (up to 6) at which every tick prints as its value."""
-        ticks = list(locs)
-        step = min((abs(b - a) for a, b in pairwise(ticks) if b != a), default=1.0)
-        self.decimals = next((d for d in range(7) if abs(round(step, d) - step) <= 1e-9 * max(1.0, abs(step))), 6)
+        """The fewest decimals at which every tick prints as its value (:func:`~rpa_sim.common.ticks.decimals_of`)."""
+        self.decimals = decimals_of(list(locs))
 
     def __call__(self, x: float, pos: int | None = None) -> str:
-        text = f"{x:,.{self.decimals}f}"
-        return text[1:] if text.startswith("-") and not text.strip("-0.,") else text  # no "-0"
+        return amount(x, self.decimals)
 
 
 def amounts(axis: Axis) -> None:

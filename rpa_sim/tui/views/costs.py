@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual_plotext.plot import Plot
 
+from rpa_sim.common.ticks import amount_labels, round_ticks
 from rpa_sim.route.compare import edge_of_range_text
 from rpa_sim.study.told import constraints_words, cost_words
 from rpa_sim.tui.export import export_stem
@@ -67,16 +68,19 @@ class CostsView(View):
         best = model.cost_optimum(policy)
         review_all = model.review_all_cost()
         extra = tuple(v for v in (review_all, None if best is None else best.cost) if v is not None)
+        ylim = padded_limits([float(costs.min()), float(costs.max()), *extra])
+        ticks = round_ticks(*ylim)
 
         def cost_curve(plt: Plot) -> None:
             plt.xlabel("threshold τ")
             plt.ylabel("cost" + (f" ({model.currency})" if model.currency else ""))
+            plt.yticks(ticks, amount_labels(ticks))  # money: 10,000, not 10848.1
             if review_all is not None:
                 plt.hline(review_all, REVIEW_ALL.color)
             plt.plot(thresholds.tolist(), costs.tolist(), marker="braille", color=policy_marker(policy).color)
 
         self.query_one("#costs-plot", MarkedPlot).draw(
-            cost_curve, xlim=window, ylim=padded_limits([float(costs.min()), float(costs.max()), *extra]))
+            cost_curve, xlim=window, ylim=ylim)
         self.inside = None
 
     def draw_legend(self, inside: bool) -> None:

@@ -22,6 +22,7 @@ from textual_plotext import PlotextPlot
 
 from rpa_sim.common.formatting import count, hours, money, number
 from rpa_sim.common.jsontext import finite
+from rpa_sim.common.ticks import amount_labels, round_ticks
 from rpa_sim.operate.queue.results import OperationAt
 from rpa_sim.operate.queue.summary import OperationModel, Workload
 from rpa_sim.tui.export import export_stem
@@ -174,6 +175,8 @@ class OperationsView(ComputedView[Key, OperationAt]):
         plt.xticks([0, 6, 12, 18, 24])
         plt.xlim(0, 24)
         plt.ylim(0, top * 1.05)
+        ticks = round_ticks(0.0, top * 1.05, most=4)
+        plt.yticks(ticks, amount_labels(ticks))  # documents: 200, not 215.7
         plt.title("backlog over the day")
         plt.xlabel("hour")
         plot.refresh()
