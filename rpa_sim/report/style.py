@@ -77,7 +77,7 @@ def label_point(axes: Axes, text: str, x: float, y: float, *, index: int, betwee
 
 class AmountFormatter(Formatter):
     """Tick labels of counts and money: thousands separated, with no more decimals than the ticks need to differ
-    (``10,848`` rather than ``10848.1`` when the ticks are whole, ``0.25`` and ``0.5`` for fractions).
+    (``10,848`` rather than ``10848.1`` when the ticks are whole, ``0.25`` and ``0.50`` for quarters).
 
     >>> AmountFormatter().format_ticks([10000.0, 10500.0, 11000.0])
     ['10,000', '10,500', '11,000']
