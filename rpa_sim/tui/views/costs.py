@@ -92,7 +92,7 @@ class CostsView(View):
         if feasible is not None:
             entries.append((FEASIBLE, f"o: least cost meeting every constraint, τ = {feasible.threshold:.4f}"))
         if self.decided() is not None:
-            entries.append((DECISION, "★ the decision"))
+            entries.append((DECISION, "the decision"))  # the marker draws its ★
         if best is not None:
             edge = " (edge of the range swept)" if best.edge_of_range else ""
             entries.append((COST_OPTIMUM, f"least cost, no constraint, {model.money(best.cost)} at "
