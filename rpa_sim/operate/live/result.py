@@ -24,7 +24,8 @@ from rpa_sim.common.typedjson import decoded, encoded
 from rpa_sim.operate.live.proposals import Proposal
 
 __all__ = ["KINDS", "ERROR_ABOVE_TARGET", "CALIBRATION_CONTRADICTED", "ROOM_TO_AUTOMATE", "Segment", "DayFigures",
-           "Alarm", "SegmentTimeline", "WatchResult", "segment_name", "segment_in", "segment_out", "day_status"]
+           "Alarm", "SegmentTimeline", "SegmentKeyed", "WatchResult", "segment_name", "segment_in", "segment_out",
+           "day_status"]
 
 ERROR_ABOVE_TARGET = "error_above_target"
 CALIBRATION_CONTRADICTED = "calibration_contradicted"
@@ -46,6 +47,18 @@ def segment_in(value: dict[str, Any]) -> dict[str, Any]:
 def segment_out(value: dict[str, Any]) -> dict[str, Any]:
     """A segment written as ``{column: value}``."""
     return {**value, "segment": {column: name for column, name in value["segment"]}}
+
+
+class SegmentKeyed:
+    """A result holding a ``segment``, written in JSON as ``{column: value}`` (:mod:`rpa_sim.common.typedjson`
+    calls these two on reading and writing)."""
+
+    @classmethod
+    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
+        return segment_in(value)
+
+    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
+        return segment_out(value)
 
 
 def segment_name(segment: Segment) -> str:
@@ -116,7 +129,7 @@ class DayFigures:
 
 
 @dataclass(frozen=True)
-class Alarm:
+class Alarm(SegmentKeyed):
     """An alarm (``error_above_target``, ``calibration_contradicted``) or a notice (``room_to_automate``).
 
     Attributes
@@ -162,16 +175,9 @@ class Alarm:
     def from_dict(cls, data: Mapping[str, Any]) -> Alarm:
         return decoded(cls, data, "")
 
-    @classmethod
-    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
-        return segment_in(value)
-
-    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
-        return segment_out(value)
-
 
 @dataclass(frozen=True)
-class SegmentTimeline:
+class SegmentTimeline(SegmentKeyed):
     """One segment over the run: every run day from its first, and its status on the last.
 
     Attributes
@@ -208,13 +214,6 @@ class SegmentTimeline:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SegmentTimeline:
         return decoded(cls, data, "")
-
-    @classmethod
-    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
-        return segment_in(value)
-
-    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
-        return segment_out(value)
 
 
 def _guarantee(max_error: float, delta: float, horizon_days: int) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from rpa_sim.operate.live.reader import log_day
 from rpa_sim.operate.live.result import (
@@ -29,10 +28,9 @@ from rpa_sim.operate.live.result import (
     ERROR_ABOVE_TARGET,
     Alarm,
     Segment,
+    SegmentKeyed,
     WatchResult,
-    segment_in,
     segment_name,
-    segment_out,
 )
 from rpa_sim.operate.live.watch import Watcher, WatchSettings
 from rpa_sim.operate.stream.generator import Stream
@@ -42,20 +40,13 @@ __all__ = ["Detection", "ChangeOutcome", "StreamResult", "watch_stream", "touche
 
 
 @dataclass(frozen=True)
-class Detection:
+class Detection(SegmentKeyed):
     """The alarm that caught a change: its day, kind and segment, and the days since the change (its day is 1)."""
 
     day: str
     kind: str
     segment: Segment
     delay_days: int
-
-    @classmethod
-    def _json_in(cls, value: dict[str, Any], path: str) -> dict[str, Any]:
-        return segment_in(value)
-
-    def _json_out(self, value: dict[str, Any]) -> dict[str, Any]:
-        return segment_out(value)
 
 
 @dataclass(frozen=True)
