@@ -288,7 +288,7 @@ def test_the_run_text_states_each_bound_on_its_side():
         "  cost: 6.00 EUR a day (review 1.00 + staffing 2.00 + errors left 3.00)",
         "  quality (KIEval_Aligned^τ) 0.9600 ≥ 0.9500 ✓ met", "  service level 80.0% ≥ 90.0% ✗ not met",
         "  reviewers 12 ≤ 12 ✓ met", "  cost a day 1,820.50 EUR ≤ 2,000.00 EUR ✓ met",
-        "  certified error 1.0% ≤ 3.0% ✓ met",
+        "  certified error 1.0% measured, certified ≤ 3.0% ✓ met",
         "  main risk: service level 80.0% against 90.0%, not met.",
         "  next step: pilot it for two weeks; check a sample of the reviewed output."]
 

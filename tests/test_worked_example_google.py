@@ -54,7 +54,7 @@ def test_the_certified_threshold_is_refused_and_the_page_says_why(study, capsys)
         "  ⚠ The sample is too small: 1 document, fewer than 30; no figure here is reliable yet.\n"
         "  the nearest point, which misses: confidence at τ = 0.9931\n"
         "  quality (KIEval_Aligned^τ) 0.9630 ≥ 0.9500 ✓ met\n"
-        "  certified error uncertified (0.0% measured) ≤ 5.0% ✗ not met\n")
+        "  certified error 0.0% measured, not certified ≤ 5.0% ✗ not met\n")
     summary = json.loads((folder / "results" / "summary.json").read_text())
     for policy in summary["policies"]:
         certified = policy["certified"]

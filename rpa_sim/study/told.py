@@ -173,11 +173,12 @@ def constraint_rows(constraints: tuple[Constraint, ...], *, metric: str | None =
 
 
 def _reached(constraint: Constraint, currency: str | None) -> str:
-    """A constraint's value there; a certified error not met is no certified figure, whatever the error measured
-    on the data at that τ (which may well be below the bound, on too few values to certify it)."""
+    """A constraint's value there. A certified error's value is the error measured on the data at τ, not the
+    certified bound: said so, with whether τ is certified (the measured error may well be under the bound on
+    too few values to certify it)."""
     value = constraint_value(constraint.name, constraint.value, currency)
-    if constraint.name == "certified_error" and not constraint.met:
-        return f"uncertified ({value} measured)"
+    if constraint.name == "certified_error":
+        return f"{value} measured, {'certified' if constraint.met else 'not certified'}"
     return value
 
 
