@@ -35,7 +35,8 @@ SECONDS_TO_END = 20
 @pytest.fixture(scope="module")
 def receipts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("signals") / "receipts.jsonl"
-    write_generated(receipt_dicts(2500, seed=3), path)
+    # enough that score is still at work when the first signal comes (the last wave made 2,500 a matter of 0.3 s)
+    write_generated(receipt_dicts(30000, seed=3), path)
     return path
 
 

@@ -413,8 +413,9 @@ def test_signals_on_a_local_cluster_every_time(tmp_path: Path, shards: Path, how
         delay = chance.uniform(0, 3)  # while the cluster starts, while it evaluates, while the tables are written
         result = interrupt_local_cluster(shards, out, how, delay=delay)
         if result[0] == 0:
-            # a fast machine finished before the signal came: then the run is whole, as if never signalled
-            assert result[1:3] == (f"wrote 8 outcome tables into {out}\n", ""), (attempt, delay)
+            # a fast machine finished before the signal came: then the run is whole, as if never signalled (a
+            # worker the group's signal reaches while the cluster closes may still say so before the last line)
+            assert result[1] == "" and result[2].endswith(f"wrote 8 outcome tables into {out}\n"), (attempt, delay)
             assert len(list(out.iterdir())) == 8, (attempt, delay)
             shutil.rmtree(out)
             continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,7 @@ def output_file(text: str) -> Path:
     found by :func:`rpa_sim.common.files.check_output` before the command's work, and is bad input.
     """
     path = Path(text)
-    if path.is_dir():
+    if _kind(path) == "folder":
         raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
     return path
 
@@ -160,9 +161,18 @@ def output_folder(text: str) -> Path:
     """An argparse type: an output folder (``--out-dir``, ``--png-dir``), made when missing; an existing file
     is bad usage, as a folder given for ``--out`` is."""
     path = Path(text)
-    if path.exists() and not path.is_dir():
+    if _kind(path) == "file":
         raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
     return path
+
+
+def _kind(path: Path) -> str | None:
+    """``folder``, ``file`` (anything else that is there), or None when nothing can be found at ``path``: a name
+    too long or a parent that is a file is left to :func:`rpa_sim.common.files.check_output`, which says why."""
+    try:
+        return "folder" if stat.S_ISDIR(path.stat().st_mode) else "file"
+    except (OSError, ValueError):  # ValueError: a NUL in the name
+        return None
 
 
 class DeprecatedAlias(argparse.Action):
