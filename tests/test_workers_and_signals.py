@@ -387,6 +387,21 @@ def interrupt_local_cluster(shards: Path, out: Path, how: str, *, delay: float) 
         kill_group(process)
 
 
+def whole_local_cluster_run(shards: Path, out: Path) -> float:
+    """How long ``evaluate SHARDS --out TABLES/ --scheduler local:2`` runs once its workers run, unsignalled."""
+    pytest.importorskip("distributed", reason='Dask is optional: pip install "rpa-sim[dask]"')
+    process = start("evaluate", shards, "--out", f"{out}/", "--scheduler", "local:2")
+    try:
+        wait_for(lambda: len(children(process.pid)) >= 1 + worker_count(2, 8), "Dask workers", process)
+        began = time.monotonic()
+        _, stderr = process.communicate(timeout=120)
+        assert process.returncode == 0, stderr
+        shutil.rmtree(out)
+        return time.monotonic() - began
+    finally:
+        kill_group(process)
+
+
 @pytest.mark.slow
 @needs_proc
 def test_ctrl_c_on_a_local_cluster_is_one_line(tmp_path: Path, shards: Path) -> None:
@@ -407,14 +422,17 @@ def test_ctrl_c_on_a_local_cluster_is_one_line(tmp_path: Path, shards: Path) -> 
 def test_signals_on_a_local_cluster_every_time(tmp_path: Path, shards: Path, how: str, status: int,
                                                line: str) -> None:
     chance = random.Random(20)
+    # the delays span the run on this machine: while it evaluates, while the tables are written, as it ends
+    whole = whole_local_cluster_run(shards, tmp_path / "whole")
     interrupted = 0
     for attempt in range(8):
         out = tmp_path / f"tables-{attempt}"
-        delay = chance.uniform(0, 3)  # while the cluster starts, while it evaluates, while the tables are written
+        delay = chance.uniform(0, whole)
         result = interrupt_local_cluster(shards, out, how, delay=delay)
-        if result[0] == 0:
-            # a fast machine finished before the signal came: then the run is whole, as if never signalled (a
-            # worker the group's signal reaches while the cluster closes may still say so before the last line)
+        if "wrote 8 outcome tables" in result[2]:
+            # the run ended before the signal came, or it came while the cluster closed: the run is whole, and
+            # its status says whether the signal ended it (a worker the group's signal reaches may say so too)
+            assert result[0] in (0, status, 128 - status), (attempt, delay)  # -2: ended by SIGINT itself
             assert result[1] == "" and result[2].endswith(f"wrote 8 outcome tables into {out}\n"), (attempt, delay)
             assert len(list(out.iterdir())) == 8, (attempt, delay)
             shutil.rmtree(out)
