@@ -67,6 +67,37 @@ def test_the_walk_finds_every_command():
     assert len(names) >= 30
 
 
+def _command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return dict(next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction)).choices)
+
+
+def _described(parser: argparse.ArgumentParser) -> tuple[str, list[tuple]]:
+    return parser.format_help(), [(action.option_strings, action.dest, action.default, action.required, action.nargs,
+                                   action.choices if isinstance(action.choices, (list, tuple)) else None,
+                                   getattr(action.type, "__name__", None)) for action in parser._actions]
+
+
+def test_the_parser_built_for_one_command_parses_it_as_the_whole_parser_does():
+    # the command run gets its options alone (the others' take longer to add than a table's score takes)
+    whole = build_parser()
+    for name in _command_parsers(whole):
+        only = build_parser(only=name)
+        assert only.format_help() == whole.format_help()
+        parser = _command_parsers(only)[name]
+        mine = {name: parser, **dict(commands(parser, (name,)))}
+        wanted = {words: parser for words, parser in ALL if words.split()[0] == name}
+        assert wanted and {words: _described(mine[words]) for words in wanted} == {
+            words: _described(parser) for words, parser in wanted.items()}
+    assert build_parser(only="scroe").format_help() == whole.format_help()
+
+
+def test_a_mistyped_command_lists_every_command(capsys):
+    status, out, err = run(capsys, "scroe", "data.jsonl")
+    assert status == 2 and out == ""
+    listed = err.split("choose from ")[1]
+    assert all(f"'{name}'" in listed for name in ("run", "score", "watch", "signals", "import", "export-policy"))
+
+
 # --------------------------------------------------------------------------- metavars: one convention
 
 

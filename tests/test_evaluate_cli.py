@@ -205,6 +205,20 @@ def test_reading_records_and_the_help_never_import_pyarrow(files):
     assert "rpa_sim.evaluate.outcomes" in loaded and not [name for name in loaded if name.split(".")[0] == "pyarrow"]
 
 
+def test_writing_and_reading_tables_never_import_pandas(files, tmp_path):
+    # pandas, when installed, is what pyarrow's conversion of numpy arrays imports: a fifth of a second per process
+    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
+            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    for data in ({str(files['kie'])!r}, {str(files['vqa'])!r}):\n"
+            f"        out = {str(tmp_path)!r} + '/' + data.rsplit('/', 1)[-1] + '.parquet'\n"
+            f"        assert rpa_sim.cli.entry.main(['evaluate', data, '--out', out]) == 0\n"
+            f"        assert rpa_sim.cli.entry.main(['score', out]) == 0\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    loaded = json.loads(completed.stdout.splitlines()[-1])
+    assert "pyarrow.parquet" in loaded and not [name for name in loaded if name.split(".")[0] == "pandas"]
+
+
 # --------------------------------------------------------------------------- what is refused
 
 

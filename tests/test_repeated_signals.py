@@ -107,6 +107,43 @@ def test_a_signal_during_shut_down_waits_for_the_pool_then_is_raised() -> None:
     assert not any(process.is_alive() for process in processes)
 
 
+@pytest.mark.parametrize(("signum", "line"), [(signal.SIGINT, "rpa-sim: interrupted\n"),
+                                              (signal.SIGTERM, "rpa-sim: terminated\n")])
+def test_a_signal_that_code_wraps_in_another_exception_still_ends_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], signum: int, line: str) -> None:
+    # what CI met: Ctrl-C while pyarrow imported pandas, which Python re-raised as a RuntimeError
+    # ("Error calling __set_name__") because it came while a class was being made
+    from rpa_sim.cli import entry
+
+    def wrapping(args: Any) -> int:
+        try:
+            os.kill(os.getpid(), signum)
+            time.sleep(5)
+        except BaseException as error:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance 'kwargs' in 'NamedAgg'") from error
+        return 0
+
+    monkeypatch.setitem(entry.COMMANDS, "score", wrapping)
+    handlers = {each: signal.getsignal(each) for each in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert entry.main(["score", "receipts.jsonl"]) == 128 + signum
+    finally:  # a stopped command leaves the signals ignored, as a process on its way out
+        for each, handler in handlers.items():
+            signal.signal(each, handler)
+    assert capsys.readouterr() == ("", line)
+
+
+def test_an_error_with_no_signal_is_not_said_to_be_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rpa_sim.cli import entry
+
+    def failing(args: Any) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setitem(entry.COMMANDS, "score", failing)
+    with pytest.raises(RuntimeError, match="a bug of ours"):
+        entry.main(["score", "receipts.jsonl"])
+
+
 # --------------------------------------------------------------------------- the thorough loop
 
 def _cases(count: int) -> list[tuple[str, int, int, float, bool]]:

@@ -13,10 +13,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.metrics.kieval import KIEvalCounts
 from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
+from rpa_sim.evaluate.outcomes.arrow import named, numbers, strings, whole_numbers
 from rpa_sim.evaluate.outcomes.kie import DOCUMENT_COUNTS
 from rpa_sim.evaluate.tablefile import (
     FORMAT_VERSION,
@@ -239,6 +242,24 @@ def test_pandas_reads_the_table_as_it_is(tmp_path):
     predicted = frame[frame["kind"] == "predicted"]
     assert predicted["outcome"].tolist() == [table.outcome_names[o] for o in table.outcome]
     assert int(frame["tp"].sum()) == table.counts.tp
+
+
+@given(st.lists(st.none() | st.text(), max_size=40))
+def test_a_text_column_built_from_its_buffers_is_pyarrows_conversion(texts):
+    built = strings(np.array(texts, dtype=object))
+    assert built.validate(full=True) is None and built.equals(pa.array(texts, type=pa.string()))
+    assert strings(texts).equals(built)
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=40),
+       st.lists(st.integers(-2**31, 2**31 - 1), max_size=40))
+def test_number_columns_built_from_their_buffers_are_pyarrows_conversion(floats, integers):
+    built = numbers(np.array(floats, dtype=np.float64))
+    assert built.validate(full=True) is None
+    assert built.equals(pa.array(np.array(floats, dtype=np.float64), type=pa.float64(), from_pandas=True))
+    for type_name in ("int32", "int64"):
+        assert whole_numbers(np.array(integers), type_name).equals(pa.array(integers, type=getattr(pa, type_name)()))
+    assert named(np.array([2, 0, 2], dtype=np.int32), ["a", "é", ""]).to_pylist() == ["", "a", ""]
 
 
 # --------------------------------------------------------------------------- concatenation of parts

@@ -422,12 +422,13 @@ def test_ctrl_c_on_a_local_cluster_is_one_line(tmp_path: Path, shards: Path) -> 
 def test_signals_on_a_local_cluster_every_time(tmp_path: Path, shards: Path, how: str, status: int,
                                                line: str) -> None:
     chance = random.Random(20)
-    # the delays span the run on this machine: while it evaluates, while the tables are written, as it ends
-    whole = whole_local_cluster_run(shards, tmp_path / "whole")
+    # the delays span the run on this machine: while it evaluates, while the tables are written, as it ends; a
+    # signal that came after the run ended bounds the later ones, so that most attempts test a signal
+    latest = whole_local_cluster_run(shards, tmp_path / "whole")
     interrupted = 0
-    for attempt in range(8):
+    for attempt in range(12):
         out = tmp_path / f"tables-{attempt}"
-        delay = chance.uniform(0, whole)
+        delay = chance.uniform(0, latest)
         result = interrupt_local_cluster(shards, out, how, delay=delay)
         if "wrote 8 outcome tables" in result[2]:
             # the run ended before the signal came, or it came while the cluster closed: the run is whole, and
@@ -436,10 +437,13 @@ def test_signals_on_a_local_cluster_every_time(tmp_path: Path, shards: Path, how
             assert result[1] == "" and result[2].endswith(f"wrote 8 outcome tables into {out}\n"), (attempt, delay)
             assert len(list(out.iterdir())) == 8, (attempt, delay)
             shutil.rmtree(out)
+            latest = delay
             continue
         interrupted += 1
         assert result[:3] == (status, "", line), (attempt, delay)
         assert result[3] < SECONDS_TO_STOP, (attempt, delay)
         assert not out.exists()
+        if interrupted == 6:
+            break
     assert interrupted >= 4, "too few signals came before the run ended to test anything"
     assert list(tmp_path.iterdir()) == []

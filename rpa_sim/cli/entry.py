@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 from rpa_sim.cli import catalogue, evaluation, export, live, monitoring, records, scenarios, signals, staffing
 from rpa_sim.cli.named_files import refuse_replacing_inputs
 from rpa_sim.cli.output import one_line, say
-from rpa_sim.cli.parser import EXIT_USAGE, build_parser
+from rpa_sim.cli.parser import EXIT_USAGE, build_parser, command_named
 from rpa_sim.common.errors import InputError, UsageError
 
 __all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_USAGE", "UsageError", "main"]
@@ -51,10 +51,12 @@ class _Terminated(BaseException):
 
 
 _STOPPING = (signal.SIGINT, signal.SIGTERM)
+# what is said when a signal stops a command, and the exit status
+_STOPPED_BY = {signal.SIGINT: ("interrupted", EXIT_INTERRUPTED), signal.SIGTERM: ("terminated", EXIT_TERMINATED)}
 
 
 @contextlib.contextmanager
-def _stopped_once() -> Iterator[None]:
+def _stopped_once() -> Iterator[list[int]]:
     """While the command runs, the first Ctrl-C raises KeyboardInterrupt and the first SIGTERM :class:`_Terminated`,
     in the main thread; any signal after that one is ignored, for good.
 
@@ -63,12 +65,12 @@ def _stopped_once() -> Iterator[None]:
     shut down, which hangs the exit, or a temporary file behind (issue 30). Once stopped, the process is on its
     way out: the handlers stay ignoring, so that a signal during the interpreter's exit neither prints a traceback
     nor changes the exit status. A command that ends otherwise gets its previous handlers back; a signal that
-    was ignored when it started stays ignored.
+    was ignored when it started stays ignored. Yields the signal that stopped the command, once it came.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     stopped: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped
+        return
 
     def stop(signum: int, frame: Any) -> NoReturn:
         for each in _STOPPING:
@@ -80,7 +82,7 @@ def _stopped_once() -> Iterator[None]:
     previous = {signum: signal.signal(signum, stop) for signum in _STOPPING
                 if signal.getsignal(signum) is not signal.SIG_IGN}
     try:
-        yield
+        yield stopped
     finally:
         if not stopped:
             for signum, handler in previous.items():
@@ -129,34 +131,46 @@ def _check_input_limits() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 success, 1 bad input, 2 bad usage, 130/143 signals)."""
-    with _stopped_once(), _warnings_on_one_line():
+    with _stopped_once() as stopped, _warnings_on_one_line():
         try:
-            try:
-                args = build_parser().parse_args(argv)
-            except SystemExit as done:  # --help, --version, or a usage error already printed
-                return int(done.code or 0)
-            _check_input_limits()
-            refuse_replacing_inputs(args)
-            status = COMMANDS[args.command](args)
-            for warning in getattr(args, "deprecations", ()):
-                say(f"rpa-sim: warning: {warning}")
-            return status
-        except InputError as error:
-            return _fail(f"error: {error}", EXIT_INPUT)
-        except UsageError as error:
-            return _fail(f"error: {error}", EXIT_USAGE)
-        except KeyboardInterrupt:
-            return _fail("interrupted", EXIT_INTERRUPTED)
-        except _Terminated:
-            return _fail("terminated", EXIT_TERMINATED)
-        except MemoryError:  # the sizes checked before work starts are estimates; a traceback here helps no one
-            return _fail("error: out of memory: this machine has too little for the input (docs/cli.md, Sizes)",
-                         EXIT_INPUT)
-        except BrokenPipeError:
-            # the reader of our output went away (e.g. `| head`): not an error of ours
-            sys.stderr.close()
-            return 0
-        except OSError as error:  # the system refused a file: full disk, no permission, ...
-            where = f"{error.filename}: " if error.filename else ""
-            return _fail(f"error: {where}{error.strerror or error}", EXIT_INPUT)
+            return _run(argv)
+        except Exception:
+            if not stopped:
+                raise
+            # the signal's exception, raised inside code that turned it into another: a module being imported
+            # (Python wraps it in a RuntimeError when it comes during a class's creation), a library's own handler
+            return _fail(*_STOPPED_BY[signal.Signals(stopped[0])])
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    try:
+        try:
+            argv = sys.argv[1:] if argv is None else list(argv)
+            args = build_parser(only=command_named(argv)).parse_args(argv)
+        except SystemExit as done:  # --help, --version, or a usage error already printed
+            return int(done.code or 0)
+        _check_input_limits()
+        refuse_replacing_inputs(args)
+        status = COMMANDS[args.command](args)
+        for warning in getattr(args, "deprecations", ()):
+            say(f"rpa-sim: warning: {warning}")
+        return status
+    except InputError as error:
+        return _fail(f"error: {error}", EXIT_INPUT)
+    except UsageError as error:
+        return _fail(f"error: {error}", EXIT_USAGE)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except _Terminated:
+        return _fail("terminated", EXIT_TERMINATED)
+    except MemoryError:  # the sizes checked before work starts are estimates; a traceback here helps no one
+        return _fail("error: out of memory: this machine has too little for the input (docs/cli.md, Sizes)",
+                     EXIT_INPUT)
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): not an error of ours
+        sys.stderr.close()
+        return 0
+    except OSError as error:  # the system refused a file: full disk, no permission, ...
+        where = f"{error.filename}: " if error.filename else ""
+        return _fail(f"error: {where}{error.strerror or error}", EXIT_INPUT)
 

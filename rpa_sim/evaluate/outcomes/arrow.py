@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["FileColumn", "FileLayout", "FileFacts", "FileRows", "DeferredText", "UNIT", "AT_LEAST_0",
-           "FINITE_AT_LEAST_0", "QUOTE", "SIGNAL_PREFIX", "arrow_type", "strings", "named", "numbers", "spread"]
+           "FINITE_AT_LEAST_0", "QUOTE", "SIGNAL_PREFIX", "arrow_type", "strings", "named", "whole_numbers", "numbers",
+           "spread"]
 
 ArrowType = Literal["string", "int32", "int64", "double"]
 #: A number column's bounds: in [0, 1]; at least 0 (infinity included); finite and at least 0.
@@ -141,26 +142,57 @@ def arrow_type(name: ArrowType) -> pa.DataType:
 # --------------------------------------------------------------------------- numpy to Arrow
 
 
-def strings(values: np.ndarray) -> pa.Array:
-    """A text column."""
+# pyarrow's conversion of Python objects and numpy arrays (``pa.array``) imports pandas when it is installed, a
+# fifth of a second on the first column written, in every process that writes a table: the columns are built from
+# their buffers instead, as they are read (:func:`_values`).
+
+
+def strings(values: np.ndarray | Sequence[str | None]) -> pa.Array:
+    """A text column; None is null."""
     import pyarrow as pa  # noqa: PLC0415
 
-    return pa.array(values.astype(object), type=pa.string())
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    try:
+        encoded = [b"" if item is None else item.encode() for item in items]
+    except UnicodeEncodeError:  # a lone surrogate: pyarrow's conversion says which value
+        return pa.array(items, type=pa.string())
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(items)), out=offsets[1:])
+    if offsets[-1] > np.iinfo(np.int32).max:  # past a string column's offsets: pyarrow's conversion splits it
+        return pa.array(items, type=pa.string())
+    valid = np.fromiter((item is not None for item in items), dtype=bool, count=len(items))
+    return pa.Array.from_buffers(pa.string(), len(items), [_validity(valid), pa.py_buffer(offsets.astype(np.int32)),
+                                                          pa.py_buffer(b"".join(encoded))])
 
 
 def named(codes: np.ndarray, names: Sequence[str]) -> pa.Array:
     """Each code's name as a string column."""
     import pyarrow as pa  # noqa: PLC0415
 
-    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()),
-                                          pa.array(list(names), type=pa.string())).dictionary_decode()
+    return pa.DictionaryArray.from_arrays(whole_numbers(codes, "int32"), strings(names)).dictionary_decode()
+
+
+def whole_numbers(values: np.ndarray, type_name: Literal["int32", "int64"]) -> pa.Array:
+    """An integer column, every value present."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    data = np.ascontiguousarray(values, dtype=_NUMPY_TYPES[type_name])
+    return pa.Array.from_buffers(arrow_type(type_name), len(data), [None, pa.py_buffer(data)])
 
 
 def numbers(values: np.ndarray) -> pa.Array:
     """A float column; NaN (unknown, undefined) is written as null, so that SQL aggregates skip it."""
     import pyarrow as pa  # noqa: PLC0415
 
-    return pa.array(values, type=pa.float64(), from_pandas=True)
+    data = np.ascontiguousarray(values, dtype=np.float64)
+    return pa.Array.from_buffers(pa.float64(), len(data), [_validity(~np.isnan(data)), pa.py_buffer(data)])
+
+
+def _validity(valid: np.ndarray) -> pa.Buffer | None:
+    """Arrow's validity bitmap of a column (none when every value is present)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
 def spread(type_name: ArrowType, *parts: pa.Array | int) -> pa.Array:

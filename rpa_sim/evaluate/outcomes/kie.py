@@ -34,6 +34,7 @@ from rpa_sim.evaluate.outcomes.arrow import (
     numbers,
     spread,
     strings,
+    whole_numbers,
 )
 from rpa_sim.evaluate.outcomes.columns import (
     STRINGS,
@@ -370,8 +371,6 @@ class KIEOutcomes:
         """One ``document`` row per document (its KIEval counts), one ``predicted`` row per predicted entity, one
         ``missed`` row per missed ground-truth entity (a KIEval addition), in this order; a column is null in the
         rows that have no value of it. Document indices are local to a file: :meth:`concat` re-bases them."""
-        import pyarrow as pa  # noqa: PLC0415
-
         documents, predicted, missed = self.documents, len(self), len(self.addition_document)
         document = np.concatenate([np.arange(documents, dtype=np.int32), self.document, self.addition_document])
         kind = np.repeat(np.arange(len(KIE_KINDS), dtype=np.int32), [documents, predicted, missed])
@@ -380,10 +379,10 @@ class KIEOutcomes:
         key = np.concatenate([self.key, self.addition_key])
         arrays = {
             "kind": named(kind, KIE_KINDS),
-            "document": pa.array(document, type=pa.int32()),
+            "document": whole_numbers(document, "int32"),
             "document_id": named(document, self.document_ids.tolist()),
             "key": spread("string", documents, named(key, self.keys)),
-            "group": spread("int32", documents, pa.array(self.group, type=pa.int32()), missed),
+            "group": spread("int32", documents, whole_numbers(self.group, "int32"), missed),
             "confidence": spread("double", documents, numbers(self.confidence), missed),
             "grounding": spread("double", documents, numbers(self.grounding), missed),
             "outcome": spread("string", documents, named(outcome, KIE_OUTCOMES)),
@@ -393,7 +392,7 @@ class KIEOutcomes:
         }
         for index, name in enumerate(KIEvalCounts.field_names()):
             if name in DOCUMENT_COUNTS:
-                arrays[name] = spread("int64", pa.array(self.document_counts[:, index], type=pa.int64()),
+                arrays[name] = spread("int64", whole_numbers(self.document_counts[:, index], "int64"),
                                       predicted + missed)
         arrays["document_type"] = spread("string", named(self.document_type, self.document_types), predicted + missed)
         for name in ("received_at", "review_seconds"):
