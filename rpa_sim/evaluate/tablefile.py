@@ -38,7 +38,6 @@ Examples
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import stat
@@ -175,6 +174,8 @@ class TableMetadata(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omi
 
 
 def _source_file(path: str | os.PathLike[str]) -> SourceFile:
+    import hashlib  # noqa: PLC0415  (a table's writer needs it, its readers not)
+
     digest = hashlib.sha256()
     size = 0
     with open(path, "rb") as handle:
