@@ -84,6 +84,27 @@ def test_prediction_ids_without_results_say_which_export_to_use(tmp_path, capsys
     assert status == 1 and err.count("\n") == 1 and not (tmp_path / "out.json").exists()
 
 
+def test_a_prediction_or_annotation_without_its_result_is_an_error_and_an_empty_one_is_empty(tmp_path):
+    task = {"id": 7, "data": {"text": "x"},
+            "predictions": [{"id": 1, "score": 0.5, "result": [
+                {"id": "r1", "from_name": "label", "to_name": "text", "type": "choices",
+                 "value": {"choices": ["paid"]}}]}],
+            "annotations": [{"id": 2, "result": [
+                {"id": "r1", "from_name": "label", "to_name": "text", "type": "choices",
+                 "value": {"choices": ["paid"]}}]}]}
+    for side in ("predictions", "annotations"):
+        cut = json.loads(json.dumps(task))
+        del cut[side][0]["result"]
+        assert _error(_write(tmp_path, [cut])) == (
+            f"id 7: {side}[0].result: missing: a prediction or annotation lists its regions in 'result' ([] when it "
+            f"has none)")
+    empty = json.loads(json.dumps(task))
+    empty["predictions"][0]["result"] = []
+    records, _ = _import(_write(tmp_path, [empty]))
+    assert [(r.id, r.prediction.entities, [e.value for e in r.ground_truth.entities]) for r in records] == [
+        ("7", [], ["paid"])]
+
+
 def test_rpa_sims_own_tasks_read_back_without_id_from(capsys, tmp_path):
     """export-policy label-studio writes the record id in meta.rpa_sim.id; import takes it as the task's id."""
     status, _, err = run_cli(capsys, "import", "label-studio", DATA / "receipts_ocr.json", "--out",

@@ -67,13 +67,19 @@ def test_the_fused_signal_certifies_at_least_the_best_single_signal_on_the_llm_s
     assert "degenerate" not in analysis["agreement"].verdicts and "degenerate" not in analysis["confidence"].verdicts
 
 
-def test_table_csv_and_json_say_the_same(tmp_path, capsys):
+def test_table_csv_and_json_say_the_same(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     path = write_lines(tmp_path / "records.jsonl", *_records(600, seed=2, signal_names=("agreement", "ocr")))
     costs = tmp_path / "costs.yaml"
     costs.write_text("agreement: 0.01\nocr: 0.002\nconfidence: 0\n")
     options = ("--max-error", "0.1", "--delta", "0.1", "--costs", costs, "--target-auto-rate", "0.5")
-    status, text, _ = run_cli(capsys, "signals", path, *options)
+    status, printed, _ = run_cli(capsys, "signals", path, *options)
     assert status == 0
+    # printed, fitted to the terminal's 80 columns: every line within them, the same words as the file's text
+    assert max(map(len, printed.splitlines())) <= 80
+    assert run_cli(capsys, "signals", path, *options, "--out", tmp_path / "signals.txt")[0] == 0
+    text = (tmp_path / "signals.txt").read_text()
+    assert max(map(len, text.splitlines())) > 80 and printed.split() == text.split()
     assert "Cheapest set that certifies an automation of 50.0% or more" in text
     status, out, _ = run_cli(capsys, "signals", path, *options, "--json")
     payload = json.loads(out)

@@ -21,7 +21,7 @@ from rpa_sim.cli.options import (
     seed_argument,
     usage_error,
 )
-from rpa_sim.cli.output import csv_text, json_text, write_or_print
+from rpa_sim.cli.output import csv_text, json_text, print_result, write_or_print
 from rpa_sim.common.errors import InputError
 from rpa_sim.common.progress import stage
 
@@ -87,7 +87,10 @@ def signals(args: argparse.Namespace) -> int:
         "table": lambda: "\n\n".join(_part_text(part, args.by) for part in parts),
         "csv": lambda: csv_text(_csv_rows(parts, args.by)),
         "json": lambda: json_text(_json_payload(parts, args.by, certification))}
-    write_or_print(formats[args.format](), args.out)
+    if args.out is None:  # printed: the table's text fitted to the terminal, as run's is (docs/cli.md, "Widths")
+        print_result(args.format, formats)
+    else:
+        write_or_print(formats[args.format](), args.out)
     return 0
 
 
@@ -163,11 +166,13 @@ def _subsets_text(search: SubsetSearch) -> list[str]:
 
 
 def _aligned(rows: Sequence[tuple[str, ...]]) -> str:
-    """Rows of cells, each column as wide as its widest cell; the first column to the left, the others right."""
+    """A header over a rule, then rows of cells, each column as wide as its widest cell; the first and the last
+    column to the left, the others to the right (the form :func:`~rpa_sim.cli.output.fitted` fits to a terminal)."""
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return "\n".join("  " + "  ".join(cell.ljust(width) if column == 0 or column == len(row) - 1 else cell.rjust(width)
-                                      for column, (cell, width) in enumerate(zip(row, widths))).rstrip()
-                     for row in rows)
+    rule = tuple("-" * width for width in widths)
+    return "\n".join("  ".join(cell.ljust(width) if column in (0, len(row) - 1) else cell.rjust(width)
+                               for column, (cell, width) in enumerate(zip(row, widths))).rstrip()
+                     for row in (rows[0], rule, *rows[1:]))
 
 
 # -- CSV and JSON ---------------------------------------------------------------------------------------------

@@ -476,9 +476,18 @@ class _Task:
             self.unmapped[f"{side} values that are blank (nothing to compare)"] += len(units) - len(kept)
         return kept
 
+    def _results(self, container: dict[str, Any], where: str) -> Any:
+        """A prediction's or annotation's ``result``: ``[]`` says it found no region; without one it says nothing,
+        and reading it as "no value" would turn a cut export into a model that predicts nothing."""
+        results = container.get("result")
+        if results is None:
+            raise self.checks.error(f"{where}.result", "missing: a prediction or annotation lists its regions in "
+                                                       "'result' ([] when it has none)")
+        return results
+
     def _truth(self, index: int, annotation: dict[str, Any]) -> Extraction:
         where = f"annotations[{index}]"
-        units = result_units(annotation.get("result") or [], checks=self.checks, where=f"{where}.result",
+        units = result_units(self._results(annotation, where), checks=self.checks, where=f"{where}.result",
                               unmapped=self.unmapped, side=_SIDES[1])
         return Extraction(entities=[Entity(key=unit.key, value=unit.value)
                                     for unit in self._kept(units, _SIDES[1])])
@@ -486,7 +495,7 @@ class _Task:
     def _prediction(self, index: int, prediction: dict[str, Any]) -> PredictedExtraction:
         where = f"predictions[{index}]"
         overall = self.checks.score(prediction, where)
-        units = self._kept(result_units(prediction.get("result") or [], checks=self.checks,
+        units = self._kept(result_units(self._results(prediction, where), checks=self.checks,
                                          where=f"{where}.result", unmapped=self.unmapped, side=_SIDES[0]),
                            _SIDES[0])
         entities = []
