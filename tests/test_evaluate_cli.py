@@ -7,6 +7,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import textwrap
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -194,28 +195,28 @@ def test_the_workers_give_the_same_results(capsys, files, tmp_path):
         assert len(outputs) == 1 and outputs != {""}
 
 
-def test_reading_records_and_the_help_never_import_pyarrow(files):
-    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
-            f"with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    rpa_sim.cli.entry.main(['score', {str(files['kie'])!r}])\n"
-            f"    rpa_sim.cli.entry.main(['evaluate', '--help'])\n"
-            "print(json.dumps(sorted(sys.modules)))")
+def modules_after(statements: str) -> list[str]:
+    """The modules loaded once ``statements`` ran in a fresh interpreter that imported the command line (what they
+    print is kept out of the way)."""
+    code = ("import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            + textwrap.indent(statements, "    ") + "\nprint(json.dumps(sorted(sys.modules)))")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
-    loaded = json.loads(completed.stdout.splitlines()[-1])
+    return json.loads(completed.stdout.splitlines()[-1])
+
+
+def test_reading_records_and_the_help_never_import_pyarrow(files):
+    loaded = modules_after(f"rpa_sim.cli.entry.main(['score', {str(files['kie'])!r}])\n"
+                           f"rpa_sim.cli.entry.main(['evaluate', '--help'])")
     assert "rpa_sim.evaluate.outcomes" in loaded and not [name for name in loaded if name.split(".")[0] == "pyarrow"]
 
 
 def test_writing_and_reading_tables_never_import_pandas(files, tmp_path):
     # pandas, when installed, is what pyarrow's conversion of numpy arrays imports: a fifth of a second per process
-    code = (f"import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
-            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            f"    for data in ({str(files['kie'])!r}, {str(files['vqa'])!r}):\n"
-            f"        out = {str(tmp_path)!r} + '/' + data.rsplit('/', 1)[-1] + '.parquet'\n"
-            f"        assert rpa_sim.cli.entry.main(['evaluate', data, '--out', out]) == 0\n"
-            f"        assert rpa_sim.cli.entry.main(['score', out]) == 0\n"
-            "print(json.dumps(sorted(sys.modules)))")
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
-    loaded = json.loads(completed.stdout.splitlines()[-1])
+    loaded = modules_after(f"for data in ({str(files['kie'])!r}, {str(files['vqa'])!r}):\n"
+                           f"    out = {str(tmp_path)!r} + '/' + data.rsplit('/', 1)[-1] + '.parquet'\n"
+                           f"    assert rpa_sim.cli.entry.main(['evaluate', data, '--out', out]) == 0\n"
+                           f"    assert rpa_sim.cli.entry.main(['score', out]) == 0")
     assert "pyarrow.parquet" in loaded and not [name for name in loaded if name.split(".")[0] == "pandas"]
 
 
