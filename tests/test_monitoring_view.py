@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
 pytest.importorskip("textual")
 pytest.importorskip("textual_plotext")
 
+from rpa_sim.operate.monitoring.results import NarrowerAudit
 from rpa_sim.operate.monitoring.summary import MonitoringSpec, policy_monitoring
 from rpa_sim.tui.app import DashboardApp
 from rpa_sim.tui.views.monitoring import MonitoringView
@@ -88,6 +90,34 @@ def test_the_scenarios_section_is_shown_from_the_summary_and_n_cycles_the_method
             await shown(view, pilot)
             assert note(app).startswith(f"document-escalation at τ = {app.threshold:.4f}")
             assert view.results[view.key()].policy == "document-escalation"
+
+    asyncio.run(run())
+
+
+def test_an_interval_far_wider_than_its_rate_says_the_audit_that_narrows_it_as_the_report_does(tmp_path):
+    async def run() -> None:
+        app = DashboardApp(scenario_file(tmp_path, SCENARIO + QUICK, "monitored.yaml"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(app, pilot)
+            await pilot.press("o", "m")
+            view = app.query_one(MonitoringView)
+            await pilot.pause()
+            key = view.key()
+            entry = view.results[key]
+            proposed = entry.proposed_method()
+            assert proposed is not None and entry.methods is not None
+            # the proposed interval 12 times wider than the rate: the audit that would narrow it, as planned
+            wide = replace(entry, true_auto_error=entry.methods[proposed].mean_width / 12,
+                           narrower=NarrowerAudit(target_width=0.004, audits=38, audit_rate=0.04))
+            view.results[key] = wide
+            view.show(key)
+            words, command = wide.narrowing()
+            assert words.startswith("12 times wider than the error rate it estimates (")
+            assert words.endswith("auditing 4.0% of the auto-accepted items (38 a day, Neyman allocation over "
+                                  "confidence bands) would bring it to about 0.0040 wide")
+            assert command == (f"rpa-sim plan-audit DATA --policy confidence --threshold {entry.threshold} "
+                               f"--target-width 0.004")
+            assert f"\n⚠ {proposed}'s interval is {words} ({command})" in note(app)
 
     asyncio.run(run())
 

@@ -106,6 +106,23 @@ class MonitoredPolicy:
                     for method, figures in (self.methods or {}).items() if figures.reliable}
         return min(reliable, key=reliable.__getitem__) if reliable else None
 
+    def narrowing(self) -> tuple[str, str] | None:
+        """The proposed method's interval against the rate it estimates and the audit that would narrow it, in
+        words, and the ``plan-audit`` command that plans that audit; None when no narrower audit is proposed.
+        The report and the dashboard say the same words."""
+        from rpa_sim.common.formatting import count, number, share  # noqa: PLC0415
+
+        method, narrower, rate = self.proposed_method(), self.narrower, self.true_auto_error
+        width = None if method is None or self.methods is None else self.methods[method].mean_width
+        if narrower is None or width is None or rate is None:
+            return None
+        times = "more than ten" if rate == 0 else f"{width / rate:,.0f}"
+        return (f"{times} times wider than the error rate it estimates ({number(rate)}): auditing "
+                f"{share(narrower.audit_rate)} of the auto-accepted items ({count(narrower.audits)} a day, Neyman "
+                f"allocation over confidence bands) would bring it to about {number(narrower.target_width)} wide",
+                f"rpa-sim plan-audit DATA --policy {self.policy} --threshold {self.threshold} "
+                f"--target-width {narrower.target_width:g}")
+
 
 @dataclass(frozen=True)
 class Monitoring:

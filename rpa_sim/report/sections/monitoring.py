@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rpa_sim.common.formatting import count, number, setting_share, share, signed
+from rpa_sim.common.formatting import count, number, setting_share, signed
 from rpa_sim.operate.monitoring.summary import SHORTFALL_ERRORS
 from rpa_sim.report.html import escape, table
 from rpa_sim.report.svg import figure_html
@@ -116,15 +116,11 @@ def _proposal(entry: MonitoredPolicy) -> str:
     width = methods[method].mean_width
     proposal = (f"{policy} with <code>{escape(method)}</code> (the narrowest reliable interval, mean width "
                 f"{number(width)})")
-    narrower, rate = entry.narrower, entry.true_auto_error
-    if narrower is None or width is None or rate is None:
+    narrowing = entry.narrowing()
+    if narrowing is None:
         return proposal
-    times = "more than ten" if rate == 0 else f"{width / rate:,.0f}"
-    return (f"{proposal}, {times} times wider than the error rate it estimates ({number(rate)}): auditing "
-            f"{share(narrower.audit_rate)} of the auto-accepted items ({count(narrower.audits)} a day, Neyman "
-            f"allocation over confidence bands) would bring it to about {number(narrower.target_width)} wide "
-            f"(<code>rpa-sim plan-audit DATA --policy {escape(entry.policy)} --threshold {entry.threshold} "
-            f"--target-width {narrower.target_width:g}</code>)")
+    words, command = narrowing
+    return f"{proposal}, {escape(words)} (<code>{escape(command)}</code>)"
 
 
 def _other_threshold(monitoring: Monitoring, decision: Decision | None) -> list[str]:

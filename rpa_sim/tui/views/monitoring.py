@@ -142,6 +142,8 @@ class MonitoringView(ComputedView[tuple[int, float, int], MonitoredPolicy]):
         proposed = entry.proposed_method()
         if warnings:
             warnings.append(f" · estimate with {proposed}" if proposed else " · no method is reliable: audit more")
+        if (narrowing := entry.narrowing()) is not None:  # the report's words: an interval far too wide to act on
+            warnings.append(f"\n⚠ {proposed}'s interval is {narrowing[0]} ({narrowing[1]})")
         return (f"{head} · {entry.auto_accepted:,} auto-accepted · {audit} ({entry.expected_audits:,.1f} a "
                 f"day) · true error {entry.true_auto_error:.4f} · naive {naive} · {spec.days} days, "
                 f"{spec.confidence_level:.0%}{''.join(warnings)}\n{ASSUMPTION}")
