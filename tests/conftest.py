@@ -7,6 +7,8 @@ import json
 import os
 import signal
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,16 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def modules_after(statements: str) -> set[str]:
+    """The modules loaded once ``statements`` ran in a fresh interpreter that imported the command line
+    (``rpa_sim.cli.entry``); what they print is kept out of the way."""
+    code = ("import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            + textwrap.indent(statements, "    ") + "\nprint(json.dumps(sorted(sys.modules)))")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    return set(json.loads(completed.stdout.splitlines()[-1]))
 
 
 def write_lines(path: Path, *records: dict | str) -> Path:

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
-import textwrap
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,8 +15,8 @@ from rpa_sim.evaluate.tablefile import METADATA_KEY, read_info
 from rpa_sim.records.readers import write_records
 from rpa_sim.records.synthetic import generate_docvqa, generate_receipts
 from rpa_sim.tui.loading import load_model
+from tests.conftest import modules_after, write_lines
 from tests.conftest import run_cli as run
-from tests.conftest import write_lines
 
 KIE_COMMANDS = [
     ["score"], ["score", "--json"], ["score", "--format", "csv"], ["score", "--task", "kie"],
@@ -193,16 +190,6 @@ def test_the_workers_give_the_same_results(capsys, files, tmp_path):
                  ["certify", files["kie"], "--max-error", "0.3", "--delta", "0.2", "--json"]):
         outputs = {run(capsys, *argv, "--workers", workers)[1] for workers in ("1", "3")}
         assert len(outputs) == 1 and outputs != {""}
-
-
-def modules_after(statements: str) -> list[str]:
-    """The modules loaded once ``statements`` ran in a fresh interpreter that imported the command line (what they
-    print is kept out of the way)."""
-    code = ("import json, sys, contextlib, io\nimport rpa_sim.cli.entry\n"
-            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            + textwrap.indent(statements, "    ") + "\nprint(json.dumps(sorted(sys.modules)))")
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
-    return json.loads(completed.stdout.splitlines()[-1])
 
 
 def test_reading_records_and_the_help_never_import_pyarrow(files):

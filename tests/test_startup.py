@@ -5,32 +5,17 @@ A correctness test of laziness, not a timing: ``benchmarks/bench_startup.py`` me
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
+
+from tests.conftest import modules_after
 
 HEAVY = ("numpy", "scipy", "matplotlib", "pydantic", "yaml", "textual", "rich", "rapidfuzz", "rpa_sim.route.sweep",
          "rpa_sim.evaluate.outcomes", "rpa_sim.records.readers", "rpa_sim.report.page", "rpa_sim.study.run",
          "rpa_sim.tui")
 
-PROBE = """
-import json, sys
-import rpa_sim.cli.entry
-from rpa_sim.cli.parser import build_parser
-build_parser().format_help()
-print(json.dumps(sorted(sys.modules)))
-"""
-
-
-def loaded_after(code: str) -> set[str]:
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    return set(json.loads(completed.stdout.splitlines()[-1]))  # after what the command printed
-
 
 def test_building_the_parser_imports_nothing_heavy():
-    loaded = loaded_after(PROBE)
+    loaded = modules_after("from rpa_sim.cli.parser import build_parser\nbuild_parser().format_help()")
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
     assert {"rpa_sim.cli.entry", "rpa_sim.cli.parser"} <= loaded  # the probe did import what it tests
 
@@ -38,9 +23,7 @@ def test_building_the_parser_imports_nothing_heavy():
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["score", "--help"], ["sweep"], ["sweep", "--x"],
                                   ["run", "--workers", "0", "s"]])
 def test_version_help_and_usage_errors_import_nothing_heavy(argv):
-    code = (f"import json, sys\nimport rpa_sim.cli.entry\nstatus = rpa_sim.cli.entry.main({argv!r})\n"
-            "print(json.dumps(sorted(sys.modules)))")
-    loaded = loaded_after(code)
+    loaded = modules_after(f"rpa_sim.cli.entry.main({argv!r})")
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY) == []
 
 
@@ -55,10 +38,7 @@ def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp
                                                                     "confidence": 0.9}]}})
     table_file = tmp_path / "table.parquet"
     write_table(evaluate_records([record], evaluation("kie"), workers=1), table_file)
-    code = (f"import json, sys\nimport rpa_sim.cli.entry\n"
-            f"status = rpa_sim.cli.entry.main(['score', {str(table_file)!r}, '--json'])\n"
-            "assert status == 0\nprint(json.dumps(sorted(sys.modules)))")
-    loaded = loaded_after(code)
+    loaded = modules_after(f"assert rpa_sim.cli.entry.main(['score', {str(table_file)!r}, '--json']) == 0")
     assert {"rpa_sim.evaluate.outcomes", "rpa_sim.evaluate.tablefile"} <= loaded
     assert sorted(loaded & {"rpa_sim.records.models", "rpa_sim.records.readers", "rpa_sim.evaluate.local",
                             "hashlib"}) == []

@@ -254,12 +254,6 @@ class WatchResult:
         """The guarantee, in one sentence (the ``guarantee`` key)."""
         return _guarantee(self.max_error, self.delta, self.horizon_days)
 
-    @property
-    def calibration_guarantee(self) -> str:
-        """What the label-free tier promises, in one sentence."""
-        return (f"Label-free figures assume calibration; when every segment's audits err as its calibration "
-                f"predicts, the chance of any calibration_contradicted alarm is at most {self.delta:g}.")
-
     def to_dict(self) -> dict[str, Any]:
         """``watch --json``: the result, with the guarantee in words after the days."""
         return encoded(self)
