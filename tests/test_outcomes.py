@@ -14,7 +14,9 @@ from rpa_sim.evaluate.metrics.kieval import kieval
 from rpa_sim.evaluate.outcomes import (
     ANSWER_TYPES,
     OUTCOME_TABLES,
+    KIEOutcomes,
     OutcomeTable,
+    VQAOutcomes,
     evaluate_kie,
     evaluate_vqa,
     table_type,
@@ -165,6 +167,8 @@ def test_both_tables_satisfy_the_protocol():
     assert isinstance(kie, OutcomeTable) and isinstance(vqa, OutcomeTable)
     assert not isinstance(kie.confidence, OutcomeTable)
     assert {task: cls.metric_name for task, cls in OUTCOME_TABLES.items()} == {"kie": "kieval_aligned", "vqa": "anls"}
+    assert {task: cls.task for task, cls in OUTCOME_TABLES.items()} == {"kie": "kie", "vqa": "vqa"}
+    assert (OUTCOME_TABLES["kie"], OUTCOME_TABLES["vqa"]) == (KIEOutcomes, VQAOutcomes)
     assert (table_type("kie").metric_label, table_type("vqa").metric_label) == ("KIEval_Aligned^τ", "ANLS")
     assert table_type("vqa").sweep_columns == ("anls", "accuracy", "smudge")
     with pytest.raises(ValueError, match="'ner'"):

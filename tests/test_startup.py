@@ -40,5 +40,7 @@ def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp
     write_table(evaluate_records([record], evaluation("kie"), workers=1), table_file)
     loaded = modules_after(f"assert rpa_sim.cli.entry.main(['score', {str(table_file)!r}, '--json']) == 0")
     assert {"rpa_sim.evaluate.outcomes", "rpa_sim.evaluate.tablefile"} <= loaded
+    # nor the matching of KIEval (a table holds its labels and counts), nor the other task's table (issue 32)
     assert sorted(loaded & {"rpa_sim.records.models", "rpa_sim.records.readers", "rpa_sim.evaluate.local",
-                            "hashlib"}) == []
+                            "rpa_sim.evaluate.metrics.kieval", "rpa_sim.evaluate.metrics.kieval_batch",
+                            "rpa_sim.evaluate.outcomes.vqa", "hashlib"}) == []

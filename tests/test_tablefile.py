@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rpa_sim.common.errors import InputError
 from rpa_sim.evaluate.metrics.kieval import KIEvalCounts
 from rpa_sim.evaluate.outcomes import KIEOutcomes, VQAOutcomes, concat_tables, evaluate_kie, evaluate_vqa
-from rpa_sim.evaluate.outcomes.arrow import named, numbers, strings, whole_numbers
+from rpa_sim.evaluate.outcomes.arrow import FileRows, named, numbers, strings, whole_numbers
 from rpa_sim.evaluate.outcomes.kie import DOCUMENT_COUNTS
 from rpa_sim.evaluate.tablefile import (
     FORMAT_VERSION,
@@ -140,6 +140,35 @@ def test_empty_tables_round_trip(tmp_path):
     for table in (evaluate_kie([]), evaluate_vqa([])):
         write_table(table, tmp_path / f"{table.task}.parquet")
         assert_same_table(read_table(tmp_path / f"{table.task}.parquet"), table)
+
+
+def test_ids_read_from_one_chunk_or_many_are_the_same(tmp_path, receipts):
+    # issue 32: as a file is written (one row group), the document ids are its dictionary, read once, and each
+    # entity's code is already its document; a file of many row groups is read chunk by chunk, to the same table
+    table = evaluate_kie(receipts)
+    write_table(table, tmp_path / "one.parquet")
+    pq.write_table(pq.read_table(tmp_path / "one.parquet"), tmp_path / "many.parquet", row_group_size=7)
+    assert pq.ParquetFile(tmp_path / "many.parquet").num_row_groups > 10
+    for name in ("one.parquet", "many.parquet"):
+        assert_same_table(read_table(tmp_path / name), table)
+
+
+def test_a_dictionary_that_lists_an_id_twice_is_refused(tmp_path):
+    # the document rows' codes 0, 1, 2 in order, into a dictionary that names r-1 twice (no writer of pyarrow's
+    # makes one, but a file is any bytes): the ids are told from the text, and the repeat named
+    write_table(kie_table(), tmp_path / "t.parquet")
+    layout = KIEOutcomes.file_layout
+    with pq.ParquetFile(tmp_path / "t.parquet", read_dictionary=[c.name for c in layout.columns if c.coded]) as file:
+        data = file.read()
+    ids = data.column("document_id").chunks[0]
+    assert ids.indices.to_pylist()[:3] == [0, 1, 2] and ids.dictionary.to_pylist() == ["r-1", "r-2 empty", "r-3"]
+    twice = pa.DictionaryArray.from_arrays(ids.indices, pa.array(["r-1", "r-1", "r-3"]))
+    data = data.set_column(data.schema.get_field_index("document_id"), "document_id", twice)
+    rows = FileRows(tmp_path / "t.parquet", data, layout, read_info(tmp_path / "t.parquet"))
+    with pytest.raises(InputError) as error:
+        KIEOutcomes.from_arrow(rows)
+    assert str(error.value) == (f"{tmp_path / 't.parquet'}: id r-1: not a valid rpa-sim outcome table: column "
+                                f"'document_id' repeats this id in rows 0 and 1 (counting from 0): ids are unique")
 
 
 def test_a_table_from_a_read_table_is_the_same_file(tmp_path, receipts):

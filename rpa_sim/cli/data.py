@@ -42,8 +42,10 @@ def check_task_options(args: argparse.Namespace, task: str, how: str) -> None:
     from rpa_sim.evaluate.outcomes import task_of_option  # noqa: PLC0415
 
     for dest, option in (("value_match", "--value-match"), ("alpha", "--alpha")):
-        applies_to = task_of_option(dest)
-        if getattr(args, dest) is not None and task != applies_to:
+        if getattr(args, dest) is None:
+            continue
+        applies_to = task_of_option(dest)  # (looked up only when given: it may import the other task's table)
+        if task != applies_to:
             raise UsageError(f"{option} applies to {applies_to.upper()} data only, and the task is "
                              f"{task.upper()} ({how})")
 

@@ -52,7 +52,7 @@ from rpa_sim.common.workers import (
     without_gc,
     worker_signals,
 )
-from rpa_sim.evaluate.metrics.kieval import ValueMatch
+from rpa_sim.evaluate.metrics.kieval_counts import ValueMatch
 from rpa_sim.evaluate.outcomes import GroundingMode, OutcomeTable, concat_tables, table_type
 from rpa_sim.records.models import KIERecord, VQARecord, decode_fast
 from rpa_sim.records.readers import Problem, RecordBatch, RecordStream

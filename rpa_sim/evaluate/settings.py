@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from rpa_sim.evaluate.metrics.kieval import ValueMatch
+    from rpa_sim.evaluate.metrics.kieval_counts import ValueMatch
     from rpa_sim.evaluate.outcomes import GroundingMode
 
 __all__ = ["Task", "EvaluationSettings", "reads_missing_confidence"]

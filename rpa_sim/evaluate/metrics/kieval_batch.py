@@ -24,11 +24,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["CORRECT", "SUBSTITUTION", "DELETION", "COUNT_NAMES", "BatchOutcome", "evaluate_batch"]
+from rpa_sim.evaluate.metrics.kieval_counts import CORRECT, DELETION, SUBSTITUTION
 
-CORRECT, SUBSTITUTION, DELETION = 0, 1, 2
+__all__ = ["BATCH", "CORRECT", "SUBSTITUTION", "DELETION", "COUNT_NAMES", "BatchOutcome", "evaluate_batch"]
+
+#: Documents evaluated at once by :func:`~rpa_sim.evaluate.metrics.kieval.kieval` and by the KIE outcome table:
+#: enough that the per-batch work is small beside the per-entity work.
+BATCH = 1024
 #: The per-document counts of :attr:`BatchOutcome.counts`, in column order
-#: (:class:`rpa_sim.evaluate.metrics.kieval.KIEvalCounts`'s fields, tested).
+#: (:class:`rpa_sim.evaluate.metrics.kieval_counts.KIEvalCounts`'s fields, tested).
 COUNT_NAMES = ("documents", "entities_gt", "entities_pred", "tp", "substitutions", "additions", "deletions",
                "groups_gt", "groups_pred", "groups_paired", "groups_tp", "tp_grouping_blind", "ignored_empty")
 

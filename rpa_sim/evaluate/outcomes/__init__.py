@@ -20,12 +20,32 @@ evaluation), :mod:`~rpa_sim.evaluate.outcomes.tasks` (the list of tasks),
 :mod:`~rpa_sim.evaluate.outcomes.arrow` (their Arrow form in a file).
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from rpa_sim.evaluate.outcomes.columns import DeferredColumn
 from rpa_sim.evaluate.outcomes.kie import KIEOutcomes, evaluate_kie
 from rpa_sim.evaluate.outcomes.protocol import FieldGrouping, GroundingMode, OutcomeTable, ReviewValues
 from rpa_sim.evaluate.outcomes.tasks import OUTCOME_TABLES, concat_tables, table_type, task_of_option
-from rpa_sim.evaluate.outcomes.vqa import ANSWER_TYPES, RIGHT_ANLS, VQAOutcomes, evaluate_vqa
+
+if TYPE_CHECKING:
+    from rpa_sim.evaluate.outcomes.vqa import ANSWER_TYPES, RIGHT_ANLS, VQAOutcomes, evaluate_vqa
 
 __all__ = ["OutcomeTable", "FieldGrouping", "ReviewValues", "KIEOutcomes", "VQAOutcomes", "OUTCOME_TABLES",
            "table_type", "task_of_option", "concat_tables", "evaluate_kie", "evaluate_vqa", "GroundingMode",
            "RIGHT_ANLS", "ANSWER_TYPES", "DeferredColumn"]
+
+# the VQA task's names, imported when first used (as OUTCOME_TABLES imports its table): KIE data never needs them
+_VQA_NAMES = frozenset({"VQAOutcomes", "evaluate_vqa", "RIGHT_ANLS", "ANSWER_TYPES"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _VQA_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module("rpa_sim.evaluate.outcomes.vqa"), name)
+    globals()[name] = value  # resolved once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -249,10 +249,16 @@ class FileRows:
     def unique_ids(self, name: str, kind: str) -> np.ndarray:
         """The ids of column ``name`` in the rows of ``kind``, refused when one is given twice.
 
-        A column read as codes is told from the codes and each chunk's distinct values, without a string per
-        row: the rows' codes are distinct, and so are the values they name across the chunks.
+        As the file is written, the rows are the codes 0, 1, 2, ... of a dictionary that lists each id once: the
+        ids are its values, read once. Any other column read as codes is told from the codes and each chunk's
+        distinct values, without a string per row: the rows' codes are distinct, and so are the values they name
+        across the chunks.
         """
         column = self.column(name, kind)
+        if _codes_in_order(column):
+            listed = column.chunks[0].dictionary.to_pylist()
+            if len(set(listed)) == len(listed):
+                return np.array(listed, dtype=STRINGS)
         parts, rows, fine = [np.zeros(0, dtype=STRINGS)], 0, column.null_count == 0
         seen: set[str] = set()
         for chunk in column.chunks:
@@ -280,6 +286,22 @@ class FileRows:
                     self.refuse(f"column {name!r} repeats this id in rows {start + first[unit_id]} and {start + row} "
                                 f"(counting from 0): ids are unique", record_id=unit_id)
         return np.array(ids, dtype=STRINGS)
+
+    def id_codes(self, name: str, ids: np.ndarray, ids_kind: str, *kinds: str) -> np.ndarray:
+        """Each row of ``kinds``'s index into ``ids``, the :meth:`unique_ids` of the rows of ``ids_kind``; refused when
+        a row names an id that is not one of them.
+
+        As the file is written, the ids' rows list the column's distinct values in order, and every other row's
+        code is already its index (a KIE entity row's document), with no string read.
+        """
+        column = self.column(name, *kinds)
+        ids_column = self.column(name, ids_kind)
+        if len(column.chunks) == 1 and _codes_in_order(ids_column):
+            chunk = column.chunks[0]
+            if (hasattr(chunk, "dictionary") and not chunk.null_count
+                    and chunk.dictionary.equals(ids_column.chunks[0].dictionary)):
+                return _values(chunk.indices, np.int32)
+        return self.codes(name, ids.tolist(), *kinds)
 
     def column(self, name: str, *kinds: str) -> pa.ChunkedArray:
         """The rows of ``kinds`` (consecutive) of column ``name``."""
@@ -375,6 +397,16 @@ class DeferredText:
 
     def __call__(self) -> np.ndarray:
         return np.array(_text_values(self.column), dtype=STRINGS)
+
+
+def _codes_in_order(column: pa.ChunkedArray) -> bool:
+    """Whether ``column`` is one chunk of codes 0, 1, 2, ... into its dictionary, which it lists whole, as the ids'
+    rows of a file are written: the rows' values are then the dictionary's, in order."""
+    if len(column.chunks) != 1 or column.null_count:
+        return False
+    chunk = column.chunks[0]
+    return (hasattr(chunk, "dictionary") and len(chunk.dictionary) == len(chunk)
+            and np.array_equal(_values(chunk.indices, np.int32), np.arange(len(chunk), dtype=np.int32)))
 
 
 def _text_values(column: pa.ChunkedArray) -> list[str | None]:

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import numpy as np
 
 from rpa_sim.common.errors import shown
-from rpa_sim.evaluate.metrics.kieval import BATCH, OUTCOME_NAMES, KIEvalCounts, ValueMatch
-from rpa_sim.evaluate.metrics.kieval_batch import BatchOutcome, evaluate_batch
+from rpa_sim.evaluate.metrics.kieval_counts import OUTCOME_NAMES, KIEvalCounts, ValueMatch
 from rpa_sim.evaluate.outcomes.arrow import (
     AT_LEAST_0,
     FINITE_AT_LEAST_0,
@@ -51,6 +50,8 @@ from rpa_sim.evaluate.outcomes.protocol import FieldGrouping, GroundingMode, Rev
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from rpa_sim.evaluate.metrics.kieval_batch import BatchOutcome
 
     # the records' models (pydantic) are only named here: reading an outcome table file never imports them
     from rpa_sim.records.models import KIERecord
@@ -427,7 +428,7 @@ class KIEOutcomes:
             rows.refuse("the missed rows do not match the document rows' additions")
         document_ids = rows.unique_ids("document_id", "document")
         # an entity row belongs to the document of its index: its document_id must say the same
-        of_document = rows.codes("document_id", document_ids.tolist(), "predicted", "missed")
+        of_document = rows.id_codes("document_id", document_ids, "document", "predicted", "missed")
         mismatch = np.flatnonzero(of_document != np.concatenate([document, addition_document]))
         if len(mismatch):
             row = int(mismatch[0])
@@ -488,6 +489,9 @@ class _Columns:
     def add(self, records: list[KIERecord], value_match: ValueMatch, grounding: GroundingMode) -> None:
         """Evaluate a batch of records (:func:`~rpa_sim.evaluate.metrics.kieval_batch.evaluate_batch`) and append its
         rows."""
+        # the evaluation is imported by the records' path alone: reading a table file never needs it
+        from rpa_sim.evaluate.metrics.kieval_batch import evaluate_batch  # noqa: PLC0415
+
         for record in records:
             if record.ground_truth is None or record.prediction is None:
                 raise ValueError(f"record {record.id!r} needs both ground_truth and prediction to be evaluated")
@@ -579,6 +583,8 @@ def evaluate_kie(records: Iterable[KIERecord], *, value_match: ValueMatch = "exa
     >>> table.outcome.tolist(), table.correction.tolist(), table.counts.substitutions
     ([1], ['10.00'], 1)
     """
+    from rpa_sim.evaluate.metrics.kieval_batch import BATCH  # noqa: PLC0415
+
     if grounding not in ("auto", "given", "compute"):
         raise ValueError(f"grounding must be 'auto', 'given' or 'compute', got {grounding!r}")
     columns = _Columns()

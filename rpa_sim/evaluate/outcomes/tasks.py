@@ -8,19 +8,41 @@ curve, a table file's metadata, a command's ``--task``) asks
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from importlib import import_module
 from typing import TypeVar, cast
 
-from rpa_sim.evaluate.outcomes.kie import KIEOutcomes
 from rpa_sim.evaluate.outcomes.protocol import OutcomeTable
-from rpa_sim.evaluate.outcomes.vqa import VQAOutcomes
 
 __all__ = ["OUTCOME_TABLES", "table_type", "task_of_option", "concat_tables"]
 
 Table = TypeVar("Table", bound=OutcomeTable)
 
-OUTCOME_TABLES: dict[str, type[OutcomeTable]] = {table.task: table for table in (KIEOutcomes, VQAOutcomes)}
-"""The outcome-table class of each task: the one place that lists the tasks."""
+
+class _TablesByTask(Mapping[str, type[OutcomeTable]]):
+    """Each task's outcome-table class, imported when first looked up: a command on KIE data never imports the
+    VQA metrics, nor the reverse (each task's module is a few milliseconds of a command's start)."""
+
+    def __init__(self, homes: Mapping[str, tuple[str, str]]) -> None:
+        self._homes = dict(homes)
+
+    def __getitem__(self, task: str) -> type[OutcomeTable]:
+        module, name = self._homes[task]
+        table: type[OutcomeTable] = getattr(import_module(module), name)
+        return table
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._homes)
+
+    def __len__(self) -> int:
+        return len(self._homes)
+
+
+OUTCOME_TABLES: Mapping[str, type[OutcomeTable]] = _TablesByTask({
+    "kie": ("rpa_sim.evaluate.outcomes.kie", "KIEOutcomes"),
+    "vqa": ("rpa_sim.evaluate.outcomes.vqa", "VQAOutcomes")})
+"""The outcome-table class of each task: the one place that lists the tasks (each class's ``task`` is its key,
+tested)."""
 
 
 def table_type(task: str) -> type[OutcomeTable]:
