@@ -44,3 +44,11 @@ def test_score_from_a_table_file_never_imports_the_records_or_the_evaluation(tmp
     assert sorted(loaded & {"rpa_sim.records.models", "rpa_sim.records.readers", "rpa_sim.evaluate.local",
                             "rpa_sim.evaluate.metrics.kieval", "rpa_sim.evaluate.metrics.kieval_batch",
                             "rpa_sim.evaluate.outcomes.vqa", "hashlib"}) == []
+
+
+def test_the_tasks_are_listed_and_looked_for_without_importing_their_tables():
+    loaded = modules_after("from rpa_sim.evaluate.outcomes import OUTCOME_TABLES\n"
+                           "assert 'vqa' in OUTCOME_TABLES and 'ner' not in OUTCOME_TABLES\n"
+                           "assert list(OUTCOME_TABLES) == ['kie', 'vqa'] and len(OUTCOME_TABLES) == 2")
+    assert "rpa_sim.evaluate.outcomes.tasks" in loaded  # the probe did import what it tests
+    assert "rpa_sim.evaluate.outcomes.vqa" not in loaded
