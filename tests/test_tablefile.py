@@ -147,6 +147,11 @@ def test_ids_read_from_one_chunk_or_many_are_the_same(tmp_path, receipts):
     # entity's code is already its document; a file of many row groups is read chunk by chunk, to the same table
     table = evaluate_kie(receipts)
     write_table(table, tmp_path / "one.parquet")
+    with pq.ParquetFile(tmp_path / "one.parquet", read_dictionary=["document_id"]) as file:
+        ids = file.read(columns=["document_id"]).column(0)
+    documents = len(table.document_ids)  # written as the quick path reads it: codes 0, 1, 2, ... listing every id
+    assert ids.num_chunks == 1 and len(ids.chunks[0].dictionary) == documents
+    assert ids.chunks[0].indices.to_pylist()[:documents] == list(range(documents))
     pq.write_table(pq.read_table(tmp_path / "one.parquet"), tmp_path / "many.parquet", row_group_size=7)
     assert pq.ParquetFile(tmp_path / "many.parquet").num_row_groups > 10
     for name in ("one.parquet", "many.parquet"):
