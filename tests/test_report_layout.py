@@ -84,9 +84,9 @@ def test_the_cost_figure_ticks_money_as_amounts():
 def test_round_ticks_are_few_round_and_inside_the_range(low, high, most):
     ticks = round_ticks(low, high, most=most)
     assert 1 <= len(ticks) <= most and all(low <= tick <= high for tick in ticks)
-    steps = np.diff(ticks)
-    assert np.allclose(steps, steps[0]) if len(ticks) > 1 else True
     if len(ticks) > 1:
+        steps = np.diff(ticks)
+        assert np.allclose(steps, steps[0])
         mantissa = steps[0] / 10.0 ** np.floor(np.log10(steps[0]))
         assert min(abs(mantissa - round_step) for round_step in (1.0, 2.0, 2.5, 5.0, 10.0)) < 1e-9
     assert len(set(amount_labels(ticks))) == len(ticks)  # as many decimals as the ticks need to differ

@@ -52,9 +52,9 @@ class FiguresPanel(Readout):
             return count(value)
         return money(value) if key == "cost" else number(value)
 
-    #: a constraint of the decision as the panel names it
     #: the headline cost's label: an offered point's cost a day with its own team
     HEADLINE = "cost a day, this team"
+    #: a constraint of the decision as the panel names it
     CONSTRAINT_LABELS = {"quality": "quality ≥", "service_level": "service level ≥", "reviewers": "reviewers ≤",
                          "cost_per_day": "cost a day ≤", "certified_error": "certified error ≤"}
     #: where a constraint's value comes from, when not the decided point itself (there the title says so)
